@@ -1,0 +1,61 @@
+package dev.lakestream.core.objectstore;
+
+import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A flat store of immutable objects addressed by string keys: S3 or any S3-compatible store, or a local
+ * directory in the embedded single-node mode.
+ *
+ * <p>Keys are relative to the store's configured root (bucket prefix or directory); implementations map
+ * them onto physical names. Every operation is asynchronous and never blocks the caller's thread. Failures
+ * complete the future exceptionally with an {@link ObjectStoreException} subclass whose message names the
+ * store and the key.
+ *
+ * <p>Byte buffers passed in are read from their position to their limit and are not modified (their
+ * position is left as it was); the caller keeps ownership and may reuse them once the future completes.
+ */
+public interface ObjectStore extends AutoCloseable {
+
+    /** Writes {@code data} under {@code key}, replacing any object already there. Durable on completion. */
+    CompletableFuture<Void> put(String key, ByteBuffer data);
+
+    /**
+     * Writes {@code data} under {@code key} only if no object exists there (an atomic conditional create).
+     * Fails with {@link ObjectAlreadyExistsException} when one does.
+     */
+    CompletableFuture<Void> putIfAbsent(String key, ByteBuffer data);
+
+    /** Reads the whole object. Fails with {@link ObjectNotFoundException} when it does not exist. */
+    CompletableFuture<ByteBuffer> get(String key);
+
+    /**
+     * Reads {@code length} bytes from {@code offset}. A range that runs past the end of the object is cut at
+     * the end; an {@code offset} at or past the end fails with {@link InvalidRangeException}.
+     */
+    CompletableFuture<ByteBuffer> get(String key, long offset, long length);
+
+    /** The object's size and modification time, or empty when it does not exist. */
+    CompletableFuture<Optional<ObjectInfo>> head(String key);
+
+    /**
+     * One page of the keys that start with {@code prefix}, in ascending lexicographic (UTF-8 byte) order.
+     *
+     * @param continuation {@code null} for the first page, else {@link ObjectListing#continuation()} of the
+     *     previous page
+     * @param maxKeys at most this many keys (1..1000)
+     */
+    CompletableFuture<ObjectListing> list(String prefix, String continuation, int maxKeys);
+
+    /** Deletes the objects; keys that do not exist are ignored. Large batches are split as the store needs. */
+    CompletableFuture<Void> delete(Collection<String> keys);
+
+    /** Where this store writes, for messages and logs, e.g. {@code s3://bucket/prefix at http://host:port}. */
+    String location();
+
+    /** Releases connections and threads. Pending operations may fail. */
+    @Override
+    void close();
+}
