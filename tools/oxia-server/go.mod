@@ -5,6 +5,12 @@ module dev.lakestream/tools/oxia-server
 go 1.25
 
 require (
+	// oxiad v0.15.0 asks for pebble v2.1.0, whose cockroachdb/swiss refuses
+	// to compile on Go >= 1.26 (build tag !go1.26). The v2.1.7 patch release
+	// brings a swiss that does; same on-disk format line (v2.1.x).
+	github.com/cockroachdb/pebble/v2 v2.1.7 // indirect
+	// oxiad has no tags of its own; this pseudo-version is the commit of the
+	// v0.15.0 release tag (a9521079bd70), the same as common/oxia v0.15.0.
 	github.com/oxia-db/oxia/common v0.15.0
 	github.com/oxia-db/oxia/oxiad v0.0.0-20251125232015-a9521079bd70
 )
@@ -19,7 +25,6 @@ require (
 	github.com/cockroachdb/crlib v0.0.0-20241112164430-1264a2edc35b // indirect
 	github.com/cockroachdb/errors v1.12.0 // indirect
 	github.com/cockroachdb/logtags v0.0.0-20241215232642-bb51bb14a506 // indirect
-	github.com/cockroachdb/pebble/v2 v2.1.7 // indirect
 	github.com/cockroachdb/redact v1.1.6 // indirect
 	github.com/cockroachdb/swiss v0.0.0-20260820225851-333444432258 // indirect
 	github.com/cockroachdb/tokenbucket v0.0.0-20250429170803-42689b6311bb // indirect

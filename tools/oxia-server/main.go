@@ -43,10 +43,11 @@ func main() {
 	}
 
 	var (
-		conf               dataserver.StandaloneConfig
-		dataDir, walDir    string
-		dbDir, logLevel    string
-		keySorting, shards string
+		conf            dataserver.StandaloneConfig
+		dataDir, walDir string
+		dbDir, logLevel string
+		keySorting      string
+		shards          uint
 	)
 	strVar(&dataDir, "data-dir", "d", "./data", "base directory: the DB goes to DIR/db and the WAL to DIR/wal")
 	strVar(&dbDir, "db-dir", "", "", "override the DB directory (default DATA-DIR/db)")
@@ -59,10 +60,15 @@ func main() {
 	// Upstream defaults to 0.0.0.0:8080; we default to off so parallel test
 	// servers never fight over a fixed port. Use HOST:0 for a free port.
 	strVar(&conf.MetricsServiceAddr, "metrics-addr", "m", "", `Prometheus bind address; "" or "0" disables it`)
-	strVar(&shards, "shards", "s", "1", "number of shards in the default namespace")
+	flag.UintVar(&shards, "shards", 1, "number of shards in the default namespace")
+	flag.UintVar(&shards, "s", 1, "shorthand for --shards")
 	strVar(&keySorting, "key-sorting", "", "", `"natural" or "hierarchical" (empty = server default, hierarchical)`)
 	strVar(&logLevel, "log-level", "l", "info", "debug, info, warn or error")
-	flag.BoolVar(&logging.LogJSON, "log-json", false, "log as JSON instead of console text")
+	// Oxia's console log format is ANSI-coloured; when stdout is a pipe or a
+	// file (a test harness) default to JSON lines instead.
+	stat, _ := os.Stdout.Stat()
+	isTerminal := stat != nil && stat.Mode()&os.ModeCharDevice != 0
+	flag.BoolVar(&logging.LogJSON, "log-json", !isTerminal, "log as JSON lines (default: when stdout is not a terminal)")
 	flag.BoolVar(&conf.WalSyncData, "wal-sync-data", true, "fsync the WAL on every write")
 	flag.DurationVar(&conf.WalRetentionTime, "wal-retention-time", time.Hour, "retention of WAL entries")
 	flag.BoolVar(&conf.NotificationsEnabled, "notifications-enabled", true, "keep change notifications for clients")
@@ -81,9 +87,10 @@ func main() {
 	if logging.LogLevel, err = logging.ParseLogLevel(logLevel); err != nil {
 		fail("%v", err)
 	}
-	if _, err := fmt.Sscan(shards, &conf.NumShards); err != nil || conf.NumShards == 0 {
-		fail("--shards must be a positive integer, got %q", shards)
+	if shards == 0 || shards > 1<<16 {
+		fail("--shards must be between 1 and 65536, got %d", shards)
 	}
+	conf.NumShards = uint32(shards)
 	if keySorting != "" {
 		if err := conf.KeySorting.Set(keySorting); err != nil {
 			fail("--key-sorting: %v", err)
