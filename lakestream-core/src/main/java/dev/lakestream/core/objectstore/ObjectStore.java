@@ -16,6 +16,13 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Byte buffers passed in are read from their position to their limit and are not modified (their
  * position is left as it was); the caller keeps ownership and may reuse them once the future completes.
+ *
+ * <p>Keys follow the rules of {@link ObjectKeys} (non-empty, at most 1024 UTF-8 bytes, no control
+ * characters or backslash, no empty, {@code "."} or {@code ".."} segment); a key that breaks them fails with
+ * {@link InvalidObjectKeyException} before any I/O. Arguments out of their documented ranges ({@code maxKeys},
+ * a negative {@code offset}, a {@code length} below 1) fail the future with
+ * {@link IllegalArgumentException}. After {@link #close()} every operation fails with an
+ * {@link ObjectStoreException}.
  */
 public interface ObjectStore extends AutoCloseable {
 

@@ -1,0 +1,697 @@
+package dev.lakestream.core.objectstore.fs;
+
+import dev.lakestream.core.objectstore.BucketNotFoundException;
+import dev.lakestream.core.objectstore.InvalidObjectKeyException;
+import dev.lakestream.core.objectstore.InvalidRangeException;
+import dev.lakestream.core.objectstore.ObjectAlreadyExistsException;
+import dev.lakestream.core.objectstore.ObjectCorruptedException;
+import dev.lakestream.core.objectstore.ObjectInfo;
+import dev.lakestream.core.objectstore.ObjectKeys;
+import dev.lakestream.core.objectstore.ObjectListing;
+import dev.lakestream.core.objectstore.ObjectNotFoundException;
+import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.ObjectStoreException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An {@link ObjectStore} in a local directory, for the embedded single-node mode and tests.
+ *
+ * <h2>Layout</h2>
+ * Key {@code a/b/c} is the file {@code root/a/b/c}. Keys follow {@link ObjectKeys}; in addition a segment
+ * is at most 255 bytes in UTF-8 (the usual file-name limit) and may not start with {@code .lakestream-}
+ * (reserved for temporary files). A key cannot name both an object and a "directory" of other objects
+ * ({@code a} and {@code a/b}): the second put fails with {@link InvalidObjectKeyException}.
+ *
+ * <h2>Checksums</h2>
+ * Each file holds the object's bytes followed by an 8-byte trailer: the CRC32C of the bytes (4 bytes,
+ * big-endian) and the magic {@code "LSC1"}. The object's size is the file's size less 8. A whole-object
+ * get recomputes the CRC32C and checks the magic, so an altered, truncated or foreign file fails with
+ * {@link ObjectCorruptedException} naming the root and the key. <b>Ranged gets are not verified</b>: they
+ * read only the bytes asked for (like S3's, whose checksum also covers the whole object).
+ *
+ * <h2>Atomicity and durability</h2>
+ * A put writes a temporary file {@code .lakestream-tmp-<uuid>} in the target's directory, forces it to
+ * disk, then renames it over the target ({@code ATOMIC_MOVE}) and forces the directory; readers see the old
+ * object or the new one, never a part. {@link #putIfAbsent} instead hard-links the temporary file to the
+ * target name, which the kernel does atomically and refuses when the name exists, so exactly one of any
+ * number of racing writers — threads or processes — wins; the filesystem must support hard links. Listings
+ * skip temporary files; a crash can leave some behind, harmless. With {@code fsync=false} nothing is forced.
+ *
+ * <h2>Threads</h2>
+ * All file I/O runs on a fixed pool of {@code ioThreads} daemon threads, and the futures complete there
+ * (failures found before any I/O, such as an invalid key, are returned already failed).
+ *
+ * <h2>Listing</h2>
+ * A listing walks the directories that can hold keys with the prefix, keeps the {@code maxKeys} smallest
+ * keys after the continuation in UTF-8 byte order, and returns the last of them as the next continuation.
+ * Each page costs a walk of that part of the tree, fine for the embedded mode's sizes.
+ */
+public final class FileSystemObjectStore implements ObjectStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FileSystemObjectStore.class);
+
+    /** Names starting with this are never keys: temporary files. */
+    static final String RESERVED_PREFIX = ".lakestream-";
+    static final String TEMP_PREFIX = RESERVED_PREFIX + "tmp-";
+    /** {@code "LSC1"}: Lakestream checksum trailer, version 1. */
+    static final int TRAILER_MAGIC = 0x4C534331;
+    static final int TRAILER_LENGTH = 8;
+    private static final int MAX_SEGMENT_BYTES = 255;
+    private static final int MAX_OBJECT_SIZE = Integer.MAX_VALUE - 64;
+    private static final AtomicInteger POOLS = new AtomicInteger();
+
+    private final FileSystemObjectStoreConfig config;
+    private final Path root;
+    private final String location;
+    private final boolean fsync;
+    private final ThreadPoolExecutor io;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * Opens (and, when configured, creates) the root directory.
+     *
+     * @throws BucketNotFoundException when the root is missing and {@code createRoot} is false
+     * @throws ObjectStoreException when the root cannot be created or is not a directory
+     */
+    public FileSystemObjectStore(FileSystemObjectStoreConfig config) {
+        this.config = config;
+        this.root = config.root();
+        this.location = "file://" + root;
+        this.fsync = config.fsync();
+        if (!Files.isDirectory(root)) {
+            if (Files.exists(root)) {
+                throw new ObjectStoreException("Object store root " + root + " is not a directory");
+            }
+            if (!config.createRoot()) {
+                throw new BucketNotFoundException("Object store root directory " + root + " does not exist (and "
+                        + FileSystemObjectStoreConfig.CREATE_ROOT + " is false)");
+            }
+            try {
+                Files.createDirectories(root);
+            } catch (IOException e) {
+                throw new ObjectStoreException("Cannot create the object store root directory " + root + ": " + e, e);
+            }
+        }
+        int pool = POOLS.incrementAndGet();
+        AtomicInteger threads = new AtomicInteger();
+        this.io = new ThreadPoolExecutor(config.ioThreads(), config.ioThreads(), 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "lakestream-fs-io-" + pool + "-" + threads.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.io.allowCoreThreadTimeOut(true);
+        LOG.info("Opened filesystem object store {} (fsync {}, ioThreads {})", location, fsync, config.ioThreads());
+    }
+
+    public FileSystemObjectStoreConfig config() {
+        return config;
+    }
+
+    /** The root directory. */
+    public Path root() {
+        return root;
+    }
+
+    @Override
+    public String location() {
+        return location;
+    }
+
+    /** The file that holds {@code key} (it may not exist). */
+    public Path pathOf(String key) {
+        validate(key);
+        return root.resolve(key);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Writes
+
+    @Override
+    public CompletableFuture<Void> put(String key, ByteBuffer data) {
+        return write("put", key, data, false);
+    }
+
+    @Override
+    public CompletableFuture<Void> putIfAbsent(String key, ByteBuffer data) {
+        return write("putIfAbsent", key, data, true);
+    }
+
+    private CompletableFuture<Void> write(String op, String key, ByteBuffer data, boolean ifAbsent) {
+        Path target;
+        try {
+            target = pathOf(key);
+        } catch (InvalidObjectKeyException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (data.remaining() > MAX_OBJECT_SIZE) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "An object is at most " + MAX_OBJECT_SIZE + " bytes: " + data.remaining()));
+        }
+        ByteBuffer body = data.asReadOnlyBuffer().slice();
+        return submit(op, key, () -> {
+            writeObject(key, target, body, ifAbsent);
+            return null;
+        });
+    }
+
+    private void writeObject(String key, Path target, ByteBuffer body, boolean ifAbsent) throws IOException {
+        Path dir = target.getParent();
+        ByteBuffer trailer = ByteBuffer.allocate(TRAILER_LENGTH)
+                .putInt(ObjectKeys.crc32c(body)).putInt(TRAILER_MAGIC).flip();
+        // A concurrent delete may remove an emptied directory between our mkdir and our writes: retry.
+        for (int attempt = 1; ; attempt++) {
+            Path tmp = null;
+            try {
+                createDirectories(key, dir);
+                tmp = dir.resolve(TEMP_PREFIX + UUID.randomUUID());
+                try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                    writeFully(ch, body.duplicate());
+                    writeFully(ch, trailer.duplicate());
+                    if (fsync) {
+                        ch.force(true);
+                    }
+                }
+                if (ifAbsent) {
+                    try {
+                        Files.createLink(target, tmp);
+                    } catch (FileAlreadyExistsException e) {
+                        if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+                            throw conflict(key, "it names a directory of other objects");
+                        }
+                        throw new ObjectAlreadyExistsException("Object " + ObjectKeys.printable(key)
+                                + " already exists in " + location);
+                    }
+                    Files.delete(tmp);
+                } else {
+                    try {
+                        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+                    } catch (DirectoryNotEmptyException e) {
+                        throw conflict(key, "it names a directory of other objects");
+                    } catch (FileSystemException e) {
+                        if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+                            throw conflict(key, "it names a directory of other objects");
+                        }
+                        throw e;
+                    }
+                }
+                tmp = null;
+                if (fsync) {
+                    forceDirectory(dir);
+                }
+                return;
+            } catch (NoSuchFileException e) {
+                if (attempt >= 10) {
+                    throw e;
+                }
+            } finally {
+                if (tmp != null) {
+                    Files.deleteIfExists(tmp);
+                }
+            }
+        }
+    }
+
+    /** Creates {@code dir} and the missing directories between it and the root, never the root itself. */
+    private void createDirectories(String key, Path dir) throws IOException {
+        if (Files.isDirectory(dir)) {
+            return;
+        }
+        List<Path> missing = new ArrayList<>();
+        for (Path d = dir; !d.equals(root); d = d.getParent()) {
+            if (Files.isDirectory(d)) {
+                break;
+            }
+            missing.add(d);
+        }
+        for (int i = missing.size() - 1; i >= 0; i--) {
+            Path d = missing.get(i);
+            try {
+                Files.createDirectory(d);
+            } catch (FileAlreadyExistsException e) {
+                if (!Files.isDirectory(d)) {
+                    throw conflict(key, "'" + root.relativize(d) + "' is an object, so it cannot also be a prefix"
+                            + " of other objects in a filesystem store");
+                }
+                continue;
+            } catch (NoSuchFileException e) {
+                if (!Files.isDirectory(root)) {
+                    throw rootMissing(e);
+                }
+                throw e;
+            }
+            if (fsync) {
+                forceDirectory(d.getParent());
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Reads
+
+    @Override
+    public CompletableFuture<ByteBuffer> get(String key) {
+        Path path;
+        try {
+            path = pathOf(key);
+        } catch (InvalidObjectKeyException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return submit("get", key, () -> {
+            try (FileChannel ch = openForRead(key, path)) {
+                long size = objectSize(key, ch.size());
+                if (size > MAX_OBJECT_SIZE) {
+                    throw new ObjectStoreException("Object " + ObjectKeys.printable(key) + " in " + location
+                            + " is too large to read whole: " + size + " bytes");
+                }
+                ByteBuffer data = ByteBuffer.allocate((int) size);
+                readFully(ch, data, 0);
+                ByteBuffer trailer = ByteBuffer.allocate(TRAILER_LENGTH);
+                readFully(ch, trailer, size);
+                data.flip();
+                trailer.flip();
+                int storedCrc = trailer.getInt();
+                int magic = trailer.getInt();
+                if (magic != TRAILER_MAGIC) {
+                    throw corrupted(key, path, "its checksum trailer is missing or damaged");
+                }
+                CRC32C crc = new CRC32C();
+                crc.update(data.duplicate());
+                int actual = (int) crc.getValue();
+                if (actual != storedCrc) {
+                    throw corrupted(key, path, String.format(
+                            "its %d bytes have CRC32C %08x but %08x was stored with them", size, actual, storedCrc));
+                }
+                return data;
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> get(String key, long offset, long length) {
+        Path path;
+        try {
+            path = pathOf(key);
+        } catch (InvalidObjectKeyException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (offset < 0 || length < 1) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "need offset >= 0 and length >= 1: offset " + offset + ", length " + length));
+        }
+        return submit("get range of", key, () -> {
+            try (FileChannel ch = openForRead(key, path)) {
+                long size = objectSize(key, ch.size());
+                if (offset >= size) {
+                    throw new InvalidRangeException("Range starting at offset " + offset
+                            + " is at or past the end of object " + ObjectKeys.printable(key) + " (" + size
+                            + " bytes) in " + location);
+                }
+                long n = Math.min(length, size - offset);
+                if (n > MAX_OBJECT_SIZE) {
+                    throw new IllegalArgumentException("A range is at most " + MAX_OBJECT_SIZE + " bytes: " + n);
+                }
+                ByteBuffer data = ByteBuffer.allocate((int) n);
+                readFully(ch, data, offset);
+                return data.flip();
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Optional<ObjectInfo>> head(String key) {
+        Path path;
+        try {
+            path = pathOf(key);
+        } catch (InvalidObjectKeyException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return submit("head", key, () -> {
+            BasicFileAttributes attrs;
+            try {
+                attrs = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            } catch (NoSuchFileException | NotDirectoryException e) {
+                checkRoot(e);
+                return Optional.empty();
+            } catch (FileSystemException e) {
+                if (isNotDirectory(e)) {
+                    checkRoot(e);
+                    return Optional.empty();
+                }
+                throw e;
+            }
+            if (!attrs.isRegularFile()) {
+                return Optional.empty();
+            }
+            return Optional.of(new ObjectInfo(key, objectSize(key, attrs.size()), attrs.lastModifiedTime().toInstant()));
+        });
+    }
+
+    @Override
+    public CompletableFuture<ObjectListing> list(String prefix, String continuation, int maxKeys) {
+        if (maxKeys < 1 || maxKeys > 1000) {
+            return CompletableFuture.failedFuture(
+                    new IllegalArgumentException("maxKeys must be in 1..1000: " + maxKeys));
+        }
+        String problem = ObjectKeys.prefixProblem(prefix);
+        if (problem != null) {
+            return CompletableFuture.failedFuture(ObjectKeys.invalid(prefix, location, problem));
+        }
+        return submit("list of prefix", prefix, () -> listPage(prefix, continuation, maxKeys));
+    }
+
+    private ObjectListing listPage(String prefix, String continuation, int maxKeys) throws IOException {
+        if (!Files.isDirectory(root)) {
+            throw rootMissing(null);
+        }
+        // The maxKeys + 1 smallest keys after the continuation: a max-heap that drops its largest.
+        PriorityQueue<ObjectInfo> smallest = new PriorityQueue<>(
+                (a, b) -> ObjectKeys.compareUtf8(b.key(), a.key()));
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                if (dir.equals(root)) {
+                    return FileVisitResult.CONTINUE;
+                }
+                String dirKey = keyOf(dir) + "/";
+                boolean mayHold = dirKey.startsWith(prefix) || prefix.startsWith(dirKey);
+                // Every key under dir extends dirKey, so it compares with another key as dirKey does
+                // unless that key starts with dirKey.
+                boolean allBefore = continuation != null && !continuation.startsWith(dirKey)
+                        && ObjectKeys.compareUtf8(dirKey, continuation) < 0;
+                boolean allAfter = smallest.size() > maxKeys
+                        && ObjectKeys.compareUtf8(dirKey, smallest.peek().key()) > 0;
+                return mayHold && !allBefore && !allAfter ? FileVisitResult.CONTINUE : FileVisitResult.SKIP_SUBTREE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                if (!attrs.isRegularFile() || file.getFileName().toString().startsWith(RESERVED_PREFIX)) {
+                    return FileVisitResult.CONTINUE;
+                }
+                String key = keyOf(file);
+                if (!key.startsWith(prefix)
+                        || (continuation != null && ObjectKeys.compareUtf8(key, continuation) <= 0)) {
+                    return FileVisitResult.CONTINUE;
+                }
+                if (smallest.size() > maxKeys && ObjectKeys.compareUtf8(key, smallest.peek().key()) >= 0) {
+                    return FileVisitResult.CONTINUE;
+                }
+                long size = Math.max(0, attrs.size() - TRAILER_LENGTH);
+                smallest.add(new ObjectInfo(key, size, attrs.lastModifiedTime().toInstant()));
+                if (smallest.size() > maxKeys + 1) {
+                    smallest.poll();
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE; // deleted while we walked
+                }
+                throw e;
+            }
+        });
+        List<ObjectInfo> page = new ArrayList<>(smallest);
+        page.sort((a, b) -> ObjectKeys.compareUtf8(a.key(), b.key()));
+        if (page.size() > maxKeys) {
+            page = page.subList(0, maxKeys);
+            return new ObjectListing(page, page.get(page.size() - 1).key());
+        }
+        return new ObjectListing(page, null);
+    }
+
+    private String keyOf(Path file) {
+        Path rel = root.relativize(file);
+        StringBuilder sb = new StringBuilder();
+        for (Path part : rel) {
+            if (!sb.isEmpty()) {
+                sb.append('/');
+            }
+            sb.append(part);
+        }
+        return sb.toString();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Deletes
+
+    @Override
+    public CompletableFuture<Void> delete(Collection<String> keys) {
+        List<String> list = List.copyOf(keys);
+        List<Path> paths = new ArrayList<>(list.size());
+        try {
+            for (String key : list) {
+                paths.add(pathOf(key));
+            }
+        } catch (InvalidObjectKeyException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (paths.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        String first = list.get(0);
+        return submit("delete of " + list.size() + " keys from", first, () -> {
+            if (!Files.isDirectory(root)) {
+                throw rootMissing(null);
+            }
+            Set<Path> touched = new LinkedHashSet<>();
+            for (Path path : paths) {
+                try {
+                    BasicFileAttributes attrs =
+                            Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                    if (attrs.isDirectory()) {
+                        continue; // a "directory" of other keys, not an object
+                    }
+                    Files.deleteIfExists(path);
+                    touched.add(path.getParent());
+                } catch (NoSuchFileException e) {
+                    // already gone
+                } catch (FileSystemException e) {
+                    if (!isNotDirectory(e)) {
+                        throw e;
+                    }
+                }
+            }
+            Set<Path> durable = new LinkedHashSet<>();
+            for (Path dir : touched) {
+                durable.add(pruneEmptyDirectories(dir));
+            }
+            if (fsync) {
+                for (Path dir : durable) {
+                    if (Files.isDirectory(dir)) {
+                        forceDirectory(dir);
+                    }
+                }
+            }
+            return null;
+        });
+    }
+
+    /** Removes {@code dir} and its parents while they are empty (best effort); returns the first kept one. */
+    private Path pruneEmptyDirectories(Path dir) {
+        Path d = dir;
+        while (!d.equals(root) && d.startsWith(root)) {
+            try {
+                Files.delete(d);
+            } catch (NoSuchFileException e) {
+                // already removed by another delete: go on with the parent
+            } catch (IOException e) {
+                return d; // not empty (or in use): keep it
+            }
+            d = d.getParent();
+        }
+        return d;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        io.shutdown();
+        try {
+            if (!io.awaitTermination(10, TimeUnit.SECONDS)) {
+                io.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            io.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        LOG.info("Closed filesystem object store {}", location);
+    }
+
+    @FunctionalInterface
+    private interface IoTask<T> {
+        T run() throws IOException;
+    }
+
+    private <T> CompletableFuture<T> submit(String op, String key, IoTask<T> task) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        if (closed.get()) {
+            result.completeExceptionally(closedException(op, key));
+            return result;
+        }
+        try {
+            io.execute(() -> {
+                try {
+                    result.complete(task.run());
+                } catch (ObjectStoreException | IllegalArgumentException e) {
+                    result.completeExceptionally(e);
+                } catch (IOException e) {
+                    result.completeExceptionally(mapIo(op, key, e));
+                } catch (Throwable t) {
+                    result.completeExceptionally(new ObjectStoreException(
+                            op + " " + ObjectKeys.printable(key) + " in " + location + " failed: " + t, t));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(closedException(op, key));
+        }
+        return result;
+    }
+
+    private ObjectStoreException mapIo(String op, String key, IOException e) {
+        String what = op + " " + ObjectKeys.printable(key) + " in " + location;
+        if (!Files.isDirectory(root)) {
+            return rootMissing(e);
+        }
+        if (e instanceof java.io.EOFException) {
+            return corrupted(key, root.resolve(key), "the file shrank while it was read (" + e.getMessage() + ")");
+        }
+        if (e instanceof NoSuchFileException || isNotDirectory(e)) {
+            return new ObjectNotFoundException("No object " + ObjectKeys.printable(key) + " in " + location
+                    + ": " + what + " failed", e);
+        }
+        if (e instanceof FileSystemException fse && fse.getReason() != null
+                && fse.getReason().toLowerCase(java.util.Locale.ROOT).contains("name too long")) {
+            return ObjectKeys.invalid(key, location, "a segment is too long for this filesystem");
+        }
+        return new ObjectStoreException(what + " failed: " + e, e);
+    }
+
+    private FileChannel openForRead(String key, Path path) throws IOException {
+        if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw new ObjectNotFoundException("No object " + ObjectKeys.printable(key) + " in " + location
+                    + " (only a directory of other objects)");
+        }
+        return FileChannel.open(path, StandardOpenOption.READ);
+    }
+
+    private long objectSize(String key, long fileSize) {
+        if (fileSize < TRAILER_LENGTH) {
+            throw corrupted(key, root.resolve(key), "its file is " + fileSize
+                    + " bytes, shorter than the checksum trailer");
+        }
+        return fileSize - TRAILER_LENGTH;
+    }
+
+    private void validate(String key) {
+        ObjectKeys.validate(key, location);
+        int start = 0;
+        while (start <= key.length()) {
+            int slash = key.indexOf('/', start);
+            String segment = slash < 0 ? key.substring(start) : key.substring(start, slash);
+            if (segment.startsWith(RESERVED_PREFIX)) {
+                throw ObjectKeys.invalid(key, location, "a segment starts with '" + RESERVED_PREFIX
+                        + "', reserved for the filesystem store's temporary files");
+            }
+            if (ObjectKeys.utf8Length(segment) > MAX_SEGMENT_BYTES) {
+                throw ObjectKeys.invalid(key, location, "a segment is longer than " + MAX_SEGMENT_BYTES
+                        + " bytes in UTF-8, the filesystem's limit on a file name");
+            }
+            if (slash < 0) {
+                break;
+            }
+            start = slash + 1;
+        }
+    }
+
+    private InvalidObjectKeyException conflict(String key, String why) {
+        return ObjectKeys.invalid(key, location, why);
+    }
+
+    private ObjectCorruptedException corrupted(String key, Path path, String why) {
+        return new ObjectCorruptedException("Object " + ObjectKeys.printable(key) + " under root " + root
+                + " is corrupted (file " + path + " altered or truncated): " + why);
+    }
+
+    private BucketNotFoundException rootMissing(Throwable cause) {
+        return new BucketNotFoundException("Object store root directory " + root + " does not exist", cause);
+    }
+
+    private void checkRoot(Throwable cause) {
+        if (!Files.isDirectory(root)) {
+            throw rootMissing(cause);
+        }
+    }
+
+    private ObjectStoreException closedException(String op, String key) {
+        return new ObjectStoreException("Filesystem object store " + location + " is closed: " + op + " "
+                + ObjectKeys.printable(key) + " refused");
+    }
+
+    private static boolean isNotDirectory(IOException e) {
+        return e instanceof NotDirectoryException || (e instanceof FileSystemException fse && fse.getReason() != null
+                && fse.getReason().toLowerCase(java.util.Locale.ROOT).contains("not a directory"));
+    }
+
+    private static void writeFully(FileChannel ch, ByteBuffer buf) throws IOException {
+        while (buf.hasRemaining()) {
+            ch.write(buf);
+        }
+    }
+
+    private static void readFully(FileChannel ch, ByteBuffer buf, long position) throws IOException {
+        long pos = position;
+        while (buf.hasRemaining()) {
+            int n = ch.read(buf, pos);
+            if (n < 0) {
+                throw new java.io.EOFException("file ended at " + pos + " while reading");
+            }
+            pos += n;
+        }
+    }
+
+    private static void forceDirectory(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+}
