@@ -10,26 +10,37 @@ import java.util.function.Consumer;
  * embedded single-node store with the same semantics.
  *
  * <h2>Keys and order</h2>
- * Keys are non-empty UTF-8 strings. They are ordered the way Oxia orders them: segment by segment across
- * {@code '/'}, where at each level a key with no further {@code '/'} sorts before one that has one, and
- * segments compare as bytes. Keys without {@code '/'} therefore compare plainly as bytes. Ranges are
- * {@code [startInclusive, endExclusive)} in that order.
+ * Keys are non-empty, well-formed Unicode strings (stored as UTF-8) that do not start with Oxia's internal
+ * prefix {@code "__oxia/"}. They are ordered the way an Oxia server (v0.15+, "hierarchical" key sorting, its
+ * default) orders them, see {@link KeyOrder}: <em>first by the number of {@code '/'} in the key</em>, then byte
+ * by byte (UTF-8) with {@code '/'} above every other character. So {@code "a" < "/a" < "/ab" < "/z" < "/a/b"
+ * < "/b/c" < "/a/b/c"}: a range {@code [startInclusive, endExclusive)} between two keys of one depth holds no
+ * deeper key, and the direct children of {@code "/x"} are exactly {@code ["/x/", "/x//")}. (This is not the
+ * per-segment order older Oxia servers used, nor the order the Oxia Java client sorts a multi-shard
+ * {@code list} by; the Oxia store re-sorts.)
  *
  * <h2>Partition keys</h2>
  * A partition key places a record on the shard the partition key hashes to, so that all records of one
  * partition key live together and reads, scans and deletes given the same partition key go to that one
  * shard. It is a placement hint, not a filter: a scan with a partition key returns every key of the range
- * on that shard. Records written with a partition key must be read, deleted and scanned with it.
+ * on that shard, whatever partition key (if any) it was written with; on a one-shard namespace and in the
+ * embedded store that is every key of the range. Records written with a partition key must be read, deleted
+ * and scanned with it. Without one, Oxia asks every shard; on a namespace of several shards the Oxia client
+ * then picks the answer of a floor/ceiling/lower/higher get with a comparator other than the key order and
+ * can return a wrong key, so give those gets a partition key there.
  *
  * <h2>Sequence keys</h2>
  * {@code put(prefix, value, PutOptions.sequenceKeyDeltas(d0, d1, ...))} stores the record under
  * {@code prefix + "-" + %020d(c0) + "-" + %020d(c1) ...}, where each counter {@code ci} is the previous
- * one plus {@code di}, atomically. The counters are those of the highest key present under the prefix, so
- * deleting every key of a prefix restarts them from zero. It needs a partition key; {@code d0 >= 1}, the
- * others {@code >= 0}.
+ * one plus {@code di}, atomically. As Oxia does it, the previous counters are read from the highest key
+ * below {@code prefix + "-18446744073709551615"} (in key order, on the partition key's shard) if that key
+ * starts with the prefix, else they are zero; a counter with no previous value starts from zero. So deleting
+ * every key of a prefix restarts the counters. It needs a partition key and no expected version;
+ * {@code d0 >= 1}, the others {@code >= 0}, and at least as many deltas as the last key has counters.
  *
  * <h2>Errors</h2>
- * Futures fail with a {@link MetadataStoreException} subclass naming the store's address and the key.
+ * Futures fail with a {@link MetadataStoreException} subclass naming the store's address and the key. Invalid
+ * input fails with {@link InvalidKeyException} before anything is sent.
  */
 public interface MetadataStore extends AutoCloseable {
 
@@ -80,6 +91,12 @@ public interface MetadataStore extends AutoCloseable {
     /**
      * Calls {@code listener} for every change to any key, from now on, on a store thread (the listener must
      * not block). Changes by this process and by others are reported. Close the handle to stop.
+     *
+     * <p>Changes arrive in commit order, except that Oxia reports the changes of one server write batch (its
+     * client batches concurrent writes) in no particular order and only the last change per key of the batch.
+     * Oxia's first subscription of a client starts asynchronously: changes made right after the first
+     * {@code addListener} may be missed until it is established. A deleteRange is reported as
+     * {@link Notification.KeyRangeDeleted} whether or not the range held keys.
      */
     AutoCloseable addListener(Consumer<Notification> listener);
 

@@ -3,7 +3,8 @@ package dev.lakestream.core.metadata;
 /**
  * The version of a record.
  *
- * @param versionId changes on every write of the key; what compare-and-set compares
+ * @param versionId changes on every write of the key; what compare-and-set compares. Ids grow across the store
+ *     (across the shard on Oxia, where sessions use some too), so they are not dense per key
  * @param modificationsCount how many times the key was written since it was created (0 on creation)
  * @param createdTimestamp server time, ms since the epoch, when the key was created
  * @param modifiedTimestamp server time, ms since the epoch, of the last write
