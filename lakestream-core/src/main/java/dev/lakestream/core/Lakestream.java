@@ -1,0 +1,192 @@
+package dev.lakestream.core;
+
+import dev.lakestream.core.catalog.StreamCatalog;
+import dev.lakestream.core.catalog.StreamInfo;
+import dev.lakestream.core.config.ConfigReader;
+import dev.lakestream.core.cursor.CursorStore;
+import dev.lakestream.core.fence.StreamFences;
+import dev.lakestream.core.index.OffsetIndex;
+import dev.lakestream.core.index.TimeIndex;
+import dev.lakestream.core.metadata.MetadataStore;
+import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStore;
+import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
+import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
+import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
+import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
+import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
+import dev.lakestream.core.objectstore.s3.S3ObjectStore;
+import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
+import dev.lakestream.core.trim.StreamTrimmer;
+import dev.lakestream.core.wal.ObjectCache;
+import dev.lakestream.core.wal.TailWatcher;
+import dev.lakestream.core.wal.WalReader;
+import dev.lakestream.core.wal.WalWriter;
+import java.time.Clock;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The Lakestream log on one object store and one metadata store: the entry point that wires the writer,
+ * readers, index, catalog, trimming, fences, tailing and cursors together, and hands out per-stream
+ * {@link StreamLog} handles. One instance serves every stream of a process.
+ */
+public final class Lakestream implements AutoCloseable {
+
+    private final ObjectStore objects;
+    private final MetadataStore metadata;
+    private final boolean ownsStores;
+    private final LakestreamConfig config;
+    private final ScheduledExecutorService scheduler;
+    private final ObjectCache cache;
+    private final OffsetIndex index;
+    private final StreamCatalog catalog;
+    private final StreamFences fences;
+    private final WalWriter writer;
+    private final WalReader reader;
+    private final TailWatcher tail;
+    private final StreamTrimmer trimmer;
+    private final CursorStore cursors;
+    private final TimeIndex timeIndex;
+
+    private Lakestream(ObjectStore objects, MetadataStore metadata, boolean ownsStores, LakestreamConfig config,
+                       Clock clock) {
+        this.objects = objects;
+        this.metadata = metadata;
+        this.ownsStores = ownsStores;
+        this.config = config;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "lakestream-scheduler");
+            t.setDaemon(true);
+            return t;
+        });
+        this.cache = new ObjectCache(config.reader().cacheBytes());
+        this.index = new OffsetIndex(metadata);
+        this.catalog = new StreamCatalog(metadata, config.metadataRoot());
+        this.fences = new StreamFences(metadata, config.metadataRoot());
+        this.writer = new WalWriter(objects, metadata, config.writer(), cache, fences, scheduler, clock);
+        this.reader = new WalReader(objects, index, cache, config.reader());
+        this.tail = new TailWatcher(metadata, index, scheduler, config.tailPollInterval());
+        this.trimmer = new StreamTrimmer(metadata, index);
+        this.cursors = new CursorStore(metadata, config.metadataRoot());
+        this.timeIndex = new TimeIndex(index);
+    }
+
+    /** A log on stores the caller owns (and closes). */
+    public static Lakestream open(ObjectStore objects, MetadataStore metadata, LakestreamConfig config) {
+        return new Lakestream(objects, metadata, false, config, Clock.systemUTC());
+    }
+
+    /** As {@link #open(ObjectStore, MetadataStore, LakestreamConfig)}, naming WAL objects by {@code clock}. */
+    public static Lakestream open(ObjectStore objects, MetadataStore metadata, LakestreamConfig config, Clock clock) {
+        return new Lakestream(objects, metadata, false, config, clock);
+    }
+
+    /**
+     * A log on the stores the properties describe ({@code lakestream.objectStore}, {@code lakestream.metadataStore}
+     * and their keys); it owns them and closes them on {@link #close()}.
+     */
+    public static Lakestream open(ConfigReader properties) {
+        LakestreamConfig config = LakestreamConfig.fromProperties(properties);
+        ObjectStore objects = switch (LakestreamConfig.objectStoreKind(properties)) {
+            case S3 -> new S3ObjectStore(S3ObjectStoreConfig.fromProperties(properties));
+            case FILESYSTEM -> new FileSystemObjectStore(FileSystemObjectStoreConfig.fromProperties(properties));
+        };
+        MetadataStore metadata;
+        try {
+            metadata = switch (LakestreamConfig.metadataStoreKind(properties)) {
+                case OXIA -> OxiaMetadataStore.open(OxiaMetadataStoreConfig.fromProperties(properties));
+                case EMBEDDED -> EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.fromProperties(properties));
+            };
+        } catch (RuntimeException e) {
+            objects.close();
+            throw e;
+        }
+        return new Lakestream(objects, metadata, true, config, Clock.systemUTC());
+    }
+
+    /** A handle on one stream (cheap; handles of the same stream share everything). */
+    public StreamLog stream(StreamInfo info) {
+        return new StreamLog(this, info.id(), info.fullName());
+    }
+
+    /** A handle on a stream by id, for programs that know the id (e.g. from the bucket). */
+    public StreamLog stream(long streamId) {
+        return new StreamLog(this, streamId, "#" + streamId);
+    }
+
+    public StreamCatalog catalog() {
+        return catalog;
+    }
+
+    public ObjectStore objectStore() {
+        return objects;
+    }
+
+    public MetadataStore metadataStore() {
+        return metadata;
+    }
+
+    public LakestreamConfig config() {
+        return config;
+    }
+
+    ObjectCache cache() {
+        return cache;
+    }
+
+    OffsetIndex index() {
+        return index;
+    }
+
+    StreamFences fences() {
+        return fences;
+    }
+
+    WalWriter writer() {
+        return writer;
+    }
+
+    WalReader reader() {
+        return reader;
+    }
+
+    TailWatcher tail() {
+        return tail;
+    }
+
+    StreamTrimmer trimmer() {
+        return trimmer;
+    }
+
+    CursorStore cursors() {
+        return cursors;
+    }
+
+    TimeIndex timeIndex() {
+        return timeIndex;
+    }
+
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    /** Flushes pending appends and waits for them, then stops the background work (and the owned stores). */
+    @Override
+    public void close() {
+        try {
+            writer.close();
+        } finally {
+            tail.close();
+            fences.close();
+            scheduler.shutdownNow();
+            if (ownsStores) {
+                try {
+                    metadata.close();
+                } finally {
+                    objects.close();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package dev.lakestream.core;
+
+import dev.lakestream.core.cursor.CursorState;
+import dev.lakestream.core.cursor.DurableCursor;
+import dev.lakestream.core.log.AppendResult;
+import dev.lakestream.core.log.LogEntry;
+import io.netty.buffer.ByteBuf;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One stream of a {@link Lakestream}: append, read, tail, trim, fence, find by time, and its cursors.
+ * Offsets count records, are dense and start at 0. Handles are cheap and stateless; the state lives in
+ * the stores and in the shared {@link Lakestream}.
+ */
+public final class StreamLog {
+
+    private final Lakestream log;
+    private final long id;
+    private final String name;
+
+    StreamLog(Lakestream log, long id, String name) {
+        this.log = log;
+        this.id = id;
+        this.name = name;
+    }
+
+    public long id() {
+        return id;
+    }
+
+    /** The catalog name, or {@code #<id>} for a handle opened by id. */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Appends one entry of {@code records} records. Completes once it is durable, with its offsets;
+     * completions of one stream arrive in append order. The payload is retained until written; the caller
+     * may release its own reference at once.
+     */
+    public CompletableFuture<AppendResult> append(int records, ByteBuf payload) {
+        return log.writer().append(id, records, payload).thenApply(r -> {
+            log.tail().committed(id, r.endOffset());
+            return r;
+        });
+    }
+
+    /**
+     * Entries from {@code fromOffset} on (the first one holds it), at most {@code maxEntries} and about
+     * {@code maxBytes}; empty when nothing there is committed yet. Offsets trimmed away by hard trim are
+     * skipped: the first entry returned may then start after {@code fromOffset}.
+     */
+    public CompletableFuture<List<LogEntry>> read(long fromOffset, int maxEntries, long maxBytes) {
+        return log.reader().read(id, fromOffset, maxEntries, maxBytes);
+    }
+
+    /** Completes with the end offset once it is past {@code offset}: for readers waiting at the end. */
+    public CompletableFuture<Long> waitBeyond(long offset) {
+        return log.tail().waitBeyond(id, offset);
+    }
+
+    /** The offset the next append will get (0 for an empty stream). */
+    public CompletableFuture<Long> endOffset() {
+        return log.index().endOffset(id);
+    }
+
+    /** The first offset still readable. */
+    public CompletableFuture<Long> startOffset() {
+        return log.trimmer().startOffset(id);
+    }
+
+    /** Makes offsets below {@code offset} unreadable (never moves back); returns the start after the call. */
+    public CompletableFuture<Long> softTrim(long offset) {
+        return log.trimmer().softTrim(id, offset);
+    }
+
+    /** Soft-trims, then deletes the index records wholly below {@code offset} (keeping the last one). */
+    public CompletableFuture<Void> trim(long offset) {
+        return log.trimmer().softTrim(id, offset).thenCompose(start -> log.trimmer().hardTrim(id, start));
+    }
+
+    /** Takes the stream over for writing; writers holding an older epoch are refused. Returns the new epoch. */
+    public CompletableFuture<Long> fence() {
+        return log.fences().fence(id);
+    }
+
+    /** Stops checking this process's epoch for the stream (the owner closed it). */
+    public void releaseFence() {
+        log.fences().release(id);
+    }
+
+    /** The first offset in {@code [start, end)} committed at or after {@code timestamp} (ms), or empty. */
+    public CompletableFuture<Optional<Long>> findOffsetByTime(long timestamp) {
+        return startOffset().thenCombine(endOffset(), (s, e) -> new long[] {s, e})
+                .thenCompose(r -> log.timeIndex().firstOffsetAtOrAfter(id, timestamp, r[0], r[1]));
+    }
+
+    /** Opens a durable cursor, restoring its persisted state, or creating it at {@code initialAckedBefore}. */
+    public CompletableFuture<DurableCursor> openCursor(String cursorName, long initialAckedBefore) {
+        return log.cursors().load(id, cursorName).thenApply(state -> new DurableCursor(id, cursorName,
+                state.orElse(CursorState.at(initialAckedBefore)), log.cursors(), log.scheduler(),
+                log.config().cursorPersistInterval()));
+    }
+
+    /** A cursor kept in memory only. */
+    public DurableCursor nonDurableCursor(String cursorName, long ackedBefore) {
+        return new DurableCursor(id, cursorName, CursorState.at(ackedBefore), null, log.scheduler(),
+                log.config().cursorPersistInterval());
+    }
+
+    public CompletableFuture<List<String>> cursorNames() {
+        return log.cursors().list(id);
+    }
+
+    public CompletableFuture<Boolean> deleteCursor(String cursorName) {
+        return log.cursors().delete(id, cursorName);
+    }
+
+    /**
+     * Removes the stream's index, trim marker and cursors from the metadata store. Its objects are reclaimed
+     * by garbage collection. The catalog record is the caller's (see {@code StreamCatalog#delete}).
+     */
+    public CompletableFuture<Void> deleteData() {
+        return log.cursors().deleteAll(id).thenCompose(v -> log.trimmer().deleteAll(id))
+                .thenRun(() -> log.fences().release(id));
+    }
+
+    @Override
+    public String toString() {
+        return "stream " + name + " (id " + id + ")";
+    }
+}

@@ -1,0 +1,277 @@
+package dev.lakestream.core.gc;
+
+import dev.lakestream.core.catalog.StreamCatalog;
+import dev.lakestream.core.cursor.CursorStore;
+import dev.lakestream.core.index.IndexRecord;
+import dev.lakestream.core.index.OffsetIndex;
+import dev.lakestream.core.index.TimeIndex;
+import dev.lakestream.core.metadata.KeyAlreadyExistsException;
+import dev.lakestream.core.metadata.MetadataStore;
+import dev.lakestream.core.metadata.PutOptions;
+import dev.lakestream.core.objectstore.ObjectInfo;
+import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.trim.StreamTrimmer;
+import dev.lakestream.core.wal.WalObjectFormat;
+import dev.lakestream.core.wal.WalObjectFormatException;
+import dev.lakestream.core.wal.WalObjectKeys;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes WAL objects no index record references any more.
+ *
+ * <p>One run, under an ephemeral lock so that one process collects at a time:
+ * <ol>
+ *   <li>Streams whose catalog entry is gone or tombstoned lose their leftover index records, trim marker
+ *       and cursors (a delete that crashed half-way is finished here).</li>
+ *   <li><b>Horizon</b>: the oldest object any live stream still references is the one its first index
+ *       record points at; the minimum over all live streams is the horizon. Objects are named by time,
+ *       so every object named before {@code horizon - safetyMargin} is referenced by no one: deleted.</li>
+ *   <li><b>Orphans</b>: objects named after that but before {@code now - orphanDelay} (and after the last
+ *       run's checkpoint) are checked one by one: their own index lists the streams they hold, and each of
+ *       those streams' index records committed within {@code commitWindow} of the object's time are
+ *       searched for the object's key. An object no record references is an orphan (its writer crashed
+ *       between PUT and index commit, or the commit failed): deleted.</li>
+ * </ol>
+ * The checkpoint ({@code <root>/gc/checked-until}, ms since the epoch) makes each orphan check happen once.
+ *
+ * <p>Known cost: one live stream that is never trimmed pins the horizon, and then only orphans are
+ * collected. Objects are never partially referenced: an object lives while any stream in it needs it.
+ */
+public final class WalGarbageCollector {
+
+    private static final Logger log = LoggerFactory.getLogger(WalGarbageCollector.class);
+    private static final int LIST_PAGE = 1000;
+
+    private final ObjectStore objects;
+    private final MetadataStore metadata;
+    private final StreamCatalog catalog;
+    private final OffsetIndex index;
+    private final TimeIndex timeIndex;
+    private final StreamTrimmer trimmer;
+    private final CursorStore cursors;
+    private final GcConfig config;
+    private final Clock clock;
+    private final String lockKey;
+    private final String checkpointKey;
+
+    public WalGarbageCollector(ObjectStore objects, MetadataStore metadata, String metadataRoot, GcConfig config,
+                               Clock clock) {
+        this.objects = objects;
+        this.metadata = metadata;
+        this.catalog = new StreamCatalog(metadata, metadataRoot);
+        this.index = new OffsetIndex(metadata);
+        this.timeIndex = new TimeIndex(index);
+        this.trimmer = new StreamTrimmer(metadata, index);
+        this.cursors = new CursorStore(metadata, metadataRoot);
+        this.config = config;
+        this.clock = clock;
+        this.lockKey = metadataRoot + "/gc/lock";
+        this.checkpointKey = metadataRoot + "/gc/checked-until";
+    }
+
+    public CompletableFuture<GcResult> runOnce() {
+        Instant now = clock.instant();
+        return metadata.put(lockKey, now.toString().getBytes(StandardCharsets.UTF_8), PutOptions.ifAbsent().asEphemeral())
+                .thenCompose(locked -> collect(now)
+                        // Release the lock before reporting, so a run right after this one is not skipped.
+                        .handle((r, e) -> metadata.delete(lockKey).handle((d, de) -> {
+                            if (e != null) {
+                                throw new CompletionException(unwrap(e));
+                            }
+                            return r;
+                        }))
+                        .thenCompose(f -> f))
+                .exceptionallyCompose(e -> {
+                    Throwable c = unwrap(e);
+                    if (c instanceof KeyAlreadyExistsException) {
+                        log.debug("Another process is collecting WAL garbage; skipping this run");
+                        return CompletableFuture.completedFuture(GcResult.skipped());
+                    }
+                    return CompletableFuture.failedFuture(c);
+                });
+    }
+
+    private CompletableFuture<GcResult> collect(Instant now) {
+        return catalog.allIds().thenCompose(ids -> {
+            List<CompletableFuture<StreamState>> states = ids.stream().map(this::streamState).toList();
+            return CompletableFuture.allOf(states.toArray(CompletableFuture[]::new))
+                    .thenApply(v -> states.stream().map(CompletableFuture::join).toList());
+        }).thenCompose(states -> {
+            int dead = (int) states.stream().filter(s -> s.clearedDead).count();
+            Instant horizon = states.stream().map(s -> s.oldestObject).filter(t -> t != null)
+                    .min(Instant::compareTo).orElse(now);
+            Instant cutoff = horizon.minus(config.safetyMargin());
+            Instant orphansBefore = now.minus(config.orphanDelay());
+            List<Long> liveIds = states.stream().filter(s -> s.live).map(s -> s.id).toList();
+            return checkpoint().thenCompose(checkedUntil -> sweep(null, cutoff, orphansBefore, checkedUntil, liveIds,
+                            new int[2]))
+                    .thenCompose(counts -> metadata.put(checkpointKey,
+                                    Long.toString(orphansBefore.toEpochMilli()).getBytes(StandardCharsets.UTF_8))
+                            .thenApply(p -> new GcResult(true, horizon, counts[0], counts[1], dead)));
+        });
+    }
+
+    /** A stream's part in the run: whether it is live, and the time of the oldest object it references. */
+    private record StreamState(long id, boolean live, Instant oldestObject, boolean clearedDead) {}
+
+    private CompletableFuture<StreamState> streamState(long id) {
+        return catalog.isLive(id).thenCombine(index.first(id), (live, first) -> new Object[] {live, first})
+                .thenCompose(pair -> {
+                    boolean live = (Boolean) pair[0];
+                    @SuppressWarnings("unchecked")
+                    Optional<IndexRecord> first = (Optional<IndexRecord>) pair[1];
+                    if (!live) {
+                        if (first.isEmpty()) {
+                            return CompletableFuture.completedFuture(new StreamState(id, false, null, false));
+                        }
+                        log.info("Clearing the leftover index of deleted stream {}", id);
+                        return trimmer.deleteAll(id).thenCompose(v -> cursors.deleteAll(id))
+                                .thenApply(v -> new StreamState(id, false, null, true));
+                    }
+                    Instant oldest = first.map(r -> WalObjectKeys.writtenAt(r.value().location())).orElse(null);
+                    return CompletableFuture.completedFuture(new StreamState(id, true, oldest, false));
+                });
+    }
+
+    private CompletableFuture<Long> checkpoint() {
+        return metadata.get(checkpointKey).thenApply(r -> r.map(
+                rec -> Long.parseLong(new String(rec.value(), StandardCharsets.UTF_8))).orElse(0L));
+    }
+
+    /** Walks the objects in key (= time) order, page by page; counts[0] below horizon, counts[1] orphans. */
+    private CompletableFuture<int[]> sweep(String continuation, Instant cutoff, Instant orphansBefore, long checkedUntil,
+                                           List<Long> liveIds, int[] counts) {
+        return objects.list("", continuation, LIST_PAGE).thenCompose(page -> {
+            List<String> belowHorizon = new ArrayList<>();
+            List<ObjectInfo> toCheck = new ArrayList<>();
+            boolean done = !page.hasMore();
+            for (ObjectInfo o : page.objects()) {
+                Instant t = WalObjectKeys.writtenAt(o.key());
+                if (t == null) {
+                    continue;
+                }
+                if (!t.isBefore(orphansBefore) && !t.isBefore(cutoff)) {
+                    done = true;
+                    break;
+                }
+                if (t.isBefore(cutoff)) {
+                    belowHorizon.add(o.key());
+                } else if (t.toEpochMilli() >= checkedUntil - 1000) {
+                    toCheck.add(o);
+                }
+            }
+            boolean last = done;
+            return deleteAll(belowHorizon)
+                    .thenCompose(v -> checkOrphans(toCheck, liveIds))
+                    .thenCompose(orphans -> deleteAll(orphans).thenApply(v -> {
+                        counts[0] += belowHorizon.size();
+                        counts[1] += orphans.size();
+                        return counts;
+                    }))
+                    .thenCompose(c -> last ? CompletableFuture.completedFuture(c)
+                            : sweep(page.continuation(), cutoff, orphansBefore, checkedUntil, liveIds, c));
+        });
+    }
+
+    private CompletableFuture<Void> deleteAll(List<String> keys) {
+        if (keys.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        log.info("Deleting {} unreferenced WAL objects, from {} to {}", keys.size(), keys.get(0), keys.get(keys.size() - 1));
+        return objects.delete(keys);
+    }
+
+    private CompletableFuture<List<String>> checkOrphans(List<ObjectInfo> candidates, List<Long> liveIds) {
+        List<String> orphans = new ArrayList<>();
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (ObjectInfo o : candidates) {
+            chain = chain.thenCompose(v -> isReferenced(o, liveIds)).thenAccept(referenced -> {
+                if (!referenced) {
+                    orphans.add(o.key());
+                }
+            });
+        }
+        return chain.thenApply(v -> orphans);
+    }
+
+    private CompletableFuture<Boolean> isReferenced(ObjectInfo o, List<Long> liveIds) {
+        return readIndex(o).thenCompose(objectIndex -> {
+            if (objectIndex == null) {
+                return CompletableFuture.completedFuture(true);   // Not ours or unreadable: never delete.
+            }
+            Instant t = WalObjectKeys.writtenAt(o.key());
+            CompletableFuture<Boolean> any = CompletableFuture.completedFuture(false);
+            for (long sid : objectIndex.streams().keySet()) {
+                if (!liveIds.contains(sid)) {
+                    continue;
+                }
+                any = any.thenCompose(found -> found ? CompletableFuture.completedFuture(true)
+                        : referencedBy(sid, o.key(), t));
+            }
+            return any;
+        });
+    }
+
+    /** Whether a record of the stream committed around the object's time points at it. */
+    private CompletableFuture<Boolean> referencedBy(long streamId, String key, Instant t) {
+        long from = t.minus(config.safetyMargin()).toEpochMilli();
+        long until = t.plus(config.commitWindow()).toEpochMilli();
+        return index.endOffset(streamId)
+                .thenCompose(end -> timeIndex.firstOffsetAtOrAfter(streamId, from, 0, end))
+                .thenCompose(start -> start.isEmpty() ? CompletableFuture.completedFuture(false)
+                        : scanFor(streamId, key, start.get(), until));
+    }
+
+    private CompletableFuture<Boolean> scanFor(long streamId, String key, long fromOffset, long untilMillis) {
+        return index.recordsFrom(streamId, fromOffset, 256).thenCompose(records -> {
+            for (IndexRecord r : records) {
+                if (r.value().location().equals(key)) {
+                    return CompletableFuture.completedFuture(true);
+                }
+                if (r.timestamp() > untilMillis) {
+                    return CompletableFuture.completedFuture(false);
+                }
+            }
+            if (records.size() < 256) {
+                return CompletableFuture.completedFuture(false);
+            }
+            return scanFor(streamId, key, records.get(records.size() - 1).endOffset(), untilMillis);
+        });
+    }
+
+    /** The object's own index, or null when it is not a WAL object we can parse. */
+    private CompletableFuture<WalObjectFormat.Index> readIndex(ObjectInfo o) {
+        if (o.size() < WalObjectFormat.LENGTH_PREFIX_BYTES) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return objects.get(o.key(), 0, WalObjectFormat.LENGTH_PREFIX_BYTES).thenCompose(prefix -> {
+            int length = WalObjectFormat.readIndexLength(prefix, o.key());
+            return objects.get(o.key(), 0, WalObjectFormat.LENGTH_PREFIX_BYTES + (long) length);
+        }).thenApply(header -> WalObjectFormat.decodeIndex(header, o.key(), o.size()))
+                .exceptionally(e -> {
+                    Throwable c = unwrap(e);
+                    if (c instanceof WalObjectFormatException) {
+                        log.warn("Not collecting {}: it is not a readable WAL object ({})", o.key(), c.getMessage());
+                        return null;
+                    }
+                    throw new CompletionException(c);
+                });
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        while (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+}

@@ -1,0 +1,41 @@
+package dev.lakestream.core.index;
+
+import dev.lakestream.core.metadata.Record;
+
+/**
+ * One decoded offset-index record: it covers records {@code [startOffset, key.endOffset())} of one stream,
+ * stored in the object {@code value.location()}.
+ *
+ * @param timestamp the metadata store's creation time of the record: the commit time of its entries
+ */
+public record IndexRecord(IndexKey key, IndexValue value, long timestamp) {
+
+    public static IndexRecord of(Record r) {
+        return new IndexRecord(IndexKey.parse(r.key()), IndexValue.decode(r.value(), r.key()),
+                r.version().createdTimestamp());
+    }
+
+    public long streamId() {
+        return key.streamId();
+    }
+
+    public long startOffset() {
+        return key.endOffset() - value.messageCount();
+    }
+
+    public long endOffset() {
+        return key.endOffset();
+    }
+
+    /** The offset of each covered entry's first record, in order. */
+    public long[] entryOffsets() {
+        int[] counts = value.entryRecordCounts();
+        long[] offsets = new long[counts.length];
+        long o = startOffset();
+        for (int i = 0; i < counts.length; i++) {
+            offsets[i] = o;
+            o += counts[i];
+        }
+        return offsets;
+    }
+}

@@ -1,0 +1,54 @@
+package dev.lakestream.core.index;
+
+import dev.lakestream.core.metadata.Comparison;
+import dev.lakestream.core.metadata.GetOptions;
+import dev.lakestream.core.metadata.MetadataStore;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Reads a stream's offset index in the metadata store. Every call goes to the one shard of the stream's
+ * partition key.
+ */
+public final class OffsetIndex {
+
+    private final MetadataStore metadata;
+
+    public OffsetIndex(MetadataStore metadata) {
+        this.metadata = metadata;
+    }
+
+    /**
+     * Up to {@code limit} records in offset order, starting with the one covering {@code offset}
+     * (the first whose end offset is past it). Empty when nothing at or after {@code offset} is committed.
+     */
+    public CompletableFuture<List<IndexRecord>> recordsFrom(long streamId, long offset, int limit) {
+        return metadata.rangeScan(IndexKey.coveringSearchKey(streamId, offset), IndexKey.highest(streamId),
+                        Optional.of(IndexKey.partitionKey(streamId)), limit)
+                .thenApply(records -> records.stream()
+                        .filter(r -> IndexKey.belongsTo(r.key(), streamId))
+                        .map(IndexRecord::of)
+                        .toList());
+    }
+
+    /** The stream's last record, or empty when it has none. Its end offset is the stream's end offset. */
+    public CompletableFuture<Optional<IndexRecord>> last(long streamId) {
+        return edge(streamId, IndexKey.highest(streamId), Comparison.LOWER);
+    }
+
+    /** The stream's first surviving record, or empty when it has none. */
+    public CompletableFuture<Optional<IndexRecord>> first(long streamId) {
+        return edge(streamId, IndexKey.lowest(streamId), Comparison.HIGHER);
+    }
+
+    /** The offset the next append will get: the end offset of the last record, 0 for a new stream. */
+    public CompletableFuture<Long> endOffset(long streamId) {
+        return last(streamId).thenApply(r -> r.map(IndexRecord::endOffset).orElse(0L));
+    }
+
+    private CompletableFuture<Optional<IndexRecord>> edge(long streamId, String from, Comparison comparison) {
+        return metadata.get(from, GetOptions.of(comparison).partitionKey(IndexKey.partitionKey(streamId)))
+                .thenApply(r -> r.filter(rec -> IndexKey.belongsTo(rec.key(), streamId)).map(IndexRecord::of));
+    }
+}

@@ -1,0 +1,270 @@
+package dev.lakestream.core.wal;
+
+import dev.lakestream.core.index.IndexRecord;
+import dev.lakestream.core.index.IndexValue;
+import dev.lakestream.core.index.OffsetIndex;
+import dev.lakestream.core.log.EntryUnreadableException;
+import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.objectstore.ObjectCorruptedException;
+import dev.lakestream.core.objectstore.ObjectNotFoundException;
+import dev.lakestream.core.objectstore.ObjectStore;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reads entries of a stream by offset: finds the covering index records, fetches the objects (from the
+ * cache, whole, or by byte range) and slices the entries out.
+ *
+ * <p>Small objects are fetched whole and cached, so readers of the other streams in them hit the cache.
+ * Large objects are read by range: their index first (its length is in the index record), then only the
+ * bytes of the entries wanted. A reader that reads on from where its last read ended is sequential, and
+ * fetches the next few objects ahead into the cache.
+ *
+ * <p>Data that cannot be read back intact fails with {@link EntryUnreadableException} naming the stream,
+ * the offset and the object; wrong bytes are never returned.
+ */
+public final class WalReader {
+
+    private final ObjectStore objects;
+    private final OffsetIndex index;
+    private final ObjectCache cache;
+    private final ReaderConfig config;
+    private final Map<Long, Long> lastReadEnd = new ConcurrentHashMap<>();
+
+    public WalReader(ObjectStore objects, OffsetIndex index, ObjectCache cache, ReaderConfig config) {
+        this.objects = objects;
+        this.index = index;
+        this.cache = cache;
+        this.config = config;
+    }
+
+    /**
+     * Reads entries from {@code fromOffset} on: at most {@code maxEntries}, and no more bytes than
+     * {@code maxBytes} except that the first entry is always returned whole. The first entry is the one
+     * holding {@code fromOffset}. Empty when nothing at or after {@code fromOffset} is committed yet.
+     */
+    public CompletableFuture<List<LogEntry>> read(long streamId, long fromOffset, int maxEntries, long maxBytes) {
+        if (maxEntries < 1) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        boolean sequential = Long.valueOf(fromOffset).equals(lastReadEnd.get(streamId));
+        int prefetch = sequential ? config.prefetchRecords() : 0;
+        return index.recordsFrom(streamId, fromOffset, maxEntries + prefetch).thenCompose(records -> {
+            List<Selection> plan = plan(records, fromOffset, maxEntries, maxBytes);
+            if (plan.isEmpty()) {
+                return CompletableFuture.completedFuture(List.<LogEntry>of());
+            }
+            int used = plan.get(plan.size() - 1).recordIndex + 1;
+            prefetch(records.subList(Math.min(used, records.size()), records.size()));
+            Map<String, CompletableFuture<ObjectView>> fetches = new HashMap<>();
+            List<CompletableFuture<List<LogEntry>>> parts = new ArrayList<>();
+            for (Selection s : plan) {
+                CompletableFuture<ObjectView> view = fetches.computeIfAbsent(s.record.value().location(),
+                        loc -> fetch(s));
+                parts.add(view.thenApply(v -> v.slice(s)));
+            }
+            return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                List<LogEntry> out = new ArrayList<>();
+                parts.forEach(p -> out.addAll(p.join()));
+                if (!out.isEmpty()) {
+                    lastReadEnd.put(streamId, out.get(out.size() - 1).endOffset());
+                }
+                return out;
+            });
+        }).exceptionallyCompose(e -> CompletableFuture.failedFuture(unwrap(e)));
+    }
+
+    /** Which entries of which records a read returns: entries {@code [first, last]} of one index record. */
+    private record Selection(IndexRecord record, int recordIndex, int first, int last) {}
+
+    private static List<Selection> plan(List<IndexRecord> records, long from, int maxEntries, long maxBytes) {
+        List<Selection> plan = new ArrayList<>();
+        int entries = 0;
+        long bytes = 0;
+        for (int r = 0; r < records.size() && entries < maxEntries; r++) {
+            IndexRecord rec = records.get(r);
+            long[] offsets = rec.entryOffsets();
+            int[] counts = rec.value().entryRecordCounts();
+            // Entry sizes are only known from the object; budget bytes by the record's average entry size.
+            long avg = Math.max(1, rec.value().entrySizeBytes() / Math.max(1, counts.length));
+            int first = -1;
+            int last = -1;
+            for (int i = 0; i < offsets.length && entries < maxEntries; i++) {
+                if (offsets[i] + counts[i] <= from) {
+                    continue;
+                }
+                if (entries > 0 && bytes + avg > maxBytes) {
+                    break;
+                }
+                if (first < 0) {
+                    first = i;
+                }
+                last = i;
+                entries++;
+                bytes += avg;
+            }
+            if (first >= 0) {
+                plan.add(new Selection(rec, r, first, last));
+            }
+            if (entries > 0 && bytes >= maxBytes) {
+                break;
+            }
+        }
+        return plan;
+    }
+
+    private void prefetch(List<IndexRecord> ahead) {
+        for (IndexRecord r : ahead) {
+            IndexValue v = r.value();
+            if (v.fileSize() <= config.wholeObjectMaxBytes() && cache.get(v.location()) == null) {
+                objects.get(v.location()).thenAccept(b -> {
+                    if (b.remaining() == v.fileSize()) {
+                        cache.put(v.location(), b);
+                    }
+                });
+            }
+        }
+    }
+
+    private CompletableFuture<ObjectView> fetch(Selection s) {
+        IndexValue v = s.record.value();
+        String key = v.location();
+        long streamId = s.record.streamId();
+        long offset = s.record.entryOffsets()[s.first];
+        ByteBuffer cached = cache.get(key);
+        if (cached != null) {
+            return CompletableFuture.completedFuture(ObjectView.whole(cached, s.record, offset));
+        }
+        if (v.fileSize() <= config.wholeObjectMaxBytes() || !v.extraData().containsKey(IndexValue.EXTRA_INDEX_LENGTH)) {
+            return objects.get(key).handle((b, e) -> {
+                if (e != null) {
+                    throw unreadable(streamId, offset, key, e);
+                }
+                if (b.remaining() != v.fileSize()) {
+                    throw new EntryUnreadableException(streamId, offset, key, "is " + b.remaining()
+                            + " bytes, the offset index says " + v.fileSize() + " (truncated or replaced)", null);
+                }
+                ObjectView view = ObjectView.whole(b, s.record, offset);
+                if (v.fileSize() <= config.wholeObjectMaxBytes()) {
+                    cache.put(key, b);
+                }
+                return view;
+            });
+        }
+        int headerLength = WalObjectFormat.LENGTH_PREFIX_BYTES
+                + Integer.parseInt(v.extraData().get(IndexValue.EXTRA_INDEX_LENGTH));
+        return objects.get(key, 0, headerLength).handle((header, e) -> {
+            if (e != null) {
+                throw unreadable(streamId, offset, key, e);
+            }
+            return ObjectView.indexOnly(header, s.record, offset);
+        }).thenCompose(view -> view.fetchRange(objects, s));
+    }
+
+    private static RuntimeException unreadable(long streamId, long offset, String key, Throwable e) {
+        Throwable cause = unwrap(e);
+        if (cause instanceof EntryUnreadableException u) {
+            return u;
+        }
+        if (cause instanceof ObjectNotFoundException) {
+            return new EntryUnreadableException(streamId, offset, key, "is missing from the object store", cause);
+        }
+        if (cause instanceof ObjectCorruptedException) {
+            return new EntryUnreadableException(streamId, offset, key, "is corrupt (checksum mismatch)", cause);
+        }
+        if (cause instanceof WalObjectFormatException) {
+            return new EntryUnreadableException(streamId, offset, key, "does not parse: " + cause.getMessage(), cause);
+        }
+        return cause instanceof RuntimeException r ? r : new CompletionException(cause);
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        while (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    /** A parsed object (whole, or index plus one data range) from which entries are sliced. */
+    private static final class ObjectView {
+        private final WalObjectFormat.Index objectIndex;
+        private final List<WalObjectFormat.EntryLocation> entries;
+        private ByteBuffer data;
+        private long dataBase;
+
+        private ObjectView(WalObjectFormat.Index objectIndex, List<WalObjectFormat.EntryLocation> entries) {
+            this.objectIndex = objectIndex;
+            this.entries = entries;
+        }
+
+        static ObjectView whole(ByteBuffer object, IndexRecord record, long offset) {
+            ObjectView view = indexOnly(object, record, offset);
+            view.data = object;
+            view.dataBase = 0;
+            return view;
+        }
+
+        static ObjectView indexOnly(ByteBuffer header, IndexRecord record, long offset) {
+            String key = record.value().location();
+            WalObjectFormat.Index idx;
+            try {
+                idx = WalObjectFormat.decodeIndex(header, key, record.value().fileSize());
+            } catch (WalObjectFormatException e) {
+                throw unreadable(record.streamId(), offset, key, e);
+            }
+            List<WalObjectFormat.EntryLocation> entries = idx.entriesOf(record.streamId());
+            int[] counts = record.value().entryRecordCounts();
+            boolean matches = entries.size() == counts.length;
+            for (int i = 0; matches && i < counts.length; i++) {
+                matches = entries.get(i).records() == counts[i];
+            }
+            if (!matches) {
+                throw new EntryUnreadableException(record.streamId(), offset, key,
+                        "holds entries of this stream that disagree with the offset index", null);
+            }
+            return new ObjectView(idx, entries);
+        }
+
+        CompletableFuture<ObjectView> fetchRange(ObjectStore store, Selection s) {
+            WalObjectFormat.EntryLocation first = entries.get(s.first);
+            WalObjectFormat.EntryLocation last = entries.get(s.last);
+            long start = objectIndex.dataStart() + first.dataOffset();
+            long length = last.dataOffset() + last.size() - first.dataOffset();
+            String key = s.record.value().location();
+            long offset = s.record.entryOffsets()[s.first];
+            return store.get(key, start, length).handle((b, e) -> {
+                if (e != null) {
+                    throw unreadable(s.record.streamId(), offset, key, e);
+                }
+                if (b.remaining() != length) {
+                    throw new EntryUnreadableException(s.record.streamId(), offset, key, "returned " + b.remaining()
+                            + " bytes for a range of " + length + " (truncated)", null);
+                }
+                data = b;
+                dataBase = start;
+                return this;
+            });
+        }
+
+        List<LogEntry> slice(Selection s) {
+            long[] offsets = s.record.entryOffsets();
+            int[] counts = s.record.value().entryRecordCounts();
+            List<LogEntry> out = new ArrayList<>(s.last - s.first + 1);
+            for (int i = s.first; i <= s.last; i++) {
+                WalObjectFormat.EntryLocation e = entries.get(i);
+                int at = Math.toIntExact(objectIndex.dataStart() + e.dataOffset() - dataBase);
+                ByteBuffer bytes = data.slice(data.position() + at, e.size());
+                out.add(new LogEntry(s.record.streamId(), offsets[i], counts[i], s.record.timestamp(),
+                        Unpooled.wrappedBuffer(bytes)));
+            }
+            return out;
+        }
+    }
+}
