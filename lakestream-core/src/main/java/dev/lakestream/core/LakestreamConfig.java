@@ -45,6 +45,10 @@ public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, Read
                 r.duration("lakestream.cursor.persistInterval", DEFAULT.cursorPersistInterval));
     }
 
+    public LakestreamConfig withMetadataRoot(String root) {
+        return new LakestreamConfig(root, writer, reader, tailPollInterval, cursorPersistInterval);
+    }
+
     public LakestreamConfig withWriter(WalWriterConfig w) {
         return new LakestreamConfig(metadataRoot, w, reader, tailPollInterval, cursorPersistInterval);
     }

@@ -63,6 +63,7 @@ public abstract class LakestreamLogTest {
 
     @BeforeEach
     void open() throws Exception {
+        root = "/lakestream-test-" + TEST_ROOTS.incrementAndGet() + "-" + System.nanoTime();
         stores = openStores();
     }
 
@@ -75,8 +76,17 @@ public abstract class LakestreamLogTest {
         stores.close();
     }
 
+    private static final java.util.concurrent.atomic.AtomicLong TEST_ROOTS = new java.util.concurrent.atomic.AtomicLong();
+    /** Tests of one class share one metadata server: each test gets its own catalog root. */
+    private String root;
+
+    /** The config with this test's own metadata root. */
+    protected LakestreamConfig own(LakestreamConfig config) {
+        return config.withMetadataRoot(root);
+    }
+
     protected Lakestream log(LakestreamConfig config) {
-        Lakestream l = Lakestream.open(stores.objects(), stores.metadata(), config);
+        Lakestream l = Lakestream.open(stores.objects(), stores.metadata(), own(config));
         toClose.add(l);
         return l;
     }
@@ -204,7 +214,7 @@ public abstract class LakestreamLogTest {
         Lakestream one = log(FAST);
         MetadataStore otherClient = secondMetadataClient(stores);
         toClose.add(otherClient);
-        Lakestream two = Lakestream.open(stores.objects(), otherClient, FAST);
+        Lakestream two = Lakestream.open(stores.objects(), otherClient, own(FAST));
         toClose.add(two);
         StreamInfo info = one.catalog().create("test", "shared", Map.of()).join();
         StreamLog viaOne = one.stream(info);
@@ -244,7 +254,7 @@ public abstract class LakestreamLogTest {
         Lakestream one = log(FAST);
         MetadataStore otherClient = secondMetadataClient(stores);
         toClose.add(otherClient);
-        Lakestream two = Lakestream.open(stores.objects(), otherClient, FAST);
+        Lakestream two = Lakestream.open(stores.objects(), otherClient, own(FAST));
         toClose.add(two);
         StreamInfo info = one.catalog().create("test", "tail", Map.of()).join();
 
@@ -329,7 +339,7 @@ public abstract class LakestreamLogTest {
         Lakestream oldOwner = log(FAST);
         MetadataStore otherClient = secondMetadataClient(stores);
         toClose.add(otherClient);
-        Lakestream newOwner = Lakestream.open(stores.objects(), otherClient, FAST);
+        Lakestream newOwner = Lakestream.open(stores.objects(), otherClient, own(FAST));
         toClose.add(newOwner);
         StreamInfo info = oldOwner.catalog().create("test", "fenced", Map.of()).join();
 
@@ -375,8 +385,8 @@ public abstract class LakestreamLogTest {
     @Test
     void aFullWriterRejectsOrWaitsAsConfigured() {
         // Nothing flushes by size (2 KiB objects) or deadline (30 s): the fourth 600-byte append exceeds 2 KiB pending.
-        Lakestream rejecting = Lakestream.open(stores.objects(), stores.metadata(), LakestreamConfig.DEFAULT.withWriter(
-                new WalWriterConfig(2 << 10, Duration.ofSeconds(30), 2 << 10, WalWriterConfig.WhenFull.REJECT)));
+        Lakestream rejecting = Lakestream.open(stores.objects(), stores.metadata(), own(LakestreamConfig.DEFAULT.withWriter(
+                new WalWriterConfig(2 << 10, Duration.ofSeconds(30), 2 << 10, WalWriterConfig.WhenFull.REJECT))));
         StreamLog s = newStream(rejecting, "full");
         String bytes600 = "x".repeat(600);
         List<CompletableFuture<AppendResult>> accepted = List.of(s.append(1, bytes(bytes600)),
@@ -420,8 +430,8 @@ public abstract class LakestreamLogTest {
 
     @Test
     void closingFlushesWhatIsPending() {
-        Lakestream log = Lakestream.open(stores.objects(), stores.metadata(), LakestreamConfig.DEFAULT.withWriter(
-                new WalWriterConfig(1 << 20, Duration.ofMinutes(10), 4L << 20, WalWriterConfig.WhenFull.WAIT)));
+        Lakestream log = Lakestream.open(stores.objects(), stores.metadata(), own(LakestreamConfig.DEFAULT.withWriter(
+                new WalWriterConfig(1 << 20, Duration.ofMinutes(10), 4L << 20, WalWriterConfig.WhenFull.WAIT))));
         StreamLog s = newStream(log, "close");
         AtomicInteger done = new AtomicInteger();
         List<CompletableFuture<AppendResult>> fs = new ArrayList<>();
