@@ -155,7 +155,7 @@ public final class CursorCodec {
             byte[] buf = new byte[8192];
             while (!i.finished()) {
                 int n = i.inflate(buf);
-                if (n == 0 && (i.needsInput() || i.needsDictionary())) {
+                if (n == 0 && !i.finished() && (i.needsInput() || i.needsDictionary())) {
                     throw new DataFormatException("deflated ranges are truncated");
                 }
                 out.write(buf, 0, n);

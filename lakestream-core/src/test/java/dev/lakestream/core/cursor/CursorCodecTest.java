@@ -23,6 +23,13 @@ class CursorCodecTest {
     }
 
     @Test
+    void aCursorWithoutHolesRoundTrips() {
+        CursorState back = CursorCodec.decode(CursorCodec.encode(CursorState.at(42)), "k");
+        assertThat(back.ackedBefore()).isEqualTo(42);
+        assertThat(back.individuallyAcked().isEmpty()).isTrue();
+    }
+
+    @Test
     void aMillionHolesStayCompact() {
         AckRanges acked = new AckRanges();
         for (long i = 0; i < 1_000_000; i++) {
