@@ -1,0 +1,49 @@
+package dev.lakestream.pulsar;
+
+import dev.lakestream.core.catalog.CatalogException;
+import dev.lakestream.core.log.StreamFencedException;
+import dev.lakestream.core.metadata.UnexpectedVersionException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+
+/** Maps core failures to Pulsar's exceptions, and the one helper every unsupported method uses. */
+final class Errors {
+
+    private Errors() {}
+
+    static Throwable unwrap(Throwable e) {
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    static ManagedLedgerException toMl(Throwable t) {
+        Throwable e = unwrap(t);
+        if (e instanceof ManagedLedgerException mle) {
+            return mle;
+        }
+        if (e instanceof StreamFencedException || e instanceof UnexpectedVersionException) {
+            ManagedLedgerException.ManagedLedgerFencedException f =
+                    new ManagedLedgerException.ManagedLedgerFencedException(e.getMessage());
+            f.initCause(e);
+            return f;
+        }
+        if (e instanceof CatalogException ce && ce.reason() == CatalogException.Reason.NOT_FOUND) {
+            return new ManagedLedgerException.ManagedLedgerNotFoundException(e.getMessage());
+        }
+        return new ManagedLedgerException(e);
+    }
+
+    /** The exception of a method this managed ledger does not implement, naming it and why. */
+    static ManagedLedgerException unsupported(String method, String why) {
+        return new ManagedLedgerException("Lakestream managed ledger does not support " + method + ": " + why
+                + " (see docs/managed-ledger.md, \"Unsupported managed-ledger methods\")");
+    }
+
+    static <T> CompletableFuture<T> unsupportedFuture(String method, String why) {
+        return CompletableFuture.failedFuture(unsupported(method, why));
+    }
+}

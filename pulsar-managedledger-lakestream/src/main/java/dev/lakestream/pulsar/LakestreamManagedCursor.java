@@ -1,0 +1,1273 @@
+package dev.lakestream.pulsar;
+
+import com.google.common.collect.Range;
+import dev.lakestream.core.cursor.AckRanges;
+import dev.lakestream.core.cursor.CursorState;
+import dev.lakestream.core.cursor.DurableCursor;
+import dev.lakestream.core.log.LogEntry;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ClearBacklogCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.CloseCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.DeleteCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.FindEntryCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.MarkDeleteCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntryCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ResetCursorCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.SkipEntriesCallback;
+import org.apache.bookkeeper.mledger.Entry;
+import org.apache.bookkeeper.mledger.ManagedCursor;
+import org.apache.bookkeeper.mledger.ManagedCursorMXBean;
+import org.apache.bookkeeper.mledger.ManagedLedger;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.PositionFactory;
+import org.apache.bookkeeper.mledger.impl.AckSetStateUtil;
+import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
+
+/**
+ * A Pulsar cursor on a core {@link DurableCursor}: Pulsar's mark-delete position P (inclusive) is the core's
+ * {@code ackedBefore = offset(P) + 1}; individual acks are the core's ack ranges; batch-index ack sets are kept in
+ * the core cursor's properties under {@value #BATCH_PREFIX}. The read position lives in memory. Locks: never hold
+ * this cursor's lock while calling into the ledger.
+ */
+public class LakestreamManagedCursor implements ManagedCursor {
+
+    static final String BATCH_PREFIX = "lakestream.batchAck.";
+
+    private final LakestreamManagedLedger ml;
+    private final String name;
+    private final DurableCursor dc;
+    private final boolean durable;
+
+    // guarded by this
+    private long readOffset;
+    private long readEpoch;
+    private final TreeMap<Long, long[]> batchAcks = new TreeMap<>();
+    private boolean closed;
+    private boolean readPositionChanged;
+
+    private volatile boolean active = true;
+    private volatile boolean alwaysInactive;
+    private volatile long lastActive = System.currentTimeMillis();
+    private volatile double throttleMarkDelete;
+    private final AtomicReference<ReadOp> waitingRead = new AtomicReference<>();
+    private long messagesConsumed;
+
+    LakestreamManagedCursor(LakestreamManagedLedger ml, String name, DurableCursor dc, boolean durable) {
+        this.ml = ml;
+        this.name = name;
+        this.dc = dc;
+        this.durable = durable;
+        this.readOffset = Math.max(dc.ackedBefore(), ml.startOffset());
+        for (Map.Entry<String, String> e : dc.properties().entrySet()) {
+            if (e.getKey().startsWith(BATCH_PREFIX)) {
+                try {
+                    batchAcks.put(Long.parseLong(e.getKey().substring(BATCH_PREFIX.length())), decodeLongs(e.getValue()));
+                } catch (RuntimeException ignored) {
+                    // a malformed batch record is dropped: the entry is then redelivered whole
+                }
+            }
+        }
+    }
+
+    long ackedBefore() {
+        return dc.ackedBefore();
+    }
+
+    // ------------------------------------------------------------------ identity
+
+    @Override
+    public String getName() {
+        return name;
+    }
+
+    @Override
+    public long getLastActive() {
+        return lastActive;
+    }
+
+    @Override
+    public void updateLastActive() {
+        lastActive = System.currentTimeMillis();
+    }
+
+    @Override
+    public boolean isDurable() {
+        return durable;
+    }
+
+    @Override
+    public synchronized boolean isClosed() {
+        return closed;
+    }
+
+    synchronized void markClosed() {
+        closed = true;
+        ReadOp op = waitingRead.getAndSet(null);
+        if (op != null) {
+            op.fail(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " was closed"));
+        }
+    }
+
+    @Override
+    public void setActive() {
+        if (!alwaysInactive) {
+            active = true;
+        }
+    }
+
+    @Override
+    public void setInactive() {
+        active = false;
+    }
+
+    @Override
+    public void setAlwaysInactive() {
+        alwaysInactive = true;
+        active = false;
+    }
+
+    @Override
+    public boolean isActive() {
+        return active;
+    }
+
+    @Override
+    public ManagedLedger getManagedLedger() {
+        return ml;
+    }
+
+    @Override
+    public double getThrottleMarkDelete() {
+        return throttleMarkDelete;
+    }
+
+    @Override
+    public void setThrottleMarkDelete(double throttleMarkDelete) {
+        this.throttleMarkDelete = throttleMarkDelete;
+    }
+
+    // ------------------------------------------------------------------ properties
+
+    @Override
+    public Map<String, Long> getProperties() {
+        return dc.positionProperties();
+    }
+
+    @Override
+    public boolean putProperty(String key, Long value) {
+        Map<String, Long> p = new HashMap<>(dc.positionProperties());
+        p.put(key, value);
+        dc.markDelete(dc.ackedBefore(), p);
+        return true;
+    }
+
+    @Override
+    public boolean removeProperty(String key) {
+        Map<String, Long> p = new HashMap<>(dc.positionProperties());
+        boolean had = p.remove(key) != null;
+        dc.markDelete(dc.ackedBefore(), p);
+        return had;
+    }
+
+    @Override
+    public Map<String, String> getCursorProperties() {
+        Map<String, String> out = new LinkedHashMap<>();
+        dc.properties().forEach((k, v) -> {
+            if (!k.startsWith(BATCH_PREFIX)) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+
+    @Override
+    public CompletableFuture<Void> putCursorProperty(String key, String value) {
+        synchronized (this) {
+            Map<String, String> p = new HashMap<>(dc.properties());
+            p.put(key, value);
+            return dc.setProperties(p);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> setCursorProperties(Map<String, String> cursorProperties) {
+        synchronized (this) {
+            Map<String, String> p = new HashMap<>();
+            dc.properties().forEach((k, v) -> {
+                if (k.startsWith(BATCH_PREFIX)) {
+                    p.put(k, v);
+                }
+            });
+            if (cursorProperties != null) {
+                p.putAll(cursorProperties);
+            }
+            return dc.setProperties(p);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> removeCursorProperty(String key) {
+        synchronized (this) {
+            Map<String, String> p = new HashMap<>(dc.properties());
+            p.remove(key);
+            return dc.setProperties(p);
+        }
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    private final class ReadOp {
+        final int count;
+        final long maxBytes;
+        final ReadEntriesCallback cb;
+        final Object ctx;
+        final long maxOffset;
+        final Predicate<Position> skip;
+        final boolean wait;
+        final List<Entry> entries = new ArrayList<>();
+        long bytes;
+        boolean completed;
+
+        ReadOp(int count, long maxBytes, ReadEntriesCallback cb, Object ctx, Position maxPosition,
+               Predicate<Position> skip, boolean wait) {
+            this.count = Math.max(1, count);
+            this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
+            this.cb = cb;
+            this.ctx = ctx;
+            this.maxOffset = maxPosition == null ? Long.MAX_VALUE : ml.offsetOf(maxPosition);
+            this.skip = skip;
+            this.wait = wait;
+        }
+
+        void complete() {
+            synchronized (this) {
+                if (completed) {
+                    return;
+                }
+                completed = true;
+            }
+            ml.mbean().recordRead(entries.size(), bytes);
+            synchronized (LakestreamManagedCursor.this) {
+                messagesConsumed += entries.size();
+            }
+            List<Entry> result = entries;
+            ml.executor.execute(() -> cb.readEntriesComplete(result, ctx));
+        }
+
+        void fail(ManagedLedgerException e) {
+            synchronized (this) {
+                if (completed) {
+                    return;
+                }
+                completed = true;
+            }
+            entries.forEach(Entry::release);
+            ml.mbean().recordReadEntriesError();
+            ml.executor.execute(() -> cb.readEntriesFailed(e, ctx));
+        }
+    }
+
+    private void startRead(ReadOp op) {
+        synchronized (this) {
+            if (closed) {
+                op.fail(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " is closed"));
+                return;
+            }
+        }
+        readLoop(op);
+    }
+
+    private synchronized long firstUnackedFrom(long offset) {
+        long o = Math.max(offset, dc.ackedBefore());
+        while (dc.isAcked(o)) {
+            o++;
+        }
+        return o;
+    }
+
+    private void readLoop(ReadOp op) {
+        long lce = ml.lceOffset();
+        long start = ml.startOffset();
+        long from;
+        long epoch;
+        synchronized (this) {
+            if (closed) {
+                op.fail(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " is closed"));
+                return;
+            }
+            if (readOffset < start) {
+                readOffset = start;
+            }
+            epoch = readEpoch;
+        }
+        from = firstUnackedFrom(readOffset());
+        if (from > lce) {
+            if (!op.entries.isEmpty()) {
+                op.complete();
+            } else if (ml.isTerminated() && op.wait) {
+                op.fail(new ManagedLedgerException.NoMoreEntriesToReadException("the managed ledger " + ml.getName()
+                        + " was terminated"));
+            } else if (ml.isClosedOrDeleted()) {
+                op.fail(new ManagedLedgerException.ManagedLedgerAlreadyClosedException("the managed ledger "
+                        + ml.getName() + " is closed"));
+            } else if (op.wait) {
+                if (!waitingRead.compareAndSet(null, op)) {
+                    op.fail(new ManagedLedgerException.ConcurrentWaitCallbackException());
+                    return;
+                }
+                ml.addWaiting(this);
+            } else {
+                op.complete();
+            }
+            return;
+        }
+        long bound = Math.min(lce, op.maxOffset);
+        if (from > bound) {
+            op.complete();
+            return;
+        }
+        int want = (int) Math.min(op.count - op.entries.size(), bound - from + 1);
+        ml.readRaw(from, want, Math.max(1, op.maxBytes - op.bytes)).whenComplete((list, e) -> {
+            if (e != null) {
+                if (!op.entries.isEmpty()) {
+                    op.complete();
+                } else {
+                    op.fail(Errors.toMl(e));
+                }
+                return;
+            }
+            long last = from - 1;
+            for (LogEntry le : list) {
+                long off = le.offset();
+                if (off > bound || op.entries.size() >= op.count || op.bytes >= op.maxBytes) {
+                    le.payload().release();
+                    continue;
+                }
+                last = off;
+                if (isAckedOffset(off)) {
+                    le.payload().release();
+                    continue;
+                }
+                Entry entry = ml.toEntry(le);
+                if (op.skip != null && op.skip.test(entry.getPosition())) {
+                    entry.release();
+                    continue;
+                }
+                op.bytes += entry.getLength();
+                op.entries.add(entry);
+            }
+            synchronized (this) {
+                if (readEpoch == epoch && last + 1 > readOffset) {
+                    readOffset = last + 1;
+                    readPositionChanged = true;
+                }
+            }
+            if (list.isEmpty() || last >= bound || op.entries.size() >= op.count || op.bytes >= op.maxBytes) {
+                op.complete();
+            } else {
+                readLoop(op);
+            }
+        });
+    }
+
+    private synchronized boolean isAckedOffset(long off) {
+        return dc.isAcked(off) && !batchAcks.containsKey(off);
+    }
+
+    private synchronized long readOffset() {
+        return readOffset;
+    }
+
+    boolean hasEntriesBeyondRead(long lce) {
+        return firstUnackedFrom(readOffset()) <= lce || ml.isTerminated() || ml.isClosedOrDeleted();
+    }
+
+    void notifyEntriesAvailable() {
+        ReadOp op = waitingRead.getAndSet(null);
+        if (op != null) {
+            readLoop(op);
+        }
+    }
+
+    @Override
+    public List<Entry> readEntries(int numberOfEntriesToRead) throws InterruptedException, ManagedLedgerException {
+        CompletableFuture<List<Entry>> f = new CompletableFuture<>();
+        asyncReadEntries(numberOfEntriesToRead, readCallback(f), null, PositionFactory.LATEST);
+        return LakestreamManagedLedger.Sync.await(f);
+    }
+
+    private static ReadEntriesCallback readCallback(CompletableFuture<List<Entry>> f) {
+        return new ReadEntriesCallback() {
+            @Override
+            public void readEntriesComplete(List<Entry> entries, Object ctx) {
+                f.complete(entries);
+            }
+
+            @Override
+            public void readEntriesFailed(ManagedLedgerException exception, Object ctx) {
+                f.completeExceptionally(exception);
+            }
+        };
+    }
+
+    @Override
+    public void asyncReadEntries(int n, ReadEntriesCallback cb, Object ctx, Position maxPosition) {
+        asyncReadEntries(n, -1, cb, ctx, maxPosition);
+    }
+
+    @Override
+    public void asyncReadEntries(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx, Position maxPosition) {
+        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, null, false));
+    }
+
+    @Override
+    public void asyncReadEntriesWithSkip(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
+                                         Position maxPosition, Predicate<Position> skipCondition) {
+        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, false));
+    }
+
+    @Override
+    public List<Entry> readEntriesOrWait(int n) throws InterruptedException, ManagedLedgerException {
+        return readEntriesOrWait(n, -1);
+    }
+
+    @Override
+    public List<Entry> readEntriesOrWait(int n, long maxSizeBytes) throws InterruptedException, ManagedLedgerException {
+        CompletableFuture<List<Entry>> f = new CompletableFuture<>();
+        asyncReadEntriesOrWait(n, maxSizeBytes, readCallback(f), null, PositionFactory.LATEST);
+        try {
+            return f.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw Errors.toMl(e.getCause());
+        }
+    }
+
+    @Override
+    public void asyncReadEntriesOrWait(int n, ReadEntriesCallback cb, Object ctx, Position maxPosition) {
+        asyncReadEntriesOrWait(n, -1, cb, ctx, maxPosition);
+    }
+
+    @Override
+    public void asyncReadEntriesOrWait(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
+                                       Position maxPosition) {
+        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, null, true));
+    }
+
+    @Override
+    public void asyncReadEntriesWithSkipOrWait(int n, ReadEntriesCallback cb, Object ctx, Position maxPosition,
+                                               Predicate<Position> skipCondition) {
+        asyncReadEntriesWithSkipOrWait(n, -1, cb, ctx, maxPosition, skipCondition);
+    }
+
+    @Override
+    public void asyncReadEntriesWithSkipOrWait(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
+                                               Position maxPosition, Predicate<Position> skipCondition) {
+        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, true));
+    }
+
+    @Override
+    public boolean cancelPendingReadRequest() {
+        ReadOp op = waitingRead.getAndSet(null);
+        ml.removeWaitingCursor(this);
+        return op != null;
+    }
+
+    @Override
+    public boolean hasMoreEntries() {
+        return firstUnackedFrom(readOffset()) <= ml.lceOffset();
+    }
+
+    @Override
+    public void scheduleReadCallback(Runnable runnable, long delay, TimeUnit unit) {
+        ml.factory.scheduler().schedule(() -> ml.executor.execute(runnable), delay, unit);
+    }
+
+    // ------------------------------------------------------------------ counts
+
+    private long unackedIn(long from, long toInclusive) {
+        if (from > toInclusive) {
+            return 0;
+        }
+        long n = toInclusive - from + 1 - dc.individuallyAckedIn(from, toInclusive + 1);
+        return Math.max(0, n);
+    }
+
+    @Override
+    public long getNumberOfEntries() {
+        long lce = ml.lceOffset();
+        return unackedIn(Math.max(readOffset(), ml.startOffset()), lce);
+    }
+
+    @Override
+    public long getNumberOfEntriesInBacklog(boolean isPrecise) {
+        long lce = ml.lceOffset();
+        return unackedIn(Math.max(dc.ackedBefore(), ml.startOffset()), lce);
+    }
+
+    @Override
+    public long getNumberOfEntriesSinceFirstNotAckedMessage() {
+        return Math.max(0, readOffset() - dc.ackedBefore());
+    }
+
+    @Override
+    public int getTotalNonContiguousDeletedMessagesRange() {
+        return dc.state().individuallyAcked().rangeCount();
+    }
+
+    @Override
+    public int getNonContiguousDeletedMessagesRangeSerializedSize() {
+        return getTotalNonContiguousDeletedMessagesRange() * 16;
+    }
+
+    @Override
+    public long getEstimatedSizeSinceMarkDeletePosition() {
+        return getNumberOfEntriesInBacklog(false) * ml.averageEntrySize();
+    }
+
+    @Override
+    public int applyMaxSizeCap(int maxEntries, long maxSizeBytes) {
+        if (maxSizeBytes <= 0) {
+            return maxEntries;
+        }
+        long avg = ml.averageEntrySize();
+        return (int) Math.max(1, Math.min(maxEntries, maxSizeBytes / Math.max(1, avg)));
+    }
+
+    @Override
+    public void updateReadStats(int readEntriesCount, long readEntriesSize) {
+    }
+
+    // ------------------------------------------------------------------ acks
+
+    @Override
+    public void markDelete(Position position) throws InterruptedException, ManagedLedgerException {
+        markDelete(position, Collections.emptyMap());
+    }
+
+    @Override
+    public void markDelete(Position position, Map<String, Long> properties)
+            throws InterruptedException, ManagedLedgerException {
+        LakestreamManagedLedger.Sync.await(markDeleteAsync(position, properties));
+    }
+
+    @Override
+    public void asyncMarkDelete(Position position, MarkDeleteCallback cb, Object ctx) {
+        asyncMarkDelete(position, Collections.emptyMap(), cb, ctx);
+    }
+
+    @Override
+    public void asyncMarkDelete(Position position, Map<String, Long> properties, MarkDeleteCallback cb, Object ctx) {
+        markDeleteAsync(position, properties).whenCompleteAsync((v, e) -> {
+            if (e != null) {
+                cb.markDeleteFailed(Errors.toMl(e), ctx);
+            } else {
+                cb.markDeleteComplete(ctx);
+            }
+        }, ml.executor);
+    }
+
+    CompletableFuture<Void> markDeleteAsync(Position position, Map<String, Long> properties) {
+        if (isClosed()) {
+            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorAlreadyClosedException(
+                    "cursor " + name + " is closed"));
+        }
+        long off = ml.offsetOf(position);
+        long lce = ml.lceOffset();
+        long[] ackSet = ml.getConfig().isDeletionAtBatchIndexLevelEnabled()
+                ? AckSetStateUtil.getAckSetArrayOrNull(position) : null;
+        if (ackSet != null && !allZero(ackSet) && off <= lce && off >= dc.ackedBefore()) {
+            // A batch partly acknowledged: everything before it is mark-deleted, the batch keeps its ack set.
+            synchronized (this) {
+                long[] prev = batchAcks.get(off);
+                batchAcks.put(off, prev == null ? ackSet.clone() : and(prev, ackSet));
+                persistBatchAcksLocked();
+            }
+            off = off - 1;
+        }
+        if (off > lce) {
+            return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
+                    "Invalid mark deleted position " + position + ": after the last entry " + ml.getLastConfirmedEntry()));
+        }
+        CompletableFuture<Void> w;
+        synchronized (this) {
+            if (off + 1 < dc.ackedBefore()) {
+                return CompletableFuture.failedFuture(new ManagedLedgerException("Mark-deleting " + position
+                        + " of cursor " + name + " would move it back from " + ml.positionOf(dc.ackedBefore() - 1)));
+            }
+            if (off + 1 == dc.ackedBefore()) {
+                return properties == null || properties.isEmpty() ? CompletableFuture.completedFuture(null)
+                        : dc.markDelete(dc.ackedBefore(), properties);
+            }
+            w = dc.markDelete(off + 1, properties == null ? Map.of() : properties);
+            w = dropBatchAcksBelowLocked(dc.ackedBefore(), w);
+            if (readOffset < dc.ackedBefore()) {
+                readOffset = dc.ackedBefore();
+                readPositionChanged = true;
+            }
+        }
+        ml.mbean().addMarkDeleteOp();
+        return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
+    }
+
+    private CompletableFuture<Void> dropBatchAcksBelowLocked(long ackedBefore, CompletableFuture<Void> w) {
+        if (batchAcks.isEmpty() || batchAcks.firstKey() >= ackedBefore) {
+            return w;
+        }
+        batchAcks.headMap(ackedBefore).clear();
+        return persistBatchAcksLocked();
+    }
+
+    private CompletableFuture<Void> persistBatchAcksLocked() {
+        Map<String, String> p = new HashMap<>();
+        dc.properties().forEach((k, v) -> {
+            if (!k.startsWith(BATCH_PREFIX)) {
+                p.put(k, v);
+            }
+        });
+        batchAcks.forEach((off, set) -> p.put(BATCH_PREFIX + off, encodeLongs(set)));
+        return dc.setProperties(p);
+    }
+
+    @Override
+    public void delete(Position position) throws InterruptedException, ManagedLedgerException {
+        delete(List.of(position));
+    }
+
+    @Override
+    public void asyncDelete(Position position, DeleteCallback cb, Object ctx) {
+        asyncDelete(List.of(position), cb, ctx);
+    }
+
+    @Override
+    public void delete(Iterable<Position> positions) throws InterruptedException, ManagedLedgerException {
+        LakestreamManagedLedger.Sync.await(deleteAsync(positions));
+    }
+
+    @Override
+    public void asyncDelete(Iterable<Position> positions, DeleteCallback cb, Object ctx) {
+        deleteAsync(positions).whenCompleteAsync((v, e) -> {
+            if (e != null) {
+                cb.deleteFailed(Errors.toMl(e), ctx);
+            } else {
+                cb.deleteComplete(ctx);
+            }
+        }, ml.executor);
+    }
+
+    CompletableFuture<Void> deleteAsync(Iterable<Position> positions) {
+        if (isClosed()) {
+            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorAlreadyClosedException(
+                    "cursor " + name + " is closed"));
+        }
+        long lce = ml.lceOffset();
+        boolean batchEnabled = ml.getConfig().isDeletionAtBatchIndexLevelEnabled();
+        List<long[]> offs = new ArrayList<>();
+        List<long[]> sets = new ArrayList<>();
+        for (Position p : positions) {
+            long off = ml.offsetOf(p);
+            if (off > lce) {
+                return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
+                        "cannot delete " + p + " on cursor " + name + ": after the last entry "
+                                + ml.getLastConfirmedEntry()));
+            }
+            offs.add(new long[] {off});
+            sets.add(batchEnabled ? AckSetStateUtil.getAckSetArrayOrNull(p) : null);
+        }
+        CompletableFuture<Void> w = CompletableFuture.completedFuture(null);
+        boolean batchDirty = false;
+        synchronized (this) {
+            for (int i = 0; i < offs.size(); i++) {
+                long off = offs.get(i)[0];
+                if (off < dc.ackedBefore() || off > lce || (dc.isAcked(off) && !batchAcks.containsKey(off))) {
+                    continue;
+                }
+                long[] set = sets.get(i);
+                if (set != null) {
+                    long[] prev = batchAcks.get(off);
+                    long[] merged = prev == null ? set.clone() : and(prev, set);
+                    if (!allZero(merged)) {
+                        batchAcks.put(off, merged);
+                        batchDirty = true;
+                        continue;
+                    }
+                }
+                if (batchAcks.remove(off) != null) {
+                    batchDirty = true;
+                }
+                w = dc.ack(off, off + 1);
+            }
+            if (batchDirty) {
+                batchAcks.headMap(dc.ackedBefore()).clear();
+                w = persistBatchAcksLocked();
+            }
+            if (readOffset < dc.ackedBefore()) {
+                readOffset = dc.ackedBefore();
+            }
+        }
+        return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
+    }
+
+    private static long[] and(long[] a, long[] b) {
+        long[] out = new long[Math.max(a.length, b.length)];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (i < a.length ? a[i] : 0) & (i < b.length ? b[i] : 0);
+        }
+        return out;
+    }
+
+    private static boolean allZero(long[] a) {
+        for (long l : a) {
+            if (l != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static String encodeLongs(long[] set) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(set.length * 8);
+        for (long l : set) {
+            b.putLong(l);
+        }
+        return Base64.getEncoder().encodeToString(b.array());
+    }
+
+    static long[] decodeLongs(String s) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(Base64.getDecoder().decode(s));
+        long[] out = new long[b.remaining() / 8];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = b.getLong();
+        }
+        return out;
+    }
+
+    @Override
+    public boolean isMessageDeleted(Position position) {
+        long off = ml.offsetOf(position);
+        synchronized (this) {
+            return dc.isAcked(off) && !batchAcks.containsKey(off);
+        }
+    }
+
+    @Override
+    public long[] getDeletedBatchIndexesAsLongArray(Position position) {
+        long off = ml.offsetOf(position);
+        synchronized (this) {
+            long[] s = batchAcks.get(off);
+            return s == null ? null : s.clone();
+        }
+    }
+
+    @Override
+    public long[] getBatchPositionAckSet(Position position) {
+        return getDeletedBatchIndexesAsLongArray(position);
+    }
+
+    @Override
+    public Range<Position> getLastIndividualDeletedRange() {
+        AckRanges r = dc.state().individuallyAcked();
+        List<long[]> list = r.toList();
+        if (list.isEmpty()) {
+            return null;
+        }
+        long[] last = list.get(list.size() - 1);
+        return Range.openClosed(ml.positionOf(last[0] - 1), ml.positionOf(last[1] - 1));
+    }
+
+    @Override
+    public void trimDeletedEntries(List<Entry> entries) {
+        entries.removeIf(e -> {
+            boolean deleted = isMessageDeleted(e.getPosition());
+            if (deleted) {
+                e.release();
+            }
+            return deleted;
+        });
+    }
+
+    // ------------------------------------------------------------------ positions
+
+    @Override
+    public Position getReadPosition() {
+        return ml.positionOf(Math.max(readOffset(), ml.startOffset()));
+    }
+
+    @Override
+    public Position getMarkDeletedPosition() {
+        return ml.positionOf(Math.max(dc.ackedBefore(), ml.startOffset()) - 1);
+    }
+
+    @Override
+    public Position getPersistentMarkDeletedPosition() {
+        return getMarkDeletedPosition();
+    }
+
+    @Override
+    public Position getFirstPosition() {
+        return ml.getFirstPosition();
+    }
+
+    @Override
+    public synchronized boolean checkAndUpdateReadPositionChanged() {
+        boolean changed = readPositionChanged;
+        readPositionChanged = false;
+        return changed;
+    }
+
+    @Override
+    public void rewind() {
+        synchronized (this) {
+            readOffset = dc.ackedBefore();
+            readEpoch++;
+            readPositionChanged = true;
+        }
+    }
+
+    @Override
+    public void rewind(boolean readCompacted) {
+        rewind();
+    }
+
+    @Override
+    public void seek(Position newReadPosition, boolean force) {
+        long off = ml.offsetOf(newReadPosition);
+        synchronized (this) {
+            if (!force && off < dc.ackedBefore()) {
+                off = dc.ackedBefore();
+            }
+            readOffset = off;
+            readEpoch++;
+            readPositionChanged = true;
+        }
+    }
+
+    @Override
+    public void resetCursor(Position position) throws InterruptedException, ManagedLedgerException {
+        LakestreamManagedLedger.Sync.await(resetAsync(position, false));
+    }
+
+    @Override
+    public void asyncResetCursor(Position position, boolean forceReset, ResetCursorCallback cb) {
+        resetAsync(position, forceReset).whenCompleteAsync((v, e) -> {
+            if (e != null) {
+                cb.resetFailed(Errors.toMl(e), position);
+            } else {
+                cb.resetComplete(position);
+            }
+        }, ml.executor);
+    }
+
+    private CompletableFuture<Void> resetAsync(Position position, boolean force) {
+        if (isClosed()) {
+            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorAlreadyClosedException(
+                    "cursor " + name + " is closed"));
+        }
+        long start = ml.startOffset();
+        long lce = ml.lceOffset();
+        long off = ml.offsetOf(position);
+        if (!force && (off < start - 1 || off > lce + 1)) {
+            return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
+                    "cannot reset cursor " + name + " to " + position + ": not within the ledger"));
+        }
+        off = Math.max(start, Math.min(off, lce + 1));
+        CompletableFuture<Void> w;
+        synchronized (this) {
+            w = dc.reset(off);
+            if (!batchAcks.isEmpty()) {
+                batchAcks.clear();
+                w = persistBatchAcksLocked();
+            }
+            readOffset = off;
+            readEpoch++;
+            readPositionChanged = true;
+        }
+        ReadOp op = waitingRead.get();
+        if (op != null) {
+            notifyEntriesAvailable();
+        }
+        return w;
+    }
+
+    @Override
+    public void clearBacklog() throws InterruptedException, ManagedLedgerException {
+        LakestreamManagedLedger.Sync.await(clearBacklogAsync());
+    }
+
+    @Override
+    public void asyncClearBacklog(ClearBacklogCallback cb, Object ctx) {
+        clearBacklogAsync().whenCompleteAsync((v, e) -> {
+            if (e != null) {
+                cb.clearBacklogFailed(Errors.toMl(e), ctx);
+            } else {
+                cb.clearBacklogComplete(ctx);
+            }
+        }, ml.executor);
+    }
+
+    private CompletableFuture<Void> clearBacklogAsync() {
+        Position lce = ml.getLastConfirmedEntry();
+        if (ml.offsetOf(lce) < dc.ackedBefore()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return markDeleteAsync(lce, dc.positionProperties());
+    }
+
+    @Override
+    public void skipEntries(int n, IndividualDeletedEntries deletedEntries)
+            throws InterruptedException, ManagedLedgerException {
+        LakestreamManagedLedger.Sync.await(skipAsync(n, deletedEntries));
+    }
+
+    @Override
+    public void asyncSkipEntries(int n, IndividualDeletedEntries deletedEntries, SkipEntriesCallback cb, Object ctx) {
+        skipAsync(n, deletedEntries).whenCompleteAsync((v, e) -> {
+            if (e != null) {
+                cb.skipEntriesFailed(Errors.toMl(e), ctx);
+            } else {
+                cb.skipEntriesComplete(ctx);
+            }
+        }, ml.executor);
+    }
+
+    private long nthOffset(long n, IndividualDeletedEntries deletedEntries, long lce) {
+        long off = Math.max(dc.ackedBefore(), ml.startOffset()) - 1;
+        long counted = 0;
+        while (counted < n && off < lce) {
+            off++;
+            if (deletedEntries == IndividualDeletedEntries.Include || !dc.isAcked(off)) {
+                counted++;
+            }
+        }
+        return counted < n ? -1 : off;
+    }
+
+    private CompletableFuture<Void> skipAsync(int n, IndividualDeletedEntries deletedEntries) {
+        long lce = ml.lceOffset();
+        long target = nthOffset(n, deletedEntries, lce);
+        if (target < 0) {
+            target = lce;
+        }
+        if (target < dc.ackedBefore()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return markDeleteAsync(ml.positionOf(target), dc.positionProperties());
+    }
+
+    @Override
+    public Entry getNthEntry(int n, IndividualDeletedEntries deletedEntries)
+            throws InterruptedException, ManagedLedgerException {
+        CompletableFuture<Entry> f = new CompletableFuture<>();
+        asyncGetNthEntry(n, deletedEntries, new ReadEntryCallback() {
+            @Override
+            public void readEntryComplete(Entry entry, Object ctx) {
+                f.complete(entry);
+            }
+
+            @Override
+            public void readEntryFailed(ManagedLedgerException exception, Object ctx) {
+                f.completeExceptionally(exception);
+            }
+        }, null);
+        return LakestreamManagedLedger.Sync.await(f);
+    }
+
+    @Override
+    public void asyncGetNthEntry(int n, IndividualDeletedEntries deletedEntries, ReadEntryCallback cb, Object ctx) {
+        long lce = ml.lceOffset();
+        long off = nthOffset(n, deletedEntries, lce);
+        if (off < 0) {
+            ml.executor.execute(() -> cb.readEntryComplete(null, ctx));
+            return;
+        }
+        ml.readOne(off).whenCompleteAsync((entry, e) -> {
+            if (e != null) {
+                cb.readEntryFailed(Errors.toMl(e), ctx);
+            } else {
+                cb.readEntryComplete(entry, ctx);
+            }
+        }, ml.executor);
+    }
+
+    @Override
+    public Position findNewestMatching(Predicate<Entry> condition) throws InterruptedException, ManagedLedgerException {
+        return findNewestMatching(FindPositionConstraint.SearchActiveEntries, condition);
+    }
+
+    @Override
+    public Position findNewestMatching(FindPositionConstraint constraint, Predicate<Entry> condition)
+            throws InterruptedException, ManagedLedgerException {
+        CompletableFuture<Position> f = new CompletableFuture<>();
+        asyncFindNewestMatching(constraint, condition, new FindEntryCallback() {
+            @Override
+            public void findEntryComplete(Position position, Object ctx) {
+                f.complete(position);
+            }
+
+            @Override
+            public void findEntryFailed(ManagedLedgerException exception, java.util.Optional<Position> failedReadPosition,
+                                        Object ctx) {
+                f.completeExceptionally(exception);
+            }
+        }, null);
+        return LakestreamManagedLedger.Sync.await(f);
+    }
+
+    @Override
+    public void asyncFindNewestMatching(FindPositionConstraint constraint, Predicate<Entry> condition,
+                                        FindEntryCallback cb, Object ctx) {
+        asyncFindNewestMatching(constraint, condition, null, null, cb, ctx, false);
+    }
+
+    @Override
+    public void asyncFindNewestMatching(FindPositionConstraint constraint, Predicate<Entry> condition,
+                                        FindEntryCallback cb, Object ctx, boolean isFindFromLedger) {
+        asyncFindNewestMatching(constraint, condition, null, null, cb, ctx, isFindFromLedger);
+    }
+
+    @Override
+    public void asyncFindNewestMatching(FindPositionConstraint constraint, Predicate<Entry> condition,
+                                        Position startPosition, Position endPosition, FindEntryCallback cb,
+                                        Object ctx, boolean isFindFromLedger) {
+        long lo = constraint == FindPositionConstraint.SearchAllAvailableEntries ? ml.startOffset()
+                : Math.max(dc.ackedBefore(), ml.startOffset());
+        long hi = ml.lceOffset();
+        if (startPosition != null) {
+            lo = Math.max(lo, ml.offsetOf(startPosition));
+        }
+        if (endPosition != null) {
+            hi = Math.min(hi, ml.offsetOf(endPosition));
+        }
+        Search.newestMatching(ml, condition, lo, hi).whenCompleteAsync((found, e) -> {
+            if (e != null) {
+                cb.findEntryFailed(Errors.toMl(e), java.util.Optional.empty(), ctx);
+            } else {
+                cb.findEntryComplete(found < 0 ? null : ml.positionOf(found), ctx);
+            }
+        }, ml.executor);
+    }
+
+    // ------------------------------------------------------------------ replay
+
+    @Override
+    public List<Entry> replayEntries(Set<? extends Position> positions)
+            throws InterruptedException, ManagedLedgerException {
+        CompletableFuture<List<Entry>> f = new CompletableFuture<>();
+        asyncReplayEntries(positions, readCallback(f), null);
+        return LakestreamManagedLedger.Sync.await(f);
+    }
+
+    @Override
+    public Set<? extends Position> asyncReplayEntries(Set<? extends Position> positions, ReadEntriesCallback cb,
+                                                      Object ctx) {
+        return asyncReplayEntries(positions, cb, ctx, false);
+    }
+
+    @Override
+    public Set<? extends Position> asyncReplayEntries(Set<? extends Position> positions, ReadEntriesCallback cb,
+                                                      Object ctx, boolean sortEntries) {
+        java.util.HashSet<Position> alreadyAcked = new java.util.HashSet<>();
+        List<Position> toRead = new ArrayList<>();
+        for (Position p : positions) {
+            if (isMessageDeleted(p)) {
+                alreadyAcked.add(p);
+            } else {
+                toRead.add(p);
+            }
+        }
+        if (sortEntries) {
+            Collections.sort(toRead);
+        }
+        List<CompletableFuture<Entry>> reads = new ArrayList<>();
+        for (Position p : toRead) {
+            reads.add(ml.readOne(ml.offsetOf(p)));
+        }
+        CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).whenCompleteAsync((v, e) -> {
+            if (e != null) {
+                for (CompletableFuture<Entry> r : reads) {
+                    if (!r.isCompletedExceptionally()) {
+                        r.join().release();
+                    }
+                }
+                cb.readEntriesFailed(Errors.toMl(e), ctx);
+                return;
+            }
+            List<Entry> out = new ArrayList<>(reads.size());
+            for (CompletableFuture<Entry> r : reads) {
+                out.add(r.join());
+            }
+            cb.readEntriesComplete(out, ctx);
+        }, ml.executor);
+        return alreadyAcked;
+    }
+
+    // ------------------------------------------------------------------ close
+
+    @Override
+    public void close() throws InterruptedException, ManagedLedgerException {
+        LakestreamManagedLedger.Sync.await(closeAsync());
+    }
+
+    @Override
+    public void asyncClose(CloseCallback cb, Object ctx) {
+        closeAsync().whenCompleteAsync((v, e) -> {
+            if (e != null) {
+                cb.closeFailed(Errors.toMl(e), ctx);
+            } else {
+                cb.closeComplete(ctx);
+            }
+        }, ml.executor);
+    }
+
+    CompletableFuture<Void> closeAsync() {
+        markClosed();
+        ml.removeWaitingCursor(this);
+        if (!durable) {
+            ml.removeNonDurable(this);
+        }
+        return dc.close();
+    }
+
+    @Override
+    public ManagedCursor duplicateNonDurableCursor(String nonDurableCursorName) throws ManagedLedgerException {
+        ManagedCursor c = ml.newNonDurableCursor(getMarkDeletedPosition(), nonDurableCursorName);
+        List<Position> acked = new ArrayList<>();
+        for (long[] r : dc.state().individuallyAcked().toList()) {
+            for (long o = r[0]; o < r[1] && acked.size() < 100_000; o++) {
+                acked.add(ml.positionOf(o));
+            }
+        }
+        if (!acked.isEmpty()) {
+            ((LakestreamManagedCursor) c).deleteAsync(acked);
+        }
+        return c;
+    }
+
+    // ------------------------------------------------------------------ stats
+
+    @Override
+    public ManagedLedgerInternalStats.CursorStats getCursorStats() {
+        ManagedLedgerInternalStats.CursorStats s = new ManagedLedgerInternalStats.CursorStats();
+        s.markDeletePosition = getMarkDeletedPosition().toString();
+        s.readPosition = getReadPosition().toString();
+        s.waitingReadOp = waitingRead.get() != null;
+        s.pendingReadOps = 0;
+        synchronized (this) {
+            s.messagesConsumedCounter = messagesConsumed;
+            s.state = closed ? "Closed" : "Open";
+        }
+        s.cursorLedger = -1;
+        s.cursorLedgerLastEntry = -1;
+        CursorState st = dc.state();
+        StringBuilder sb = new StringBuilder("[");
+        for (long[] r : st.individuallyAcked().toList()) {
+            if (sb.length() > 1) {
+                sb.append(',');
+            }
+            sb.append('(').append(ml.positionOf(r[0] - 1)).append("..").append(ml.positionOf(r[1] - 1)).append(']');
+        }
+        s.individuallyDeletedMessages = sb.append(']').toString();
+        s.active = active;
+        s.numberOfEntriesSinceFirstNotAckedMessage = getNumberOfEntriesSinceFirstNotAckedMessage();
+        s.totalNonContiguousDeletedMessagesRange = st.individuallyAcked().rangeCount();
+        s.properties = new LinkedHashMap<>(st.positionProperties());
+        return s;
+    }
+
+    private final ManagedCursorMXBean mxBean = new ManagedCursorMXBean() {
+        @Override
+        public String getName() {
+            return name;
+        }
+
+        @Override
+        public String getLedgerName() {
+            return ml.getName();
+        }
+
+        @Override
+        public void persistToLedger(boolean success) {
+        }
+
+        @Override
+        public void persistToZookeeper(boolean success) {
+        }
+
+        @Override
+        public long getPersistLedgerSucceed() {
+            return 0;
+        }
+
+        @Override
+        public long getPersistLedgerErrors() {
+            return 0;
+        }
+
+        @Override
+        public long getPersistZookeeperSucceed() {
+            return 0;
+        }
+
+        @Override
+        public long getPersistZookeeperErrors() {
+            return 0;
+        }
+
+        @Override
+        public void addWriteCursorLedgerSize(long size) {
+        }
+
+        @Override
+        public void addReadCursorLedgerSize(long size) {
+        }
+
+        @Override
+        public long getWriteCursorLedgerSize() {
+            return 0;
+        }
+
+        @Override
+        public long getWriteCursorLedgerLogicalSize() {
+            return 0;
+        }
+
+        @Override
+        public long getReadCursorLedgerSize() {
+            return 0;
+        }
+    };
+
+    @Override
+    public ManagedCursorMXBean getStats() {
+        return mxBean;
+    }
+
+    @Override
+    public String toString() {
+        return "LakestreamManagedCursor{" + ml.getName() + "/" + name + "}";
+    }
+
+    static Collection<String> internalKeys(Map<String, String> props) {
+        List<String> out = new ArrayList<>();
+        for (String k : props.keySet()) {
+            if (k.startsWith(BATCH_PREFIX)) {
+                out.add(k);
+            }
+        }
+        return out;
+    }
+}

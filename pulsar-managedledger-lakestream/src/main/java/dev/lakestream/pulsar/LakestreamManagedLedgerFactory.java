@@ -1,0 +1,662 @@
+package dev.lakestream.pulsar;
+
+import dev.lakestream.core.Lakestream;
+import dev.lakestream.core.StreamLog;
+import dev.lakestream.core.catalog.CatalogException;
+import dev.lakestream.core.catalog.StreamInfo;
+import dev.lakestream.core.log.LogEntry;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.DeleteLedgerCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ManagedLedgerInfoCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.OpenLedgerCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.OpenReadOnlyCursorCallback;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.OpenReadOnlyManagedLedgerCallback;
+import org.apache.bookkeeper.mledger.Entry;
+import org.apache.bookkeeper.mledger.ManagedLedger;
+import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.ManagedLedgerFactory;
+import org.apache.bookkeeper.mledger.ManagedLedgerFactoryConfig;
+import org.apache.bookkeeper.mledger.ManagedLedgerFactoryMXBean;
+import org.apache.bookkeeper.mledger.ManagedLedgerInfo;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.ReadOnlyCursor;
+import org.apache.bookkeeper.mledger.impl.cache.EntryCacheManager;
+import org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor;
+import org.apache.pulsar.common.naming.TopicName;
+import org.apache.pulsar.common.policies.data.PersistentOfflineTopicStats;
+import org.apache.pulsar.metadata.api.MetadataStoreException;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves managed ledgers from Lakestream streams: one stream per managed ledger (catalog namespace
+ * {@value #NAMESPACE}, name = the managed ledger's name). The broker's {@code /managed-ledgers/<name>} nodes are kept
+ * in {@code brokerMetadataStore} so the broker's topic listing and existence checks work.
+ */
+public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LakestreamManagedLedgerFactory.class);
+    public static final String NAMESPACE = "managed-ledgers";
+    static final String BROKER_PREFIX = "/managed-ledgers/";
+
+    private final Lakestream log;
+    private final MetadataStoreExtended brokerStore;
+    private final ManagedLedgerFactoryConfig config;
+    private final ExecutorService pool;
+    private final ScheduledExecutorService scheduler;
+    private final Map<String, CompletableFuture<LakestreamManagedLedger>> ledgers = new ConcurrentHashMap<>();
+    private final NoopEntryCacheManager cacheManager;
+    private volatile long cacheEvictionTimeThresholdNanos;
+    private volatile boolean closed;
+
+    /** A factory serving managed ledgers from {@code log}; {@code brokerMetadataStore} holds the /managed-ledgers nodes. The caller owns and closes {@code log}. */
+    public LakestreamManagedLedgerFactory(Lakestream log, MetadataStoreExtended brokerMetadataStore,
+                                          ManagedLedgerFactoryConfig config) {
+        this.log = log;
+        this.brokerStore = brokerMetadataStore;
+        this.config = config == null ? new ManagedLedgerFactoryConfig() : config;
+        AtomicInteger n = new AtomicInteger();
+        this.pool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
+            Thread t = new Thread(r, "lakestream-ml-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "lakestream-ml-scheduler");
+            t.setDaemon(true);
+            return t;
+        });
+        this.cacheManager = new NoopEntryCacheManager(this.config.getMaxCacheSize());
+    }
+
+    ExecutorService pool() {
+        return pool;
+    }
+
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    Lakestream lakestream() {
+        return log;
+    }
+
+    String root() {
+        return log.config().metadataRoot();
+    }
+
+    static String brokerPath(String name) {
+        return BROKER_PREFIX + name;
+    }
+
+    // ------------------------------------------------------------------ open
+
+    @Override
+    public ManagedLedger open(String name) throws InterruptedException, ManagedLedgerException {
+        return open(name, new ManagedLedgerConfig());
+    }
+
+    @Override
+    public ManagedLedger open(String name, ManagedLedgerConfig config) throws InterruptedException,
+            ManagedLedgerException {
+        return LakestreamManagedLedger.Sync.await(openAsync(name, config));
+    }
+
+    @Override
+    public void asyncOpen(String name, OpenLedgerCallback cb, Object ctx) {
+        asyncOpen(name, new ManagedLedgerConfig(), cb, null, ctx);
+    }
+
+    @Override
+    public void asyncOpen(String name, ManagedLedgerConfig config, OpenLedgerCallback cb,
+                          Supplier<CompletableFuture<Boolean>> mlOwnershipChecker, Object ctx) {
+        openAsync(name, config).whenCompleteAsync((ml, e) -> {
+            if (e != null) {
+                cb.openLedgerFailed(Errors.toMl(e), ctx);
+            } else {
+                cb.openLedgerComplete(ml, ctx);
+            }
+        }, pool);
+    }
+
+    CompletableFuture<LakestreamManagedLedger> openAsync(String name, ManagedLedgerConfig cfg) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerFactoryClosedException());
+        }
+        ManagedLedgerConfig config = cfg == null ? new ManagedLedgerConfig() : cfg;
+        while (true) {
+            CompletableFuture<LakestreamManagedLedger> existing = ledgers.get(name);
+            if (existing != null) {
+                return existing;
+            }
+            CompletableFuture<LakestreamManagedLedger> f = new CompletableFuture<>();
+            if (ledgers.putIfAbsent(name, f) != null) {
+                continue;
+            }
+            openInternal(name, config).whenComplete((ml, e) -> {
+                if (e != null) {
+                    ledgers.remove(name, f);
+                    f.completeExceptionally(Errors.unwrap(e));
+                } else {
+                    f.complete(ml);
+                }
+            });
+            return f;
+        }
+    }
+
+    private CompletableFuture<StreamInfo> lookupOrCreate(String name, ManagedLedgerConfig config) {
+        return log.catalog().lookup(NAMESPACE, name).thenCompose(info -> {
+            if (info.isPresent() && !info.get().deleted()) {
+                return CompletableFuture.completedFuture(info.get());
+            }
+            return brokerStore.exists(brokerPath(name)).thenCompose(nodeExists -> {
+                if (!config.isCreateIfMissing() && !nodeExists) {
+                    return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerNotFoundException(
+                            "managed ledger " + name + " does not exist"));
+                }
+                return log.catalog().create(NAMESPACE, name, Map.of()).exceptionallyCompose(e -> {
+                    Throwable c = Errors.unwrap(e);
+                    if (c instanceof CatalogException ce && ce.reason() == CatalogException.Reason.ALREADY_EXISTS) {
+                        return log.catalog().open(NAMESPACE, name);
+                    }
+                    return CompletableFuture.failedFuture(c);
+                });
+            });
+        });
+    }
+
+    private CompletableFuture<LakestreamManagedLedger> openInternal(String name, ManagedLedgerConfig config) {
+        return lookupOrCreate(name, config).thenCompose(info -> {
+            StreamLog stream = log.stream(info);
+            return stream.fence()
+                    .thenCompose(epoch -> loadLedger(name, info, stream, config, false))
+                    .thenCompose(ml -> ensureBrokerNode(name, info.id()).thenApply(v -> ml))
+                    .thenCompose(ml -> ml.initializeForWriting().thenApply(v -> ml))
+                    .thenCompose(ml -> ml.recoverCursors().thenApply(v -> ml))
+                    .thenCompose(ml -> initializeInterceptor(ml, config).thenApply(v -> ml))
+                    .whenComplete((ml, e) -> {
+                        if (e != null) {
+                            stream.releaseFence();
+                            LOG.warn("opening managed ledger {} failed", name, e);
+                        } else {
+                            LOG.info("opened managed ledger {} on stream {}, last confirmed {}", name, info.id(),
+                                    ml.getLastConfirmedEntry());
+                        }
+                    });
+        });
+    }
+
+    /** Builds the in-memory ledger from the stored record and the stream's offsets (reconciling the two). */
+    private CompletableFuture<LakestreamManagedLedger> loadLedger(String name, StreamInfo info, StreamLog stream,
+                                                                  ManagedLedgerConfig config, boolean readOnly) {
+        return ManagedLedgerRecord.load(log.metadataStore(), root(), info.id()).thenCompose(rec ->
+                stream.endOffset().thenCombine(stream.startOffset(), (end, start) -> new long[] {end, start})
+                        .thenApply(r -> {
+                            long end = r[0];
+                            long start = r[1];
+                            ManagedLedgerRecord record = rec.orElseGet(() -> {
+                                ManagedLedgerRecord m = new ManagedLedgerRecord();
+                                m.name = name;
+                                m.streamId = info.id();
+                                m.createdAt = System.currentTimeMillis();
+                                if (config.getProperties() != null) {
+                                    m.properties.putAll(config.getProperties());
+                                }
+                                return m;
+                            });
+                            List<VirtualLedgers.Ledger> ls = new ArrayList<>();
+                            for (VirtualLedgers.Ledger l : record.toLedgers()) {
+                                if (l.firstOffset() <= end) {
+                                    ls.add(l);
+                                }
+                            }
+                            if (ls.isEmpty() && end > start) {
+                                // Data without ledgers (a stream written by another program): one covering ledger.
+                                ls.add(new VirtualLedgers.Ledger(0, start, 0, 0));
+                            }
+                            VirtualLedgers v = new VirtualLedgers(ls, end);
+                            v.removeBelow(start);
+                            return new LakestreamManagedLedger(this, name, stream, config, record, v,
+                                    Math.min(start, end), readOnly);
+                        }));
+    }
+
+    private CompletableFuture<Void> ensureBrokerNode(String name, long streamId) {
+        String path = brokerPath(name);
+        byte[] value = ("{\"storage\":\"lakestream\",\"streamId\":" + streamId + "}").getBytes(StandardCharsets.UTF_8);
+        return brokerStore.exists(path).thenCompose(exists -> exists
+                ? CompletableFuture.completedFuture(null)
+                : brokerStore.put(path, value, Optional.of(-1L)).handle((s, e) -> {
+                    if (e != null && !(Errors.unwrap(e) instanceof MetadataStoreException.BadVersionException)) {
+                        throw new java.util.concurrent.CompletionException(Errors.unwrap(e));
+                    }
+                    return null;
+                }));
+    }
+
+    private CompletableFuture<Void> initializeInterceptor(LakestreamManagedLedger ml, ManagedLedgerConfig config) {
+        ManagedLedgerInterceptor interceptor = config.getManagedLedgerInterceptor();
+        if (interceptor == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        interceptor.onManagedLedgerPropertiesInitialize(new HashMap<>(ml.getProperties()));
+        return interceptor.onManagedLedgerLastLedgerInitialize(ml.getName(), () -> {
+            long lce = ml.lceOffset();
+            if (lce < ml.startOffset()) {
+                return CompletableFuture.completedFuture(Optional.<Entry>empty());
+            }
+            return ml.readOne(lce).thenApply(Optional::of);
+        });
+    }
+
+    void evict(String name, LakestreamManagedLedger ml) {
+        CompletableFuture<LakestreamManagedLedger> f = ledgers.get(name);
+        if (f != null && f.isDone() && !f.isCompletedExceptionally() && f.join() == ml) {
+            ledgers.remove(name, f);
+        }
+    }
+
+    // ------------------------------------------------------------------ read-only
+
+    private CompletableFuture<LakestreamManagedLedger> openReadOnly(String name, ManagedLedgerConfig config) {
+        return log.catalog().lookup(NAMESPACE, name).thenCompose(info -> {
+            if (info.isEmpty() || info.get().deleted()) {
+                return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerNotFoundException(
+                        "managed ledger " + name + " does not exist"));
+            }
+            return loadLedger(name, info.get(), log.stream(info.get()),
+                    config == null ? new ManagedLedgerConfig() : config, true);
+        });
+    }
+
+    @Override
+    public ReadOnlyCursor openReadOnlyCursor(String name, Position startPosition, ManagedLedgerConfig config)
+            throws InterruptedException, ManagedLedgerException {
+        return LakestreamManagedLedger.Sync.await(openReadOnly(name, config)
+                .thenApply(ml -> LakestreamReadOnlyManagedLedger.cursor(ml, startPosition)));
+    }
+
+    @Override
+    public void asyncOpenReadOnlyCursor(String name, Position startPosition, ManagedLedgerConfig config,
+                                        OpenReadOnlyCursorCallback cb, Object ctx) {
+        openReadOnly(name, config).thenApply(ml -> LakestreamReadOnlyManagedLedger.cursor(ml, startPosition))
+                .whenCompleteAsync((c, e) -> {
+                    if (e != null) {
+                        cb.openReadOnlyCursorFailed(Errors.toMl(e), ctx);
+                    } else {
+                        cb.openReadOnlyCursorComplete(c, ctx);
+                    }
+                }, pool);
+    }
+
+    @Override
+    public void asyncOpenReadOnlyManagedLedger(String name, OpenReadOnlyManagedLedgerCallback cb,
+                                               ManagedLedgerConfig config, Object ctx) {
+        openReadOnly(name, config).whenCompleteAsync((ml, e) -> {
+            if (e != null) {
+                cb.openReadOnlyManagedLedgerFailed(Errors.toMl(e), ctx);
+            } else {
+                cb.openReadOnlyManagedLedgerComplete(new LakestreamReadOnlyManagedLedger(ml), ctx);
+            }
+        }, pool);
+    }
+
+    // ------------------------------------------------------------------ info
+
+    @Override
+    public ManagedLedgerInfo getManagedLedgerInfo(String name) throws InterruptedException, ManagedLedgerException {
+        return LakestreamManagedLedger.Sync.await(infoAsync(name));
+    }
+
+    @Override
+    public void asyncGetManagedLedgerInfo(String name, ManagedLedgerInfoCallback cb, Object ctx) {
+        infoAsync(name).whenCompleteAsync((info, e) -> {
+            if (e != null) {
+                cb.getInfoFailed(Errors.toMl(e), ctx);
+            } else {
+                cb.getInfoComplete(info, ctx);
+            }
+        }, pool);
+    }
+
+    private CompletableFuture<LakestreamManagedLedger> openOrReadOnly(String name) {
+        CompletableFuture<LakestreamManagedLedger> open = ledgers.get(name);
+        if (open != null && open.isDone() && !open.isCompletedExceptionally()) {
+            return open;
+        }
+        return openReadOnly(name, null);
+    }
+
+    private CompletableFuture<ManagedLedgerInfo> infoAsync(String name) {
+        return openOrReadOnly(name).thenCompose(ml -> {
+            ManagedLedgerInfo info = new ManagedLedgerInfo();
+            ManagedLedgerRecord rec = ml.recordSnapshot();
+            info.version = rec.storeVersion;
+            info.creationDate = java.time.Instant.ofEpochMilli(rec.createdAt).toString();
+            info.modificationDate = info.creationDate;
+            info.ledgers = new ArrayList<>();
+            List<VirtualLedgers.Ledger> ls = ml.ledgerList();
+            for (int i = 0; i < ls.size(); i++) {
+                ManagedLedgerInfo.LedgerInfo li = new ManagedLedgerInfo.LedgerInfo();
+                li.ledgerId = ls.get(i).id();
+                li.entries = ml.ledgerEntries(i);
+                li.size = ml.ledgerSize(i);
+                li.timestamp = ls.get(i).timestamp();
+                info.ledgers.add(li);
+            }
+            if (rec.terminatedOffset != null) {
+                Position p = ml.positionOf(rec.terminatedOffset);
+                ManagedLedgerInfo.PositionInfo pi = new ManagedLedgerInfo.PositionInfo();
+                pi.ledgerId = p.getLedgerId();
+                pi.entryId = p.getEntryId();
+                info.terminatedPosition = pi;
+            }
+            info.properties = new LinkedHashMap<>(rec.properties);
+            info.cursors = new LinkedHashMap<>();
+            return ml.stream.cursorNames().thenCompose(names -> {
+                List<CompletableFuture<Void>> all = new ArrayList<>();
+                for (String n : names) {
+                    all.add(ml.stream.openCursor(n, 0).thenAccept(dc -> {
+                        ManagedLedgerInfo.CursorInfo ci = new ManagedLedgerInfo.CursorInfo();
+                        ci.cursorsLedgerId = -1;
+                        Position md = ml.positionOf(dc.ackedBefore() - 1);
+                        ci.markDelete = new ManagedLedgerInfo.PositionInfo();
+                        ci.markDelete.ledgerId = md.getLedgerId();
+                        ci.markDelete.entryId = md.getEntryId();
+                        ci.individualDeletedMessages = new ArrayList<>();
+                        for (long[] r : dc.state().individuallyAcked().toList()) {
+                            ManagedLedgerInfo.MessageRangeInfo mr = new ManagedLedgerInfo.MessageRangeInfo();
+                            Position from = ml.positionOf(r[0] - 1);
+                            Position to = ml.positionOf(r[1] - 1);
+                            mr.from.ledgerId = from.getLedgerId();
+                            mr.from.entryId = from.getEntryId();
+                            mr.to.ledgerId = to.getLedgerId();
+                            mr.to.entryId = to.getEntryId();
+                            ci.individualDeletedMessages.add(mr);
+                        }
+                        ci.properties = new LinkedHashMap<>(dc.positionProperties());
+                        synchronized (info) {
+                            info.cursors.put(n, ci);
+                        }
+                    }));
+                }
+                return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply(v -> info);
+            });
+        });
+    }
+
+    @Override
+    public CompletableFuture<Map<String, String>> getManagedLedgerPropertiesAsync(String name) {
+        return openOrReadOnly(name).thenApply(ml -> (Map<String, String>) new LinkedHashMap<>(ml.getProperties()))
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(Errors.toMl(e)));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> asyncExists(String name) {
+        return brokerStore.exists(brokerPath(name)).thenCompose(exists -> exists
+                ? CompletableFuture.completedFuture(true)
+                : log.catalog().lookup(NAMESPACE, name).thenApply(i -> i.isPresent() && !i.get().deleted()));
+    }
+
+    // ------------------------------------------------------------------ delete
+
+    @Override
+    public void delete(String name) throws InterruptedException, ManagedLedgerException {
+        LakestreamManagedLedger.Sync.await(deleteAsync(name));
+    }
+
+    @Override
+    public void delete(String name, CompletableFuture<ManagedLedgerConfig> mlConfigFuture)
+            throws InterruptedException, ManagedLedgerException {
+        delete(name);
+    }
+
+    @Override
+    public void asyncDelete(String name, DeleteLedgerCallback cb, Object ctx) {
+        deleteAsync(name).whenCompleteAsync((v, e) -> {
+            if (e != null) {
+                cb.deleteLedgerFailed(Errors.toMl(e), ctx);
+            } else {
+                cb.deleteLedgerComplete(ctx);
+            }
+        }, pool);
+    }
+
+    @Override
+    public void asyncDelete(String name, CompletableFuture<ManagedLedgerConfig> mlConfigFuture,
+                            DeleteLedgerCallback cb, Object ctx) {
+        asyncDelete(name, cb, ctx);
+    }
+
+    private CompletableFuture<Void> deleteAsync(String name) {
+        CompletableFuture<LakestreamManagedLedger> open = ledgers.get(name);
+        if (open != null) {
+            return open.handle((ml, e) -> ml).thenCompose(ml -> ml != null ? ml.deleteAsync() : deleteClosed(name));
+        }
+        return deleteClosed(name);
+    }
+
+    private CompletableFuture<Void> deleteClosed(String name) {
+        return log.catalog().lookup(NAMESPACE, name).thenCompose(info -> {
+            if (info.isPresent() && !info.get().deleted()) {
+                return deleteStorage(name, info.get().id());
+            }
+            return brokerStore.exists(brokerPath(name)).thenCompose(exists -> {
+                if (!exists) {
+                    return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerNotFoundException(
+                            "managed ledger " + name + " does not exist"));
+                }
+                return deleteBrokerNode(name);
+            });
+        });
+    }
+
+    /** Deletes a managed ledger's data and metadata, and evicts it from the cache (before any callback runs). */
+    CompletableFuture<Void> deleteStorage(String name, long streamId) {
+        StreamLog stream = log.stream(streamId);
+        return stream.deleteData()
+                .thenCompose(v -> log.catalog().delete(NAMESPACE, name).handle((x, e) -> null))
+                .thenCompose(v -> log.metadataStore().delete(ManagedLedgerRecord.key(root(), streamId)))
+                .thenCompose(v -> deleteBrokerNode(name))
+                .whenComplete((v, e) -> {
+                    CompletableFuture<LakestreamManagedLedger> f = ledgers.get(name);
+                    if (f != null && f.isDone() && !f.isCompletedExceptionally() && f.join().isClosedOrDeleted()) {
+                        ledgers.remove(name, f);
+                    }
+                });
+    }
+
+    private CompletableFuture<Void> deleteBrokerNode(String name) {
+        return brokerStore.deleteRecursive(brokerPath(name)).handle((v, e) -> {
+            if (e != null && !(Errors.unwrap(e) instanceof MetadataStoreException.NotFoundException)) {
+                throw new java.util.concurrent.CompletionException(Errors.unwrap(e));
+            }
+            return null;
+        });
+    }
+
+    // ------------------------------------------------------------------ lifecycle and the rest
+
+    @Override
+    public void shutdown() throws InterruptedException, ManagedLedgerException {
+        LakestreamManagedLedger.Sync.await(shutdownAsync());
+    }
+
+    @Override
+    public CompletableFuture<Void> shutdownAsync() {
+        closed = true;
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (CompletableFuture<LakestreamManagedLedger> f : new ArrayList<>(ledgers.values())) {
+            all.add(f.handle((ml, e) -> ml).thenCompose(ml -> ml == null ? CompletableFuture.completedFuture(null)
+                    : ml.closeAsync().exceptionally(e -> null)));
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
+            ledgers.clear();
+            scheduler.shutdownNow();
+            pool.shutdown();
+        });
+    }
+
+    @Override
+    public EntryCacheManager getEntryCacheManager() {
+        return cacheManager;
+    }
+
+    @Override
+    public void updateCacheEvictionTimeThreshold(long nanos) {
+        cacheEvictionTimeThresholdNanos = nanos;
+    }
+
+    @Override
+    public long getCacheEvictionTimeThreshold() {
+        return cacheEvictionTimeThresholdNanos;
+    }
+
+    @Override
+    public Map<String, ManagedLedger> getManagedLedgers() {
+        Map<String, ManagedLedger> out = new LinkedHashMap<>();
+        ledgers.forEach((n, f) -> {
+            if (f.isDone() && !f.isCompletedExceptionally()) {
+                out.put(n, f.join());
+            }
+        });
+        return out;
+    }
+
+    @Override
+    public ManagedLedgerFactoryMXBean getCacheStats() {
+        return new ManagedLedgerFactoryMXBean() {
+            @Override
+            public int getNumberOfManagedLedgers() {
+                return getManagedLedgers().size();
+            }
+
+            @Override
+            public long getCacheUsedSize() {
+                return 0;
+            }
+
+            @Override
+            public long getCacheMaxSize() {
+                return cacheManager.getMaxSize();
+            }
+
+            @Override
+            public double getCacheHitsRate() {
+                return 0;
+            }
+
+            @Override
+            public long getCacheHitsTotal() {
+                return 0;
+            }
+
+            @Override
+            public double getCacheMissesRate() {
+                return 0;
+            }
+
+            @Override
+            public long getCacheMissesTotal() {
+                return 0;
+            }
+
+            @Override
+            public double getCacheHitsThroughput() {
+                return 0;
+            }
+
+            @Override
+            public long getCacheHitsBytesTotal() {
+                return 0;
+            }
+
+            @Override
+            public double getCacheMissesThroughput() {
+                return 0;
+            }
+
+            @Override
+            public long getCacheMissesBytesTotal() {
+                return 0;
+            }
+
+            @Override
+            public long getNumberOfCacheEvictions() {
+                return 0;
+            }
+
+            @Override
+            public long getNumberOfCacheEvictionsTotal() {
+                return 0;
+            }
+
+            @Override
+            public long getCacheInsertedEntriesCount() {
+                return 0;
+            }
+
+            @Override
+            public long getCacheEvictedEntriesCount() {
+                return 0;
+            }
+
+            @Override
+            public long getCacheEntriesCount() {
+                return 0;
+            }
+        };
+    }
+
+    @Override
+    public void estimateUnloadedTopicBacklog(PersistentOfflineTopicStats stats, TopicName topicName, boolean accurate,
+                                             Object ctx) throws Exception {
+        LakestreamManagedLedger ml = LakestreamManagedLedger.Sync.await(
+                openReadOnly(topicName.getPersistenceNamingEncoding(), null));
+        stats.totalMessages = ml.getNumberOfEntries();
+        stats.storageSize = ml.getTotalSize();
+        List<VirtualLedgers.Ledger> ls = ml.ledgerList();
+        for (int i = 0; i < ls.size(); i++) {
+            stats.addLedgerDetails(ml.ledgerEntries(i), ls.get(i).timestamp(), ml.ledgerSize(i), ls.get(i).id());
+        }
+        long maxBacklog = 0;
+        for (String n : LakestreamManagedLedger.Sync.await(ml.stream.cursorNames())) {
+            var dc = LakestreamManagedLedger.Sync.await(ml.stream.openCursor(n, 0));
+            long backlog = Math.max(0, ml.lceOffset() + 1 - Math.max(dc.ackedBefore(), ml.startOffset())
+                    - dc.individuallyAckedIn(dc.ackedBefore(), ml.lceOffset() + 1));
+            stats.addCursorDetails(n, backlog, -1);
+            maxBacklog = Math.max(maxBacklog, backlog);
+        }
+        stats.messageBacklog = maxBacklog;
+    }
+
+    @Override
+    public ManagedLedgerFactoryConfig getConfig() {
+        return config;
+    }
+
+    @Override
+    public String toString() {
+        return "LakestreamManagedLedgerFactory{" + root() + "}";
+    }
+
+    static void releaseAll(List<LogEntry> entries) {
+        entries.forEach(e -> e.payload().release());
+    }
+}

@@ -1,0 +1,48 @@
+package dev.lakestream.pulsar;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+import org.apache.bookkeeper.mledger.Entry;
+
+/** Binary search for the newest entry matching a predicate that holds for a prefix of the entries. */
+final class Search {
+
+    private Search() {}
+
+    /** The largest offset in {@code [lo, hi]} whose entry matches, or -1; reads O(log n) entries. */
+    static CompletableFuture<Long> newestMatching(LakestreamManagedLedger ml, Predicate<Entry> predicate, long lo,
+                                                  long hi) {
+        if (lo > hi) {
+            return CompletableFuture.completedFuture(-1L);
+        }
+        return test(ml, predicate, lo).thenCompose(first -> {
+            if (!first) {
+                return CompletableFuture.completedFuture(-1L);
+            }
+            return test(ml, predicate, hi).thenCompose(last -> last
+                    ? CompletableFuture.completedFuture(hi)
+                    : bisect(ml, predicate, lo, hi));
+        });
+    }
+
+    /** Invariant: lo matches, hi does not. */
+    private static CompletableFuture<Long> bisect(LakestreamManagedLedger ml, Predicate<Entry> predicate, long lo,
+                                                  long hi) {
+        if (hi - lo <= 1) {
+            return CompletableFuture.completedFuture(lo);
+        }
+        long mid = lo + (hi - lo) / 2;
+        return test(ml, predicate, mid).thenCompose(m -> m ? bisect(ml, predicate, mid, hi)
+                : bisect(ml, predicate, lo, mid));
+    }
+
+    private static CompletableFuture<Boolean> test(LakestreamManagedLedger ml, Predicate<Entry> predicate, long off) {
+        return ml.readOne(off).thenApply(e -> {
+            try {
+                return predicate.test(e);
+            } finally {
+                e.release();
+            }
+        });
+    }
+}
