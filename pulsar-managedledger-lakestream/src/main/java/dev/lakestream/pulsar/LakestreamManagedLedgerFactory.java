@@ -403,8 +403,14 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public CompletableFuture<Map<String, String>> getManagedLedgerPropertiesAsync(String name) {
+        // The broker asks before it creates a topic: a ledger that does not exist yet has no properties (as in Pulsar).
         return openOrReadOnly(name).thenApply(ml -> (Map<String, String>) new LinkedHashMap<>(ml.getProperties()))
-                .exceptionallyCompose(e -> CompletableFuture.failedFuture(Errors.toMl(e)));
+                .exceptionallyCompose(e -> {
+                    ManagedLedgerException ml = Errors.toMl(e);
+                    return ml instanceof ManagedLedgerException.ManagedLedgerNotFoundException
+                            ? CompletableFuture.completedFuture(Map.of())
+                            : CompletableFuture.failedFuture(ml);
+                });
     }
 
     @Override
