@@ -37,12 +37,18 @@ public final class WalReader {
     private final ObjectCache cache;
     private final ReaderConfig config;
     private final Map<Long, Long> lastReadEnd = new ConcurrentHashMap<>();
+    /** Object indexes fetched for ranged reads: every stream in a large object needs the same one. */
+    private final ObjectCache headers;
+
+    /** Index records scanned per read (plus prefetch); a read returns fewer entries when records hold one each. */
+    static final int MAX_RECORDS_PER_READ = 32;
 
     public WalReader(ObjectStore objects, OffsetIndex index, ObjectCache cache, ReaderConfig config) {
         this.objects = objects;
         this.index = index;
         this.cache = cache;
         this.config = config;
+        this.headers = new ObjectCache(Math.min(config.cacheBytes() / 8, 32L << 20));
     }
 
     /**
@@ -56,7 +62,9 @@ public final class WalReader {
         }
         boolean sequential = Long.valueOf(fromOffset).equals(lastReadEnd.get(streamId));
         int prefetch = sequential ? config.prefetchRecords() : 0;
-        return index.recordsFrom(streamId, fromOffset, maxEntries + prefetch).thenCompose(records -> {
+        // An index record holds all of a stream's entries in one object, often many: a few records go a long way.
+        int scan = Math.min(maxEntries, MAX_RECORDS_PER_READ) + prefetch;
+        return index.recordsFrom(streamId, fromOffset, scan).thenCompose(records -> {
             List<Selection> plan = plan(records, fromOffset, maxEntries, maxBytes);
             if (plan.isEmpty()) {
                 return CompletableFuture.completedFuture(List.<LogEntry>of());
@@ -160,11 +168,19 @@ public final class WalReader {
         }
         int headerLength = WalObjectFormat.LENGTH_PREFIX_BYTES
                 + Integer.parseInt(v.extraData().get(IndexValue.EXTRA_INDEX_LENGTH));
-        return objects.get(key, 0, headerLength).handle((header, e) -> {
+        ByteBuffer knownHeader = headers.get(key);
+        CompletableFuture<ByteBuffer> header = knownHeader != null
+                ? CompletableFuture.completedFuture(knownHeader)
+                : objects.get(key, 0, headerLength);
+        return header.handle((h, e) -> {
             if (e != null) {
                 throw unreadable(streamId, offset, key, e);
             }
-            return ObjectView.indexOnly(header, s.record, offset);
+            ObjectView view = ObjectView.indexOnly(h, s.record, offset);
+            if (knownHeader == null) {
+                headers.put(key, h);
+            }
+            return view;
         }).thenCompose(view -> view.fetchRange(objects, s));
     }
 

@@ -62,6 +62,12 @@ public final class WalWriter implements AutoCloseable {
     private final Map<Long, CompletableFuture<Void>> commitTails = new HashMap<>();
     private final List<CompletableFuture<Void>> inFlight = new ArrayList<>();
     private boolean closed;
+    /** One thread: flushes run in seal order (see {@link #submitIfSealed}). */
+    private final java.util.concurrent.ExecutorService flushThread = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "lakestream-wal-flush");
+        t.setDaemon(true);
+        return t;
+    });
 
     public WalWriter(ObjectStore objects, MetadataStore metadata, WalWriterConfig config, ObjectCache cache,
                      CommitGuard guard, ScheduledExecutorService scheduler, Clock clock) {
@@ -85,7 +91,6 @@ public final class WalWriter implements AutoCloseable {
                     "append to stream " + streamId + " must hold at least one record, not " + records));
         }
         PendingAppend append = new PendingAppend(streamId, records, payload.retain(), new CompletableFuture<>());
-        Batch sealed = null;
         synchronized (lock) {
             if (closed) {
                 append.fail(new LogException("WAL writer is closed; append to stream " + streamId + " refused"));
@@ -101,23 +106,17 @@ public final class WalWriter implements AutoCloseable {
                 waiting.add(append);
                 return append.result;
             }
-            sealed = admit(append);
-        }
-        if (sealed != null) {
-            flush(sealed);
+            submitIfSealed(admit(append));
         }
         return append.result;
     }
 
     /** Flushes whatever is buffered now, without waiting for the size or deadline. */
     public void flushNow() {
-        Batch sealed;
         synchronized (lock) {
-            sealed = open;
+            Batch sealed = open;
             open = null;
-        }
-        if (sealed != null) {
-            flush(sealed);
+            submitIfSealed(sealed);
         }
     }
 
@@ -139,11 +138,21 @@ public final class WalWriter implements AutoCloseable {
         refused.forEach(a -> a.fail(new LogException("WAL writer closed before append to stream " + a.streamId
                 + " found room")));
         flushNow();
-        List<CompletableFuture<Void>> pending;
-        synchronized (lock) {
-            pending = new ArrayList<>(inFlight);
+        if (flushThread.isShutdown()) {
+            return CompletableFuture.completedFuture(null);
         }
-        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
+        // Runs after every flush handed over so far has registered itself as in flight (the thread is FIFO).
+        CompletableFuture<Void> drained = new CompletableFuture<>();
+        flushThread.execute(() -> {
+            List<CompletableFuture<Void>> pending;
+            synchronized (lock) {
+                pending = new ArrayList<>(inFlight);
+            }
+            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+                    .whenComplete((v, e) -> drained.complete(null));
+        });
+        flushThread.shutdown();
+        return drained;
     }
 
     @Override
@@ -179,8 +188,20 @@ public final class WalWriter implements AutoCloseable {
                 return;
             }
             open = null;
+            submitIfSealed(batch);
         }
-        flush(batch);
+    }
+
+    /**
+     * Hands a sealed batch to the flush thread. Called under the lock, so batches are flushed in the order
+     * they were sealed: each flush reserves its streams' places in their commit chains, and that order is
+     * what keeps one stream's completions in append order across objects. It also keeps the copy into the
+     * object and its checksum off the appending thread (in a broker, a Netty event loop).
+     */
+    private void submitIfSealed(Batch sealed) {
+        if (sealed != null) {
+            flushThread.execute(() -> flush(sealed));
+        }
     }
 
     private void flush(Batch batch) {
@@ -312,7 +333,6 @@ public final class WalWriter implements AutoCloseable {
 
     /** Returns a stored batch's bytes to the budget and admits waiting appends that now fit. */
     private void release(Batch batch) {
-        List<Batch> sealed = new ArrayList<>();
         synchronized (lock) {
             if (batch.released) {
                 return;
@@ -320,13 +340,9 @@ public final class WalWriter implements AutoCloseable {
             batch.released = true;
             pendingBytes -= batch.bytes;
             while (!waiting.isEmpty() && hasRoomFor(waiting.peek().size())) {
-                Batch b = admit(waiting.poll());
-                if (b != null) {
-                    sealed.add(b);
-                }
+                submitIfSealed(admit(waiting.poll()));
             }
         }
-        sealed.forEach(this::flush);
     }
 
     private static Throwable unwrap(Throwable e) {
@@ -352,7 +368,8 @@ public final class WalWriter implements AutoCloseable {
     private static final class PendingAppend {
         final long streamId;
         final int records;
-        final ByteBuf payload;
+        /** Dropped once released, so a heap payload does not outlive its copy into the object. */
+        ByteBuf payload;
         final int size;
         final CompletableFuture<AppendResult> result;
         private boolean payloadReleased;
@@ -378,6 +395,7 @@ public final class WalWriter implements AutoCloseable {
             if (!payloadReleased) {
                 payloadReleased = true;
                 payload.release();
+                payload = null;
             }
         }
     }

@@ -81,6 +81,12 @@ class OxiaMetadataStoreConformanceTest extends MetadataStoreConformanceTest {
                         .hasMessageContaining(s.address())
                         .hasMessageContaining(p + "/k");
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+                // Scans too: the client's callback scan has no deadline of its own.
+                long scanStart = System.nanoTime();
+                assertThatThrownBy(() -> join(s.rangeScan(p + "/", p + "//", java.util.Optional.empty(), 10)))
+                        .isInstanceOf(MetadataStoreUnavailableException.class)
+                        .hasMessageContaining(s.address());
+                assertThat(Duration.ofNanos(System.nanoTime() - scanStart)).isLessThan(Duration.ofSeconds(10));
             } finally {
                 OXIA.server().start();
             }

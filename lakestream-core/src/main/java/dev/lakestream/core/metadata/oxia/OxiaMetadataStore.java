@@ -252,6 +252,8 @@ public final class OxiaMetadataStore implements MetadataStore {
             // With a partition key one shard streams its records in key order, so we can stop at the limit.
             boolean stopAtLimit = limit > 0 && partitionKey.isPresent();
             CompletableFuture<List<GetResult>> scanned = new CompletableFuture<>();
+            // The client's callback scan has no deadline of its own: with the server gone it would never end.
+            scanned.orTimeout(config.requestTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
             List<GetResult> results = new ArrayList<>();
             client.rangeScan(startInclusive, endExclusive, new RangeScanConsumer() {
                 @Override
