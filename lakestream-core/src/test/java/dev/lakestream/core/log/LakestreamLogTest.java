@@ -166,6 +166,44 @@ public abstract class LakestreamLogTest {
     }
 
     @Test
+    void appendsFromManyThreadsKeepEachStreamsOrder() throws Exception {
+        // Small objects: batches are sealed by whichever thread fills them, several in flight at once.
+        Lakestream log = log(LakestreamConfig.DEFAULT.withWriter(
+                new WalWriterConfig(4 << 10, Duration.ofMillis(2), 8L << 20, WalWriterConfig.WhenFull.WAIT)));
+        int threads = 4;
+        int perThread = 500;
+        List<StreamLog> streams = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            streams.add(newStream(log, "threaded-" + t));
+        }
+        List<List<CompletableFuture<AppendResult>>> results = new ArrayList<>();
+        List<List<Long>> completionOrder = new ArrayList<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            List<CompletableFuture<AppendResult>> mine = new ArrayList<>();
+            List<Long> completed = Collections.synchronizedList(new ArrayList<>());
+            results.add(mine);
+            completionOrder.add(completed);
+            StreamLog s = streams.get(t);
+            workers.add(Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < perThread; i++) {
+                    mine.add(s.append(1, bytes("x".repeat(100) + i)).whenComplete((r, e) -> completed.add(r.offset())));
+                }
+            }));
+        }
+        for (Thread w : workers) {
+            w.join();
+        }
+        for (int t = 0; t < threads; t++) {
+            CompletableFuture.allOf(results.get(t).toArray(CompletableFuture[]::new)).join();
+            for (int i = 0; i < perThread; i++) {
+                assertThat(results.get(t).get(i).join().offset()).as("stream %d append %d", t, i).isEqualTo(i);
+            }
+            assertThat(completionOrder.get(t)).hasSize(perThread).isSorted();
+        }
+    }
+
+    @Test
     void flushesBySizeAndDeadlineIntoSharedObjects() {
         // 10 KiB objects: 100 appends of 1 KiB to two streams need about 20 objects, each shared.
         Lakestream log = log(LakestreamConfig.DEFAULT.withWriter(
