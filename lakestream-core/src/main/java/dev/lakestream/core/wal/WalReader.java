@@ -39,6 +39,7 @@ public final class WalReader {
     private final Map<Long, Long> lastReadEnd = new ConcurrentHashMap<>();
     /** Object indexes fetched for ranged reads: every stream in a large object needs the same one. */
     private final ObjectCache headers;
+    private final Map<String, CompletableFuture<ByteBuffer>> headerFetches = new ConcurrentHashMap<>();
 
     /** Index records scanned per read (plus prefetch); a read returns fewer entries when records hold one each. */
     static final int MAX_RECORDS_PER_READ = 32;
@@ -168,20 +169,40 @@ public final class WalReader {
         }
         int headerLength = WalObjectFormat.LENGTH_PREFIX_BYTES
                 + Integer.parseInt(v.extraData().get(IndexValue.EXTRA_INDEX_LENGTH));
-        ByteBuffer knownHeader = headers.get(key);
-        CompletableFuture<ByteBuffer> header = knownHeader != null
-                ? CompletableFuture.completedFuture(knownHeader)
-                : objects.get(key, 0, headerLength);
-        return header.handle((h, e) -> {
+        return header(key, headerLength).handle((h, e) -> {
             if (e != null) {
                 throw unreadable(streamId, offset, key, e);
             }
-            ObjectView view = ObjectView.indexOnly(h, s.record, offset);
-            if (knownHeader == null) {
+            return ObjectView.indexOnly(h, s.record, offset);
+        }).thenCompose(view -> view.fetchRange(objects, s));
+    }
+
+    /**
+     * The first {@code length} bytes of an object (its index), from the cache, or from one GET shared by every
+     * reader that asks while it is in flight: the streams of one large object are usually read together.
+     */
+    private CompletableFuture<ByteBuffer> header(String key, int length) {
+        ByteBuffer known = headers.get(key);
+        if (known != null) {
+            return CompletableFuture.completedFuture(known);
+        }
+        CompletableFuture<ByteBuffer> mine = new CompletableFuture<>();
+        CompletableFuture<ByteBuffer> inFlight = headerFetches.putIfAbsent(key, mine);
+        if (inFlight != null) {
+            return inFlight.thenApply(ByteBuffer::duplicate);
+        }
+        objects.get(key, 0, length).whenComplete((h, e) -> {
+            if (e == null) {
                 headers.put(key, h);
             }
-            return view;
-        }).thenCompose(view -> view.fetchRange(objects, s));
+            headerFetches.remove(key, mine);
+            if (e != null) {
+                mine.completeExceptionally(e);
+            } else {
+                mine.complete(h);
+            }
+        });
+        return mine.thenApply(ByteBuffer::duplicate);
     }
 
     private static RuntimeException unreadable(long streamId, long offset, String key, Throwable e) {
