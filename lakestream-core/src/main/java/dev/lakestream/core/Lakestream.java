@@ -64,9 +64,9 @@ public final class Lakestream implements AutoCloseable {
         this.index = new OffsetIndex(metadata);
         this.catalog = new StreamCatalog(metadata, config.metadataRoot());
         this.fences = new StreamFences(metadata, config.metadataRoot());
-        this.writer = new WalWriter(objects, metadata, config.writer(), cache, fences, scheduler, clock);
-        this.reader = new WalReader(objects, index, cache, config.reader());
         this.tail = new TailWatcher(metadata, index, scheduler, config.tailPollInterval());
+        this.writer = new WalWriter(objects, metadata, config.writer(), cache, fences, tail::committed, scheduler, clock);
+        this.reader = new WalReader(objects, index, cache, config.reader());
         this.trimmer = new StreamTrimmer(metadata, index);
         this.cursors = new CursorStore(metadata, config.metadataRoot());
         this.timeIndex = new TimeIndex(index);

@@ -41,10 +41,8 @@ public final class StreamLog {
      * may release its own reference at once.
      */
     public CompletableFuture<AppendResult> append(int records, ByteBuf payload) {
-        return log.writer().append(id, records, payload).thenApply(r -> {
-            log.tail().committed(id, r.endOffset());
-            return r;
-        });
+        // Readers waiting at the end are woken by the writer, once per index commit rather than per append.
+        return log.writer().append(id, records, payload);
     }
 
     /**

@@ -52,6 +52,7 @@ public final class WalWriter implements AutoCloseable {
     private final WalWriterConfig config;
     private final ObjectCache cache;
     private final CommitGuard guard;
+    private final CommitListener listener;
     private final ScheduledExecutorService scheduler;
     private final Clock clock;
 
@@ -70,12 +71,13 @@ public final class WalWriter implements AutoCloseable {
     });
 
     public WalWriter(ObjectStore objects, MetadataStore metadata, WalWriterConfig config, ObjectCache cache,
-                     CommitGuard guard, ScheduledExecutorService scheduler, Clock clock) {
+                     CommitGuard guard, CommitListener listener, ScheduledExecutorService scheduler, Clock clock) {
         this.objects = objects;
         this.metadata = metadata;
         this.config = config;
         this.cache = cache;
         this.guard = guard;
+        this.listener = listener;
         this.scheduler = scheduler;
         this.clock = clock;
     }
@@ -327,6 +329,7 @@ public final class WalWriter implements AutoCloseable {
                         a.result.complete(new AppendResult(streamId, offset, a.records, timestamp, cumulative));
                         offset += a.records;
                     }
+                    listener.committed(streamId, key.endOffset());
                     return null;
                 });
     }

@@ -535,6 +535,13 @@ public final class OxiaMetadataStore implements MetadataStore {
             // e.g. fewer deltas than the last key of the sequence has counters
             return new InvalidKeyException(what + " was refused: " + t.getMessage(), t);
         }
+        if (t instanceof io.oxia.client.grpc.OxiaStatusException s && (s.isRetryable()
+                || s.getStatusCode() == io.oxia.client.grpc.OxiaStatusCode.TIMEOUT
+                || s.getStatusCode() == io.oxia.client.grpc.OxiaStatusCode.SHARD_NOT_FOUND)) {
+            // The client's own timeouts (which it does not call retryable) and leader or shard unavailability:
+            // the server may answer again later.
+            return new MetadataStoreUnavailableException(what + " failed: server unavailable: " + t.getMessage(), t);
+        }
         if (t instanceof IllegalArgumentException) {
             return new InvalidKeyException(what + " was refused: " + t.getMessage(), t);
         }
