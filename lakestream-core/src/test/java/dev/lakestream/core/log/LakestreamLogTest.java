@@ -147,6 +147,10 @@ public abstract class LakestreamLogTest {
             }
             assertThat(streams.get(s).endOffset().join()).isEqualTo(expectedOffset);
         }
+        // The writer left its objects in the cache: the tail reads above never went to the object store.
+        assertThat(log.cacheStats().hits()).isPositive();
+        assertThat(log.cacheStats().misses()).isZero();
+        assertThat(log.cacheStats().bytes()).isPositive();
     }
 
     @Test
@@ -456,7 +460,7 @@ public abstract class LakestreamLogTest {
         for (int i = 0; i < 20; i++) {
             results.add(s.append(1, bytes("t" + i)).join());
             if (i == 9) {
-                Thread.sleep(20);
+                awaitClockPast(results.get(9).timestamp());   // the later half commits strictly later
             }
         }
         long t10 = results.get(10).timestamp();
@@ -490,7 +494,8 @@ public abstract class LakestreamLogTest {
         StreamLog b = newStream(log, "gc-b");
         CompletableFuture.allOf(a.append(1, bytes("a0")), b.append(1, bytes("b0"))).join();
         String first = locationOf(a, 0);
-        Thread.sleep(1_100);   // object names have one-second resolution: the next object must be a second later
+        // Object names have one-second resolution: the next object must be named in a later second.
+        awaitClockPast(dev.lakestream.core.wal.WalObjectKeys.writtenAt(first).toEpochMilli() + 999);
         CompletableFuture.allOf(a.append(1, bytes("a1")), b.append(1, bytes("b1"))).join();
         String second = locationOf(a, 1);
         assertThat(second).isNotEqualTo(first);
@@ -537,6 +542,13 @@ public abstract class LakestreamLogTest {
         stores.metadata().put(log.config().metadataRoot() + "/gc/lock", new byte[0],
                 dev.lakestream.core.metadata.PutOptions.ifAbsent().asEphemeral()).join();
         assertThat(gc.runOnce().join().ran()).isFalse();
+    }
+
+    /** Waits until this machine's clock (which the stores use too) reads later than {@code millis}. */
+    private static void awaitClockPast(long millis) {
+        while (System.currentTimeMillis() <= millis) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
     }
 
     private String locationOf(StreamLog s, long offset) {
