@@ -131,6 +131,13 @@ public final class Lakestream implements AutoCloseable {
         return config;
     }
 
+    /** What the object cache holds and how it has served reads, for broker metrics. */
+    public record CacheStats(long bytes, long maxBytes, long hits, long misses) {}
+
+    public CacheStats cacheStats() {
+        return new CacheStats(cache.bytes(), config.reader().cacheBytes(), cache.hits(), cache.misses());
+    }
+
     ObjectCache cache() {
         return cache;
     }
