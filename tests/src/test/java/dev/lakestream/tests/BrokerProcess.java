@@ -1,0 +1,190 @@
+package dev.lakestream.tests;
+
+import dev.lakestream.broker.LakestreamBroker;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Pulsar broker in its own JVM, started with the launcher {@code bin/run-broker} uses
+ * ({@link LakestreamBroker}), so that a test can kill it the way a machine dies: {@code SIGKILL}, no shutdown hook, no
+ * graceful unload. Its output goes to a log file the failure messages name.
+ */
+final class BrokerProcess implements AutoCloseable {
+
+    /** What the launcher prints once the broker serves. */
+    private static final String READY_LINE = "Pulsar broker is running";
+
+    private final String name;
+    private final List<String> command;
+    private final Path logFile;
+    private final int brokerPort;
+    private final int webPort;
+    private Process process;
+
+    private BrokerProcess(String name, List<String> command, Path logFile, int brokerPort, int webPort) {
+        this.name = name;
+        this.command = command;
+        this.logFile = logFile;
+        this.brokerPort = brokerPort;
+        this.webPort = webPort;
+    }
+
+    /**
+     * A broker of {@code confFile} with {@code overrides} (ports are picked here), not started yet. Its data directory
+     * and log file live under {@code workDir}.
+     */
+    static BrokerProcess of(String name, Path confFile, Path workDir, Map<String, String> overrides)
+            throws IOException {
+        int brokerPort = freePort();
+        int webPort = freePort();
+        Path dataDir = Files.createDirectories(workDir.resolve(name));
+        Map<String, String> all = new LinkedHashMap<>();
+        all.put("bindAddress", "127.0.0.1");
+        all.put("advertisedAddress", "127.0.0.1");
+        all.put("brokerServicePort", Integer.toString(brokerPort));
+        all.put("webServicePort", Integer.toString(webPort));
+        all.put("numIOThreads", "2");
+        all.put("numHttpServerThreads", "8");
+        all.put("numExecutorThreadPoolSize", "2");
+        all.put("numOrderedExecutorThreads", "2");
+        all.put("managedLedgerCacheSizeMB", "32");
+        all.putAll(overrides);
+
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.add("-Xms256m");
+        cmd.add("-Xmx768m");
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1");
+        // The module-access flags the test JVM got from surefire are the ones the broker needs too.
+        for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (arg.startsWith("--add-opens") || arg.startsWith("--enable-native-access")
+                    || arg.startsWith("--sun-misc-unsafe") || arg.startsWith("-Dio.netty")
+                    || arg.equals("-XX:+EnableDynamicAgentLoading")) {
+                cmd.add(arg);
+            }
+        }
+        cmd.add("-Dlog4j2.configurationFile=" + PulsarBrokerExtension.projectDir().resolve("conf/log4j2.xml"));
+        cmd.add("-cp");
+        cmd.add(testClassPath());
+        cmd.add(LakestreamBroker.class.getName());
+        cmd.add("--broker-conf");
+        cmd.add(confFile.toString());
+        cmd.add("--data-dir");
+        cmd.add(dataDir.toString());
+        all.forEach((k, v) -> cmd.add(k + "=" + v));
+        return new BrokerProcess(name, cmd, workDir.resolve(name + ".log"), brokerPort, webPort);
+    }
+
+    /** Starts the JVM and returns once the launcher reports the broker serving. */
+    synchronized BrokerProcess start(Duration timeout) throws IOException, InterruptedException {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException("broker " + name + " is already running");
+        }
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+        pb.environment().put(LakestreamBroker.DATA_DIR_ENV, logFile.getParent().resolve(name).toString());
+        pb.environment().put("LAKESTREAM_LOG_LEVEL", "INFO");
+        long logStart = Files.exists(logFile) ? Files.size(logFile) : 0;
+        process = pb.start();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (logSince(logStart).contains(READY_LINE)) {
+                return this;
+            }
+            if (!process.isAlive()) {
+                throw new IllegalStateException("broker " + name + " exited with " + process.exitValue()
+                        + " before serving; log: " + logFile);
+            }
+            Thread.sleep(200);
+        }
+        kill();
+        throw new IllegalStateException("broker " + name + " did not serve within " + timeout + "; log: " + logFile);
+    }
+
+    /** {@code SIGKILL}: the broker gets no chance to close anything. */
+    synchronized void kill() throws InterruptedException {
+        if (process != null) {
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** {@code SIGTERM}: the launcher's shutdown hook closes the broker cleanly. */
+    synchronized void stop() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    synchronized boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** {@code 127.0.0.1:<port>} of the binary protocol. */
+    String brokerAddress() {
+        return "127.0.0.1:" + brokerPort;
+    }
+
+    /** {@code 127.0.0.1:<port>} of the admin API. */
+    String webAddress() {
+        return "127.0.0.1:" + webPort;
+    }
+
+    Path logFile() {
+        return logFile;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        kill();
+    }
+
+    @Override
+    public String toString() {
+        return "broker " + name + " (" + brokerAddress() + ", log " + logFile + ")";
+    }
+
+    private String logSince(long offset) throws IOException {
+        if (!Files.exists(logFile)) {
+            return "";
+        }
+        byte[] all = Files.readAllBytes(logFile);
+        int from = (int) Math.min(offset, all.length);
+        return new String(all, from, all.length - from);
+    }
+
+    /** The test class path: surefire hands it over in a property when the JVM runs from a manifest-only jar. */
+    private static String testClassPath() {
+        String cp = System.getProperty("surefire.test.class.path");
+        return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package dev.lakestream.tests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lakestream.testkit.OxiaServer;
+import dev.lakestream.testkit.S3ProxyServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Two brokers, each in its own JVM, sharing one Oxia server and one S3Proxy bucket (conf/broker-diskless.conf), with a
+ * producer and a consumer running while the topic is unloaded and its owning broker is killed with {@code SIGKILL}.
+ * Every message the broker acknowledged to the producer must reach the consumer; duplicates are counted, and with
+ * deduplication on the topic must hold each message exactly once.
+ */
+@Timeout(value = 8, unit = TimeUnit.MINUTES)
+class TwoBrokerFailoverTest {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TwoBrokerFailoverTest.class);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+    private static S3ProxyServer s3;
+    private static OxiaServer oxia;
+    private static Path workDir;
+    private static BrokerProcess brokerA;
+    private static BrokerProcess brokerB;
+
+    @BeforeAll
+    static void startServersAndBrokers() throws Exception {
+        workDir = Files.createTempDirectory("failover-");
+        s3 = S3ProxyServer.start();
+        String bucket = s3.createBucket();
+        oxia = OxiaServer.create("failover").start();
+        Map<String, String> stores = new LinkedHashMap<>();
+        String oxiaUrl = "oxia://" + oxia.serviceAddress() + "/default";
+        stores.put("metadataStoreUrl", oxiaUrl);
+        stores.put("configurationMetadataStoreUrl", oxiaUrl);
+        // A dead broker's ownership lapses with its metadata session: short, so the test does not wait 30 s.
+        stores.put("metadataStoreSessionTimeoutMillis", "5000");
+        stores.put("lakestream.s3.bucket", bucket);
+        stores.put("lakestream.s3.endpoint", s3.endpoint().toString());
+        stores.put("lakestream.s3.region", s3.region());
+        stores.put("lakestream.s3.pathStyleAccess", "true");
+        stores.put("lakestream.s3.accessKeyId", s3.accessKey());
+        stores.put("lakestream.s3.secretAccessKey", s3.secretKey());
+        stores.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
+        stores.put("lakestream.writer.flushDelay", "5ms");
+        // No load shedding: the test decides when topics move.
+        stores.put("loadBalancerSheddingEnabled", "false");
+        Path conf = PulsarBrokerExtension.projectDir().resolve("conf/broker-diskless.conf");
+        brokerA = BrokerProcess.of("a", conf, workDir, stores);
+        brokerB = BrokerProcess.of("b", conf, workDir, stores);
+        // One after the other: the first writes the cluster metadata.
+        brokerA.start(START_TIMEOUT);
+        brokerB.start(START_TIMEOUT);
+        LOG.info("Brokers up: {} and {}", brokerA, brokerB);
+    }
+
+    @AfterAll
+    static void stopEverything() throws Exception {
+        for (AutoCloseable c : new AutoCloseable[] {brokerA, brokerB, oxia, s3}) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    LOG.warn("closing {}", c, e);
+                }
+            }
+        }
+    }
+
+    @Test
+    void unloadAndKillTheOwnerWithDeduplicationLoseNothingAndStoreNothingTwice() throws Exception {
+        String ns = "public/failover-dedup";
+        String topic = "persistent://" + ns + "/orders";
+        try (PulsarAdmin admin = admin(); PulsarClient client = client()) {
+            admin.namespaces().createNamespace(ns);
+            admin.namespaces().setDeduplicationStatus(ns, true);
+            admin.topics().createNonPartitionedTopic(topic);
+            Outcome o = runThroughUnloadAndKill(admin, client, topic, 3000, 150);
+
+            assertThat(o.traffic.failed()).as("sends that failed").isEmpty();
+            Map<Integer, Integer> stored = CountedTraffic.stored(client, topic);
+            assertThat(stored.keySet()).as("stored messages").containsAll(o.traffic.acked());
+            assertThat(stored.entrySet()).as("messages stored more than once, deduplication on")
+                    .filteredOn(e -> e.getValue() > 1).isEmpty();
+            LOG.info("dedup on: {} acknowledged, {} stored, {} redelivered to the consumer",
+                    o.traffic.ackedCount(), stored.size(), o.traffic.redelivered());
+            o.traffic.close();
+        } finally {
+            restartKilledBrokers();
+        }
+    }
+
+    @Test
+    void unloadAndKillTheOwnerWithoutDeduplicationLoseNothing() throws Exception {
+        String ns = "public/failover-plain";
+        String topic = "persistent://" + ns + "/orders";
+        try (PulsarAdmin admin = admin(); PulsarClient client = client()) {
+            admin.namespaces().createNamespace(ns);
+            admin.topics().createNonPartitionedTopic(topic);
+            Outcome o = runThroughUnloadAndKill(admin, client, topic, 3000, 150);
+
+            assertThat(o.traffic.failed()).as("sends that failed").isEmpty();
+            Map<Integer, Integer> stored = CountedTraffic.stored(client, topic);
+            assertThat(stored.keySet()).as("stored messages").containsAll(o.traffic.acked());
+            long storedTwice = stored.values().stream().filter(c -> c > 1).count();
+            // Without deduplication a producer resends what it had in flight when its broker died; those may be
+            // stored twice. Nothing else may be.
+            LOG.info("dedup off: {} acknowledged, {} stored, {} stored more than once, {} redelivered",
+                    o.traffic.ackedCount(), stored.size(), storedTwice, o.traffic.redelivered());
+            o.traffic.close();
+        } finally {
+            restartKilledBrokers();
+        }
+    }
+
+    @Test
+    void killingBothBrokersAndRestartingThemLosesNothing() throws Exception {
+        String ns = "public/crash-restart";
+        String topic = "persistent://" + ns + "/orders";
+        try (PulsarAdmin admin = admin(); PulsarClient client = client()) {
+            admin.namespaces().createNamespace(ns);
+            admin.namespaces().setDeduplicationStatus(ns, true);
+            admin.topics().createNonPartitionedTopic(topic);
+            try (CountedTraffic traffic = new CountedTraffic(client, topic).start(2000, 150)) {
+                awaitSent(traffic, 600);
+                brokerA.kill();
+                brokerB.kill();
+                LOG.info("Both brokers killed after {} sends ({} acknowledged)", traffic.sent(), traffic.ackedCount());
+                brokerA.start(START_TIMEOUT);
+                brokerB.start(START_TIMEOUT);
+                traffic.awaitSettled(2000, 180);
+                assertThat(traffic.failed()).as("sends that failed").isEmpty();
+                Map<Integer, Integer> stored = CountedTraffic.stored(client, topic);
+                assertThat(stored.keySet()).as("stored messages").containsAll(traffic.acked());
+                assertThat(stored.entrySet()).as("messages stored more than once, deduplication on")
+                        .filteredOn(e -> e.getValue() > 1).isEmpty();
+            }
+        } finally {
+            restartKilledBrokers();
+        }
+    }
+
+    // -------------------------------------------------------------------------------------------------- helpers
+
+    private record Outcome(CountedTraffic traffic, String killed) {
+    }
+
+    /** Runs {@code count} messages at {@code rate}; unloads the topic after a fifth, kills its owner after half. */
+    private Outcome runThroughUnloadAndKill(PulsarAdmin admin, PulsarClient client, String topic, int count,
+            int rate) throws Exception {
+        CountedTraffic traffic = new CountedTraffic(client, topic).start(count, rate);
+        awaitSent(traffic, count / 5);
+        String ownerBefore = admin.lookups().lookupTopic(topic);
+        admin.topics().unload(topic);
+        LOG.info("Unloaded {} (owner was {}) after {} sends", topic, ownerBefore, traffic.sent());
+
+        awaitSent(traffic, count / 2);
+        String owner = admin.lookups().lookupTopic(topic);
+        BrokerProcess victim = owner.endsWith(brokerA.brokerAddress()) ? brokerA : brokerB;
+        assertThat(owner).as("owner of %s", topic).endsWith(victim.brokerAddress());
+        victim.kill();
+        LOG.info("Killed {} (owner of {}) after {} sends, {} acknowledged", victim, topic, traffic.sent(),
+                traffic.ackedCount());
+
+        traffic.awaitSettled(count, 180);
+        return new Outcome(traffic, victim.name());
+    }
+
+    private static void awaitSent(CountedTraffic traffic, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (traffic.sent() < n && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(traffic.sent()).as("sends issued").isGreaterThanOrEqualTo(n);
+    }
+
+    private static void restartKilledBrokers() throws Exception {
+        for (BrokerProcess b : List.of(brokerA, brokerB)) {
+            if (!b.isAlive()) {
+                b.start(START_TIMEOUT);
+            }
+        }
+    }
+
+    private static PulsarAdmin admin() throws Exception {
+        return PulsarAdmin.builder()
+                .serviceHttpUrl("http://" + brokerA.webAddress() + "," + brokerB.webAddress())
+                .connectionTimeout(10, TimeUnit.SECONDS).readTimeout(60, TimeUnit.SECONDS)
+                .requestTimeout(90, TimeUnit.SECONDS).build();
+    }
+
+    private static PulsarClient client() throws Exception {
+        return PulsarClient.builder()
+                .serviceUrl("pulsar://" + brokerA.brokerAddress() + "," + brokerB.brokerAddress())
+                .operationTimeout(30, TimeUnit.SECONDS).build();
+    }
+}
