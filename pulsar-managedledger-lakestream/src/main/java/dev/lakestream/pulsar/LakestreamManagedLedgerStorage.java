@@ -168,6 +168,8 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
         return Optional.empty();
     }
 
+    public Lakestream lakestream() { return log; } // the log opened from broker.conf (null if built by initialize(Mode, ...))
+
     public LakestreamManagedLedgerFactory lakestreamFactory() {
         return factory;
     }
