@@ -168,6 +168,11 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
         return Optional.empty();
     }
 
+    /** The log this storage opened from the broker's properties (null when built by {@code initialize(Mode, ...)}). */
+    public Lakestream lakestream() {
+        return log;
+    }
+
     public LakestreamManagedLedgerFactory lakestreamFactory() {
         return factory;
     }
