@@ -62,15 +62,18 @@ final class CompactionRun {
             plan.observe(p, m);
             return null;
         }).thenCompose(v -> streams.create(topic)).thenCompose(out -> writeAndCommit(input, plan, out, end)
-                .whenComplete((s, e) -> {
-                    if (e != null) {
-                        LOG.warn("Compaction of {} failed; the previous view stays; deleting its {}", topic, out, e);
-                        streams.deleteAllBut(previous.map(CompactionState::streamId).orElse(-1L));
-                    } else {
+                .handle((s, e) -> {
+                    if (e == null) {
                         LOG.info("Compaction of {} committed {} entries ({} keys) in {} up to {} in {} ms", topic,
                                 s.entries(), plan.keys(), out, end, (System.nanoTime() - t0) / 1_000_000);
+                        return CompletableFuture.completedFuture(s);
                     }
-                })).thenApply(Optional::of);
+                    LOG.warn("Compaction of {} failed; the previous view stays; deleting {}", topic, out, e);
+                    // Every stream of the topic but the committed one: this run's, and any a crash left behind.
+                    return streams.deleteAllBut(previous.map(CompactionState::streamId).orElse(-1L))
+                            .handle((n, e2) -> null)
+                            .<CompactionState>thenCompose(x -> CompletableFuture.failedFuture(e));
+                }).thenCompose(f -> f)).thenApply(Optional::of);
     }
 
     private CompletableFuture<CompactionState> writeAndCommit(CompactionInput input, CompactionPlan plan,
