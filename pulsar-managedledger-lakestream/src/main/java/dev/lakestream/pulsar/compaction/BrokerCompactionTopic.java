@@ -35,22 +35,33 @@ final class BrokerCompactionTopic implements CompactionTopic {
             return CompletableFuture.failedFuture(new IllegalStateException("topic " + topic
                     + " is not persistent: only persistent topics are compacted"));
         }
-        if (!(pt.getManagedLedger() instanceof LakestreamManagedLedger)) {
-            return CompletableFuture.failedFuture(new IllegalStateException("topic " + topic + " is stored in "
-                    + pt.getManagedLedger().getClass().getName() + ", not Lakestream: "
-                    + LakestreamCompactionServiceFactory.class.getSimpleName() + " compacts Lakestream topics only"));
-        }
         return CompletableFuture.completedFuture(pt);
+    }
+
+    private static boolean onLakestream(PersistentTopic pt) {
+        return pt.getManagedLedger() instanceof LakestreamManagedLedger;
+    }
+
+    /** The topic, which must be stored in Lakestream to be compacted here. */
+    private CompletableFuture<PersistentTopic> lakestreamTopic() {
+        return persistentTopic().thenCompose(pt -> onLakestream(pt) ? CompletableFuture.completedFuture(pt)
+                : CompletableFuture.failedFuture(new IllegalStateException("topic " + topic + " is stored in "
+                        + pt.getManagedLedger().getClass().getName() + ", not Lakestream: "
+                        + LakestreamCompactionServiceFactory.class.getSimpleName() + " compacts Lakestream topics only")));
     }
 
     @Override
     public CompletableFuture<ManagedLedger> ledger() {
-        return persistentTopic().thenApply(PersistentTopic::getManagedLedger);
+        return lakestreamTopic().thenApply(PersistentTopic::getManagedLedger);
     }
 
     @Override
     public CompletableFuture<Optional<ManagedCursor>> existingCursor() {
         return persistentTopic().thenApply(pt -> {
+            if (!onLakestream(pt)) {
+                // A BookKeeper topic of a hybrid broker: nothing compacted here, its readers read the topic.
+                return Optional.<ManagedCursor>empty();
+            }
             PersistentSubscription s = pt.getSubscription(CURSOR);
             if (s != null) {
                 return Optional.of(s.getCursor());
@@ -67,7 +78,7 @@ final class BrokerCompactionTopic implements CompactionTopic {
     @Override
     public CompletableFuture<ManagedCursor> cursor() {
         return existingCursor().thenCompose(c -> c.isPresent() ? CompletableFuture.completedFuture(c.get())
-                : persistentTopic().thenCompose(pt -> pt.createSubscription(CURSOR, InitialPosition.Earliest, false,
+                : lakestreamTopic().thenCompose(pt -> pt.createSubscription(CURSOR, InitialPosition.Earliest, false,
                         null)).thenApply(s -> ((PersistentSubscription) s).getCursor()));
     }
 }
