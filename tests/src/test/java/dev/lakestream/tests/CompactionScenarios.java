@@ -14,11 +14,14 @@ import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.LongRunningProcessStatus;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.CompressionType;
+import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Reader;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.client.api.SubscriptionType;
 import org.apache.pulsar.common.naming.TopicName;
 import org.junit.jupiter.api.Test;
 
@@ -76,6 +79,32 @@ abstract class CompactionScenarios {
             // The last message id a compacted reader is told about is the topic's.
             try (Reader<byte[]> reader = reader(client, topic, true)) {
                 assertThat(reader.hasMessageAvailable()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aCompactedSubscriptionConsumesTheViewThenTheTopic() throws Exception {
+        String topic = "persistent://public/default/compact-subscription";
+        try (PulsarClient client = broker().newClient();
+                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+            for (int i = 0; i < 9; i++) {
+                send(producer, "k" + (i % 3), "v" + i);
+            }
+            compactAndWait(topic);
+            send(producer, "k0", "after");
+            try (Consumer<byte[]> consumer = client.newConsumer().topic(topic).subscriptionName("compacted")
+                    .subscriptionType(SubscriptionType.Exclusive).readCompacted(true)
+                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe()) {
+                List<String> got = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    Message<byte[]> m = consumer.receive(30, TimeUnit.SECONDS);
+                    assertThat(m).as("message %s; got %s", i, got).isNotNull();
+                    got.add(text(m));
+                    consumer.acknowledge(m);
+                }
+                assertThat(got).containsExactly("k0=v6", "k1=v7", "k2=v8", "k0=after");
+                assertThat(consumer.receive(300, TimeUnit.MILLISECONDS)).isNull();
             }
         }
     }

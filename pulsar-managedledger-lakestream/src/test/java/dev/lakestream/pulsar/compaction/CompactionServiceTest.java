@@ -90,7 +90,9 @@ abstract class CompactionServiceTest {
     private void openLedger() throws Exception {
         log = Lakestream.open(stores.objects(), stores.metadata(), LOG_CONFIG);
         factory = new LakestreamManagedLedgerFactory(log, brokerStore, new ManagedLedgerFactoryConfig());
-        ml = factory.open(name, new ManagedLedgerConfig().setMaxEntriesPerLedger(4));
+        // Small ledgers, no retention: consumed ledgers are trimmed as soon as retention runs.
+        ml = factory.open(name, new ManagedLedgerConfig().setMaxEntriesPerLedger(4)
+                .setRetentionTime(0, TimeUnit.MILLISECONDS).setRetentionSizeInMB(0));
     }
 
     /** What a broker restart does to the topic: everything in memory is gone, the stores stay. */
@@ -289,6 +291,31 @@ abstract class CompactionServiceTest {
         add(message("b", "2", 103));
         get(after.compact());
         assertThat(all(after)).containsExactly("a=2", "b=2");
+    }
+
+    @Test
+    void theViewOutlivesTheTrimmedTopicAndTheNextRunStartsFromIt() throws Exception {
+        for (int i = 0; i < 12; i++) {
+            add(message("k" + (i % 3), "v" + i, 100 + i));
+        }
+        Position horizon = add(message("k0", "last", 200));
+        LakestreamTopicCompactionService s = service(false);
+        get(s.compact());
+        // The __compaction cursor is the only one, at the horizon: retention trims every ledger it consumed.
+        CompletableFuture<Void> trimmed = new CompletableFuture<>();
+        ml.trimConsumedLedgersInBackground(trimmed);
+        get(trimmed);
+        assertThat(ml.getLedgersInfo().firstKey()).isGreaterThan(horizon.getLedgerId() - 1);
+        assertThat(ml.getFirstPosition().getLedgerId()).isGreaterThanOrEqualTo(horizon.getLedgerId());
+
+        reopen();
+        LakestreamTopicCompactionService after = service(false);
+        assertThat(get(after.getLastCompactedPosition())).isEqualTo(horizon);
+        assertThat(all(after)).containsExactly("k1=v10", "k2=v11", "k0=last");
+
+        add(message("k1", "new", 300));
+        get(after.compact());
+        assertThat(all(after)).containsExactly("k2=v11", "k0=last", "k1=new");
     }
 
     @Test
