@@ -204,6 +204,24 @@ abstract class CompactionScenarios {
     }
 
     @Test
+    void aTopicWhoseKeysWereAllDeletedHasAnEmptyView() throws Exception {
+        String topic = "persistent://public/default/compact-empty";
+        try (PulsarClient client = broker().newClient();
+                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+            send(producer, "a", "1");
+            send(producer, "b", "1");
+            send(producer, "a", null);
+            send(producer, "b", null);
+            compactAndWait(topic);
+            try (Reader<byte[]> reader = reader(client, topic, true)) {
+                assertThat(reader.hasMessageAvailable()).isFalse();
+                send(producer, "c", "1");
+                assertThat(readN(reader, 1)).containsExactly("c=1");
+            }
+        }
+    }
+
+    @Test
     void deletingATopicDeletesItsCompactedStreams() throws Exception {
         String topic = "persistent://public/default/compact-delete";
         try (PulsarClient client = broker().newClient();
