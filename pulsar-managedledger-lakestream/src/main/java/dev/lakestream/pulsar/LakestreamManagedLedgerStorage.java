@@ -168,7 +168,10 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
         return Optional.empty();
     }
 
-    public Lakestream lakestream() { return log; } // the log opened from broker.conf (null if built by initialize(Mode, ...))
+    /** The log this storage opened from the broker's properties (null when built by {@code initialize(Mode, ...)}). */
+    public Lakestream lakestream() {
+        return log;
+    }
 
     public LakestreamManagedLedgerFactory lakestreamFactory() {
         return factory;
