@@ -272,6 +272,14 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return result;
     }
 
+    /**
+     * The executor every callback of this ledger and its cursors runs on (serial, in order). Components that order
+     * their own work with the ledger's callbacks use it (the transaction log's buffered writer).
+     */
+    public java.util.concurrent.Executor callbackExecutor() {
+        return executor;
+    }
+
     @Override
     public ManagedLedgerInterceptor getManagedLedgerInterceptor() {
         return config.getManagedLedgerInterceptor();
