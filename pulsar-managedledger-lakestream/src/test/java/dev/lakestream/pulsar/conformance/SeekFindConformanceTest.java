@@ -183,6 +183,32 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         assertPos(c.findNewestMatching(e -> true), ml.getLastConfirmedEntry());
     }
 
+    /**
+     * As in Pulsar, the predicate of a find owns the entry it is given and releases it (the broker's message finder
+     * and expiry monitor do, in a finally block); the managed ledger must not release it again.
+     */
+    @Test
+    void findNewestMatchingLeavesTheEntryToThePredicate() throws Exception {
+        ManagedLedger ml = open(config().setMaxEntriesPerLedger(3));
+        ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
+        List<Position> expiredPs = addEntries(ml, "expired", 5);
+        List<Position> freshPs = addEntries(ml, "fresh", 4);
+        java.util.function.Predicate<Entry> releasing = e -> {
+            try {
+                return expired(e);
+            } finally {
+                e.release();
+            }
+        };
+        assertPos(await(findNewestAsync(c, FindPositionConstraint.SearchAllAvailableEntries, releasing)),
+                expiredPs.get(4));
+        assertPos(c.findNewestMatching(releasing), expiredPs.get(4));
+        // asyncFindPosition answers the position after the newest match.
+        assertPos(await(ml.asyncFindPosition(releasing)), freshPs.get(0));
+        // The entries are intact for readers afterwards.
+        assertThat(texts(readAll(c))).hasSize(9).startsWith("expired-0");
+    }
+
     @Test
     void findNewestMatchingOnActiveEntriesStartsAfterTheMarkDelete() throws Exception {
         ManagedLedger ml = open(config().setMaxEntriesPerLedger(3));
