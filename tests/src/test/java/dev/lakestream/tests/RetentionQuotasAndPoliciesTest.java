@@ -109,11 +109,11 @@ class RetentionQuotasAndPoliciesTest {
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "slow")) {
             send(t, "t", 8);
         }
+        assertThat(backlog(t, "slow")).isEqualTo(8);
+        long sent = System.currentTimeMillis();
         BROKER.admin().topicPolicies().setMessageTTL(t, 1);
         Await.until("the TTL policy is visible", 30,
                 () -> Integer.valueOf(1).equals(BROKER.admin().topicPolicies().getMessageTTL(t)));
-        assertThat(backlog(t, "slow")).isEqualTo(8);
-        long sent = System.currentTimeMillis();
         Await.until("the messages are older than the TTL", 10, () -> System.currentTimeMillis() > sent + 1500);
         Await.until("the backlog expires", 60, () -> {
             BROKER.pulsar().getBrokerService().checkMessageExpiry();
@@ -142,9 +142,11 @@ class RetentionQuotasAndPoliciesTest {
         String ns = "public/quota-exception";
         BROKER.admin().namespaces().setBacklogQuota(ns, quota(BacklogQuota.RetentionPolicy.producer_exception));
         String t = "persistent://" + ns + "/t";
+        // The client retries a refused producer until its operation timeout: a short one here.
+        PulsarClient impatient = BROKER.newClient(b -> b.operationTimeout(3, TimeUnit.SECONDS));
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "slow")) {
             sendKilobytes(t, 10);
-            assertThatThrownBy(() -> client.newProducer().topic(t).create())
+            assertThatThrownBy(() -> impatient.newProducer().topic(t).create())
                     .isInstanceOf(PulsarClientException.ProducerBlockedQuotaExceededException.class);
             // Consuming the backlog lifts the block.
             for (int i = 0; i < 10; i++) {
@@ -152,7 +154,7 @@ class RetentionQuotasAndPoliciesTest {
             }
             Await.until("backlog consumed", 30, () -> backlog(t, "slow") == 0);
             Await.until("a producer is admitted again", 30, () -> {
-                try (Producer<byte[]> p = client.newProducer().topic(t).create()) {
+                try (Producer<byte[]> p = impatient.newProducer().topic(t).create()) {
                     return true;
                 } catch (PulsarClientException.ProducerBlockedQuotaExceededException e) {
                     return false;
@@ -170,9 +172,10 @@ class RetentionQuotasAndPoliciesTest {
             sendKilobytes(t, 10);
             CompletableFuture<Producer<byte[]>> held = client.newProducer().topic(t)
                     .sendTimeout(60, TimeUnit.SECONDS).createAsync();
-            Await.until("the broker refused the producer at least once", 30, () -> BROKER.admin().topics()
-                    .getStats(t).getPublishers().isEmpty() && !held.isDone());
-            assertThat(held).as("held while the backlog is over the quota").isNotDone();
+            // The broker refuses it and the client retries: still not created after 3 s.
+            assertThatThrownBy(() -> held.get(3, TimeUnit.SECONDS))
+                    .isInstanceOf(java.util.concurrent.TimeoutException.class);
+            assertThat(BROKER.admin().topics().getStats(t).getPublishers()).isEmpty();
             for (int i = 0; i < 10; i++) {
                 c.acknowledge(c.receive(20, TimeUnit.SECONDS));
             }
