@@ -13,7 +13,10 @@ import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.api.SubscriptionType;
 import org.apache.pulsar.client.api.transaction.Transaction;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the pending-ack stores are all Lakestream managed ledgers.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DeduplicationAndTransactionsTest {
 
     @RegisterExtension
@@ -148,5 +152,48 @@ class DeduplicationAndTransactionsTest {
         assertThat(BROKER.pulsar().getManagedLedgerStorage().getDefaultStorageClass().getManagedLedgerFactory()
                 .asyncExists("public/default/persistent/txn-ack-s__transaction_pending_ack")
                 .get(30, TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** Last, as it restarts the broker: what deduplication and the coordinators keep survives a restart. */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void sequenceIdsAndOpenTransactionsSurviveABrokerRestart() throws Exception {
+        String dedupTopic = "persistent://public/dedup/restart";
+        String txnTopic = "persistent://public/default/txn-restart";
+        try (Producer<byte[]> p = producer(dedupTopic, "restart-producer")) {
+            for (long seq = 0; seq < 3; seq++) {
+                p.newMessage().sequenceId(seq).value(("r-" + seq).getBytes()).send();
+            }
+        }
+        client.newConsumer().topic(txnTopic).subscriptionName("s").subscribe().close();
+        Transaction open = client.newTransaction().withTransactionTimeout(5, TimeUnit.MINUTES).build().get();
+        try (Producer<byte[]> p = client.newProducer().topic(txnTopic).sendTimeout(0, TimeUnit.SECONDS)
+                .enableBatching(false).create()) {
+            p.newMessage(open).value("t-0".getBytes()).send();
+            p.newMessage(open).value("t-1".getBytes()).send();
+        }
+
+        BROKER.restart();
+
+        try (Producer<byte[]> p = producer(dedupTopic, "restart-producer")) {
+            assertThat(p.getLastSequenceId()).isEqualTo(2);
+            p.newMessage().sequenceId(2).value("r-2".getBytes()).send();
+            p.newMessage().sequenceId(3).value("r-3".getBytes()).send();
+        }
+        List<String> all = new ArrayList<>();
+        try (var r = client.newReader().topic(dedupTopic)
+                .startMessageId(org.apache.pulsar.client.api.MessageId.earliest).create()) {
+            while (r.hasMessageAvailable()) {
+                all.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue()));
+            }
+        }
+        assertThat(all).isEqualTo(List.of("r-0", "r-1", "r-2", "r-3"));
+
+        // The coordinator recovered the open transaction from its log; committing it now publishes its messages.
+        open.commit().get(60, TimeUnit.SECONDS);
+        try (Consumer<byte[]> c = client.newConsumer().topic(txnTopic).subscriptionName("s")
+                .subscriptionType(SubscriptionType.Shared).subscribe()) {
+            assertThat(drain(c, 3000)).isEqualTo(List.of("t-0", "t-1"));
+        }
     }
 }
