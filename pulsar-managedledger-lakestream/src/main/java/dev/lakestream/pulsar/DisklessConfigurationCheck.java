@@ -7,14 +7,17 @@ import org.apache.pulsar.broker.ServiceConfiguration;
 /**
  * Refuses, at broker start-up, a diskless configuration that turns on a broker feature which writes to BookKeeper
  * directly (not through a managed ledger), so that the broker fails at once with the key to change rather than at
- * the feature's first use with "Not enough non-faulty bookies". Schema storage and compaction are checked by their
- * own plugins.
+ * the feature's first use with "Not enough non-faulty bookies". The schema storage is checked only where these
+ * features need it (system topics carry an Avro schema); compaction is its own plugin's business.
  */
 public final class DisklessConfigurationCheck {
 
     /** What {@code transactionMetadataStoreProviderClassName} must name on a diskless broker. */
     public static final String TRANSACTION_STORE_PROVIDER =
             "dev.lakestream.pulsar.transaction.LakestreamTransactionMetadataStoreProvider";
+
+    /** The schema storage on Lakestream (module pulsar-managedledger-lakestream, package schema). */
+    static final String SCHEMA_STORAGE = "dev.lakestream.pulsar.schema.LakestreamSchemaStorageFactory";
 
     private DisklessConfigurationCheck() {
     }
@@ -42,6 +45,15 @@ public final class DisklessConfigurationCheck {
         if (conf.isEnablePackagesManagement() && packages != null && packages.contains("BookKeeper")) {
             out.add("enablePackagesManagement=true with packagesManagementStorageProvider=" + packages
                     + ": packages would be stored in BookKeeper; set enablePackagesManagement=false");
+        }
+        String schemas = conf.getSchemaRegistryStorageClassName();
+        boolean avroSystemTopics = conf.isSystemTopicEnabled() && conf.isTopicLevelPoliciesEnabled()
+                || conf.isTransactionCoordinatorEnabled();
+        if (avroSystemTopics && schemas != null && schemas.contains("BookkeeperSchemaStorage")) {
+            out.add("schemaRegistryStorageClassName=" + schemas + ": topic policies (systemTopicEnabled,"
+                    + " topicLevelPoliciesEnabled) and transactions (transactionCoordinatorEnabled) write system topics"
+                    + " with an Avro schema, and this schema storage keeps schemas in BookKeeper; name a schema storage"
+                    + " without BookKeeper (" + SCHEMA_STORAGE + ") or turn those features off");
         }
         String offload = conf.getManagedLedgerOffloadDriver();
         if (offload != null && !offload.isBlank()) {

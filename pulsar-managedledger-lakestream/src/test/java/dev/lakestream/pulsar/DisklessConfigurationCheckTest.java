@@ -28,13 +28,32 @@ class DisklessConfigurationCheckTest {
         c.setBrokerDeduplicationEnabled(true);
         c.setFunctionsWorkerEnabled(false);
         c.setEnablePackagesManagement(false);
+        c.setSchemaRegistryStorageClassName(DisklessConfigurationCheck.SCHEMA_STORAGE);
         return c;
     }
 
     @Test
     void theShippedFeatureSetPasses() {
         assertThat(DisklessConfigurationCheck.problems(disklessWithEverything())).isEmpty();
-        assertThat(DisklessConfigurationCheck.problems(new ServiceConfiguration())).as("Pulsar's defaults").isEmpty();
+    }
+
+    @Test
+    void systemTopicsNeedASchemaStorageWithoutBookKeeper() {
+        // Pulsar's defaults: topic policies on, schemas in BookKeeper.
+        assertThat(DisklessConfigurationCheck.problems(new ServiceConfiguration())).singleElement().asString()
+                .startsWith("schemaRegistryStorageClassName=org.apache.pulsar.broker.service.schema"
+                        + ".BookkeeperSchemaStorageFactory")
+                .contains(DisklessConfigurationCheck.SCHEMA_STORAGE);
+        ServiceConfiguration off = new ServiceConfiguration();
+        off.setTopicLevelPoliciesEnabled(false);
+        off.setTransactionCoordinatorEnabled(false);
+        assertThat(DisklessConfigurationCheck.problems(off)).as("no system topics with a schema").isEmpty();
+        ServiceConfiguration txn = new ServiceConfiguration();
+        txn.setTopicLevelPoliciesEnabled(false);
+        txn.setTransactionCoordinatorEnabled(true);
+        txn.setTransactionMetadataStoreProviderClassName(DisklessConfigurationCheck.TRANSACTION_STORE_PROVIDER);
+        assertThat(DisklessConfigurationCheck.problems(txn)).singleElement().asString()
+                .startsWith("schemaRegistryStorageClassName=");
     }
 
     @Test

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class DelayedDeliverySeekAndReadersTest {
 
     @RegisterExtension
-    static final PulsarBrokerExtension BROKER = FeatureBrokers.onS3ProxyAndOxia();
+    static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.onS3ProxyAndOxia();
 
     private static PulsarClient client;
 

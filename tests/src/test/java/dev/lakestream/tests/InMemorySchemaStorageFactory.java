@@ -17,8 +17,8 @@ import org.apache.pulsar.common.schema.LongSchemaVersion;
  * TEST ONLY, a stand-in until the diskless configuration names a schema storage on Lakestream: the schemas of a broker
  * kept in memory (lost on restart). System topics (topic policies, transaction buffer snapshots) are produced with an
  * Avro schema, so without any schema storage that works without bookies they cannot be tested at all.
- * {@link FeatureBrokers} installs it only when the configuration file leaves {@code schemaRegistryStorageClassName}
- * at Pulsar's BookKeeper default.
+ * {@link PulsarBrokerExtension} installs it only when the configuration file leaves
+ * {@code schemaRegistryStorageClassName} at Pulsar's BookKeeper default.
  */
 public final class InMemorySchemaStorageFactory implements SchemaStorageFactory {
 

@@ -364,6 +364,13 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         m.put("brokerShutdownTimeoutMs", "0");
         // No load balancing in a single-broker test cluster.
         m.put("loadBalancerEnabled", "false");
+        // System topics (topic policies, transaction buffer snapshots) carry an Avro schema. While the configuration
+        // file leaves schemaRegistryStorageClassName at Pulsar's BookKeeper storage, which cannot store a schema
+        // without bookies, a test broker keeps schemas in memory (InMemorySchemaStorageFactory); once the file names
+        // a schema storage, that one is what the tests run.
+        if (!confNamesASchemaStorage()) {
+            m.put("schemaRegistryStorageClassName", InMemorySchemaStorageFactory.class.getName());
+        }
         switch (stores) {
             case EMBEDDED -> {
                 m.put("lakestream.fs.fsync", "false");
@@ -384,6 +391,17 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
             default -> throw new IllegalStateException(stores.toString());
         }
         return m;
+    }
+
+    private boolean confNamesASchemaStorage() {
+        java.util.Properties p = new java.util.Properties();
+        try (java.io.Reader r = Files.newBufferedReader(confFile())) {
+            p.load(r);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        String configured = p.getProperty("schemaRegistryStorageClassName", "").trim();
+        return !configured.isEmpty() && !configured.contains("Bookkeeper");
     }
 
     private Path confFile() {

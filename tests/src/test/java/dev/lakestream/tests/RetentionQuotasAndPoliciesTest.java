@@ -30,7 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RetentionQuotasAndPoliciesTest {
 
     @RegisterExtension
-    static final PulsarBrokerExtension BROKER = FeatureBrokers.onS3ProxyAndOxia()
+    static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.onS3ProxyAndOxia()
             .config("managedLedgerMaxEntriesPerLedger", "5")
             .config("managedLedgerMinLedgerRolloverTimeMinutes", "0")
             .config("retentionCheckIntervalInSeconds", "1");

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class StatsMetricsAndStartupChecksTest {
 
     @RegisterExtension
-    static final PulsarBrokerExtension BROKER = FeatureBrokers.embedded();
+    static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.embedded();
 
     private static final String TOPIC = "persistent://public/default/stats-topic";
 

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class SubscriptionsAndAcksTest {
 
     @RegisterExtension
-    static final PulsarBrokerExtension BROKER = FeatureBrokers.onS3ProxyAndOxia();
+    static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.onS3ProxyAndOxia();
 
     private static PulsarClient client;
 
