@@ -76,6 +76,12 @@ class StatsMetricsAndStartupChecksTest {
         assertThat(internal.cursors.get("s").markDeletePosition)
                 .isEqualTo(fourth.getLedgerId() + ":" + fourth.getEntryId());
 
+        // analyze-backlog scans the subscription's backlog on the managed ledger.
+        var analysis = BROKER.admin().topics().analyzeSubscriptionBacklog(TOPIC, "s", java.util.Optional.empty());
+        assertThat(analysis.getEntries()).isEqualTo(6);
+        assertThat(analysis.getMessages()).isEqualTo(6);
+        assertThat(analysis.isAborted()).isFalse();
+
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         HttpRequest request = HttpRequest.newBuilder(URI.create(BROKER.webServiceUrl() + "/metrics/"))
                 .timeout(Duration.ofSeconds(30)).build();

@@ -278,4 +278,36 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         assertThat(none.compareTo(data.get(0))).as("nothing dispatchable: a position before the first entry")
                 .isNegative();
     }
+
+    /** {@code scan} (what {@code analyze-backlog} uses) visits the unacknowledged entries in order and stops as told. */
+    @Test
+    void scanVisitsTheBacklogAndStopsAsTold() throws Exception {
+        ManagedLedger ml = open(config().setMaxEntriesPerLedger(4));
+        ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
+        List<Position> ps = addEntries(ml, "e", 10);
+        c.markDelete(ps.get(1));
+        c.delete(ps.get(4));
+
+        List<String> seen = new java.util.ArrayList<>();
+        assertThat(await(c.scan(java.util.Optional.empty(), e -> seen.add(text(e)), 3, 100, 30_000)))
+                .isEqualTo(org.apache.bookkeeper.mledger.ScanOutcome.COMPLETED);
+        assertThat(seen).containsExactly("e-2", "e-3", "e-5", "e-6", "e-7", "e-8", "e-9");
+
+        seen.clear();
+        assertThat(await(c.scan(java.util.Optional.empty(), e -> seen.add(text(e)) && !text(e).equals("e-6"), 3,
+                100, 30_000))).isEqualTo(org.apache.bookkeeper.mledger.ScanOutcome.USER_INTERRUPTED);
+        assertThat(seen).containsExactly("e-2", "e-3", "e-5", "e-6");
+
+        seen.clear();
+        assertThat(await(c.scan(java.util.Optional.empty(), e -> seen.add(text(e)), 3, 2, 30_000)))
+                .isEqualTo(org.apache.bookkeeper.mledger.ScanOutcome.ABORTED);
+        assertThat(seen).containsExactly("e-2", "e-3");
+
+        seen.clear();
+        assertThat(await(c.scan(java.util.Optional.of(ps.get(7)), e -> seen.add(text(e)), 10, 100, 30_000)))
+                .isEqualTo(org.apache.bookkeeper.mledger.ScanOutcome.COMPLETED);
+        assertThat(seen).containsExactly("e-7", "e-8", "e-9");
+        // The scan released what it read, once: the entries still read normally.
+        assertThat(texts(readAll(c))).containsExactly("e-2", "e-3", "e-5", "e-6", "e-7", "e-8", "e-9");
+    }
 }
