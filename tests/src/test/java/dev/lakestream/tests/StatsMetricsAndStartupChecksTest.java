@@ -31,7 +31,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class StatsMetricsAndStartupChecksTest {
 
     @RegisterExtension
-    static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.embedded();
+    static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.embedded()
+            // Broker entry metadata (index and broker timestamp), written by managed-ledger interceptors.
+            .config("brokerEntryMetadataInterceptors", "org.apache.pulsar.common.intercept.AppendIndexMetadataInterceptor,"
+                    + "org.apache.pulsar.common.intercept.AppendBrokerTimestampMetadataInterceptor")
+            .config("exposingBrokerEntryMetadataToClientEnabled", "true");
 
     private static final String TOPIC = "persistent://public/default/stats-topic";
 
@@ -95,6 +99,29 @@ class StatsMetricsAndStartupChecksTest {
         });
         assertThat(metric(body[0], "pulsar_in_messages_total", topicLabel)).isEqualTo(10.0);
         assertThat(metric(body[0], "pulsar_storage_size", topicLabel)).isGreaterThanOrEqualTo(1000.0);
+    }
+
+    @Test
+    void brokerEntryMetadataIndexesContinueAcrossAReload() throws Exception {
+        String t = "persistent://public/default/entry-metadata";
+        PulsarClient client = BROKER.newClient();
+        RoundTrips.produce(client, t, "i", 3);
+        BROKER.admin().topics().unload(t);
+        RoundTrips.produce(client, t, "i", 2);
+        List<Long> indexes = new ArrayList<>();
+        long before = System.currentTimeMillis() - 600_000;
+        try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "s")) {
+            for (int i = 0; i < 5; i++) {
+                Message<byte[]> m = c.receive(20, TimeUnit.SECONDS);
+                assertThat(m.hasIndex()).isTrue();
+                assertThat(m.hasBrokerPublishTime()).isTrue();
+                assertThat(m.getBrokerPublishTime().get()).isGreaterThan(before);
+                indexes.add(m.getIndex().get());
+                c.acknowledge(m);
+            }
+        }
+        // The index interceptor recovers the last index from the last entry when the topic loads again.
+        assertThat(indexes).containsExactly(0L, 1L, 2L, 3L, 4L);
     }
 
     /** The value of the first sample {@code name{...label...} value} in Prometheus text, or NaN. */
