@@ -13,10 +13,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.ClearBacklogCallback;
@@ -35,6 +37,7 @@ import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionFactory;
+import org.apache.bookkeeper.mledger.ScanOutcome;
 import org.apache.bookkeeper.mledger.impl.AckSetStateUtil;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
 
@@ -859,6 +862,78 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public void resetCursor(Position position) throws InterruptedException, ManagedLedgerException {
         LakestreamManagedLedger.Sync.await(resetAsync(position, false));
+    }
+
+    /**
+     * Reads the unacknowledged entries from {@code startingPosition} (or the first after the mark-delete) in batches
+     * and hands each to {@code condition}, which must not keep it (the scan releases it, as Pulsar's does). Stops with
+     * {@code USER_INTERRUPTED} when the condition answers false, {@code ABORTED} after {@code maxEntries} entries or
+     * {@code timeOutMs}, {@code COMPLETED} at the last confirmed entry. Used by {@code analyze-backlog}.
+     */
+    @Override
+    public CompletableFuture<ScanOutcome> scan(Optional<Position> startingPosition, Predicate<Entry> condition,
+                                               int batchSize, long maxEntries, long timeOutMs) {
+        long from = startingPosition.map(ml::offsetOf).orElseGet(this::ackedBefore);
+        CompletableFuture<ScanOutcome> result = new CompletableFuture<>();
+        scanFrom(Math.max(from, ml.startOffset()), condition, Math.max(1, batchSize), new AtomicLong(maxEntries),
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeOutMs)), result);
+        return result;
+    }
+
+    private void scanFrom(long from, Predicate<Entry> condition, int batchSize, AtomicLong remaining, long deadline,
+                          CompletableFuture<ScanOutcome> result) {
+        long lce = ml.lceOffset();
+        if (from > lce) {
+            result.complete(ScanOutcome.COMPLETED);
+            return;
+        }
+        if (isClosed() || System.nanoTime() > deadline) {
+            result.complete(ScanOutcome.ABORTED);
+            return;
+        }
+        ml.readRaw(from, (int) Math.min(batchSize, lce - from + 1), Long.MAX_VALUE).whenCompleteAsync((list, e) -> {
+            if (e != null) {
+                result.completeExceptionally(Errors.toMl(e));
+                return;
+            }
+            long last = from - 1;
+            ScanOutcome stop = null;
+            Throwable failure = null;
+            for (LogEntry le : list) {
+                long off = le.offset();
+                if (stop != null || failure != null || off > lce || isAckedOffset(off)) {
+                    le.payload().release();
+                    last = Math.max(last, Math.min(off, lce));
+                    continue;
+                }
+                last = off;
+                if (remaining.getAndDecrement() <= 0) {
+                    le.payload().release();
+                    stop = ScanOutcome.ABORTED;
+                    continue;
+                }
+                Entry entry = ml.toEntry(le);
+                try {
+                    if (!condition.test(entry)) {
+                        stop = ScanOutcome.USER_INTERRUPTED;
+                    }
+                } catch (Throwable t) {
+                    failure = t;
+                } finally {
+                    entry.release();
+                }
+            }
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            } else if (stop != null) {
+                result.complete(stop);
+            } else if (last < from) {
+                // Nothing readable where the entries should be (trimmed meanwhile): nothing more to scan.
+                result.complete(ScanOutcome.COMPLETED);
+            } else {
+                scanFrom(last + 1, condition, batchSize, remaining, deadline, result);
+            }
+        }, ml.executor);
     }
 
     @Override

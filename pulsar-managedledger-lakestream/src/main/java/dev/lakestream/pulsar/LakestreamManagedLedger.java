@@ -272,6 +272,14 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return result;
     }
 
+    /**
+     * The executor every callback of this ledger and its cursors runs on (serial, in order). Components that order
+     * their own work with the ledger's callbacks use it (the transaction log's buffered writer).
+     */
+    public java.util.concurrent.Executor callbackExecutor() {
+        return executor;
+    }
+
     @Override
     public ManagedLedgerInterceptor getManagedLedgerInterceptor() {
         return config.getManagedLedgerInterceptor();
@@ -292,6 +300,16 @@ public class LakestreamManagedLedger implements ManagedLedger {
         boolean finished;
         boolean holdUntilRolled;
         Throwable error;
+        /** The interceptor's processed payload (what was stored instead of {@link #data}), released when done. */
+        ManagedLedgerInterceptor.PayloadProcessorHandle payload;
+
+        void releasePayload() {
+            ManagedLedgerInterceptor.PayloadProcessorHandle p = payload;
+            payload = null;
+            if (p != null) {
+                p.release();
+            }
+        }
 
         AddOp(ByteBuf data, int numberOfMessages, AddEntryCallback cb, Object ctx) {
             this.data = data;
@@ -458,17 +476,37 @@ public class LakestreamManagedLedger implements ManagedLedger {
                 return;
             }
         }
+        ByteBuf stored = op.data;
+        if (interceptor != null) {
+            // Payload processors (brokerEntryPayloadProcessors) transform what is stored; the callback still gets
+            // the entry as added, as with Pulsar's own managed ledger.
+            try {
+                op.payload = interceptor.processPayloadBeforeLedgerWrite(op.ctx, op.data);
+            } catch (Throwable t) {
+                // Never store the unprocessed payload in its place (a processor may encrypt or compress).
+                LOG.warn("[{}] interceptor processPayloadBeforeLedgerWrite failed", name, t);
+                op.done = true;
+                op.error = new ManagedLedgerException.ManagedLedgerInterceptException(t);
+                op.offset = -1;
+                inflight.add(op);
+                drainLocked();
+                return;
+            }
+            if (op.payload != null && op.payload.getProcessedPayload() != null) {
+                stored = op.payload.getProcessedPayload();
+            }
+        }
         VirtualLedgers.Ledger cur = ledgers.current();
         op.offset = nextOffset++;
         op.ledgerId = cur.id();
         op.entryId = op.offset - cur.firstOffset();
-        op.size = op.data.readableBytes();
+        op.size = stored.readableBytes();
         assignedEntries++;
         assignedBytes += op.size;
         inflight.add(op);
         CompletableFuture<AppendResult> f;
         try {
-            f = stream.append(1, op.data);
+            f = stream.append(1, stored);
         } catch (Throwable t) {
             f = CompletableFuture.failedFuture(t);
         }
@@ -519,6 +557,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
                 try {
                     op.cb.addComplete(pos, op.data, op.ctx);
                 } finally {
+                    op.releasePayload();
                     op.data.release();
                 }
             });
@@ -565,6 +604,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
                 try {
                     op.cb.addFailed(ex, op.ctx);
                 } finally {
+                    op.releasePayload();
                     op.data.release();
                 }
             });

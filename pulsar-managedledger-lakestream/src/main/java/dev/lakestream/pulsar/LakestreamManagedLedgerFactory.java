@@ -465,7 +465,9 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             }
             return brokerStore.exists(brokerPath(name)).thenCompose(exists -> {
                 if (!exists) {
-                    return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerNotFoundException(
+                    // The exception Pulsar's factory gives: the broker takes it for "nothing to delete" when it
+                    // deletes a topic's pending-ack ledgers.
+                    return CompletableFuture.failedFuture(new ManagedLedgerException.MetadataNotFoundException(
                             "managed ledger " + name + " does not exist"));
                 }
                 return deleteBrokerNode(name);

@@ -70,6 +70,9 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
             }
         }
         mode = parseMode(map.getOrDefault(MODE_KEY, "hybrid"));
+        if (mode == Mode.DISKLESS) {
+            DisklessConfigurationCheck.require(conf);
+        }
         ManagedLedgerFactoryConfig fc = new ManagedLedgerFactoryConfig();
         fc.setMaxCacheSize(conf.getManagedLedgerCacheSizeMB() * 1024L * 1024L);
         fc.setStatsPeriodSeconds(conf.getManagedLedgerStatsPeriodSeconds());

@@ -4,7 +4,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.Entry;
 
-/** Binary search for the newest entry matching a predicate that holds for a prefix of the entries. */
+/**
+ * Binary search for the newest entry matching a predicate that holds for a prefix of the entries. The predicate is
+ * given each entry it tests and must release it.
+ */
 final class Search {
 
     private Search() {}
@@ -36,13 +39,11 @@ final class Search {
                 : bisect(ml, predicate, lo, mid));
     }
 
+    /**
+     * The predicate owns the entry and releases it, as with Pulsar's own find (the broker's message finder and
+     * expiry monitor release it in a finally block; releasing it here as well over-released shared buffers).
+     */
     private static CompletableFuture<Boolean> test(LakestreamManagedLedger ml, Predicate<Entry> predicate, long off) {
-        return ml.readOne(off).thenApply(e -> {
-            try {
-                return predicate.test(e);
-            } finally {
-                e.release();
-            }
-        });
+        return ml.readOne(off).thenApply(predicate::test);
     }
 }

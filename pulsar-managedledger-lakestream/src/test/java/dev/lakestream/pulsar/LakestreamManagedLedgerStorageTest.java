@@ -28,6 +28,8 @@ class LakestreamManagedLedgerStorageTest {
     @Test
     void disklessModeOffersOnlyLakestreamAndNeverStartsBookKeeper() throws Exception {
         ServiceConfiguration conf = new ServiceConfiguration();
+        // Topic policies (on by default) need a schema storage without BookKeeper in diskless mode.
+        conf.setSchemaRegistryStorageClassName(DisklessConfigurationCheck.SCHEMA_STORAGE);
         Properties p = new Properties();
         p.setProperty("lakestreamStorageMode", "diskless");
         p.setProperty("lakestream.fs.root", dir.resolve("objects").toString());

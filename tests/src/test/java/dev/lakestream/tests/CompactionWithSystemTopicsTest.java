@@ -7,7 +7,6 @@ import org.apache.pulsar.client.admin.LongRunningProcessStatus;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -17,12 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * in the namespace's {@code __change_events} topic, which the broker reads with a {@code readCompacted} reader. The
  * policies keep working when that topic is compacted by Lakestream's service, also after a restart, and a topic-level
  * compaction threshold compacts a topic automatically.
- *
- * <p>Disabled until a diskless broker can create system topics: {@code __change_events} carries a schema, and
- * Pulsar's schema registry stores schemas in BookKeeper ledgers ("Put schema failed ... Not enough bookies to create
- * ledger"), so the policies reader never subscribes. Enable it once schema storage works without BookKeeper.
  */
-@Disabled("system topics need schema storage without BookKeeper (the schema registry creates BookKeeper ledgers)")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class CompactionWithSystemTopicsTest {
 

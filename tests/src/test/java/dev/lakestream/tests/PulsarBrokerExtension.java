@@ -386,6 +386,7 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         return m;
     }
 
+
     private Path confFile() {
         String name = switch (stores) {
             case EMBEDDED -> "broker-diskless-embedded.conf";

@@ -186,4 +186,76 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
             e.release();
         }
     }
+
+    /**
+     * The managed-ledger interceptor's {@code processPayloadBeforeLedgerWrite} (the broker's entry payload processors)
+     * decides what is stored; the add callback still gets the entry as added, and the processed payload is released
+     * once the add is done, as with Pulsar's managed ledger.
+     */
+    @Test
+    void payloadProcessorsTransformWhatIsStored() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.List<Object> contexts = new java.util.concurrent.CopyOnWriteArrayList<>();
+        org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor interceptor =
+                new org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor() {
+                    @Override
+                    public void beforeAddEntry(AddEntryOperation op, int numberOfMessages) {
+                    }
+
+                    @Override
+                    public void onManagedLedgerPropertiesInitialize(Map<String, String> properties) {
+                    }
+
+                    @Override
+                    public CompletableFuture<Void> onManagedLedgerLastLedgerInitialize(String name,
+                            LastEntryHandle handle) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+
+                    @Override
+                    public void onUpdateManagedLedgerInfo(Map<String, String> properties) {
+                    }
+
+                    @Override
+                    public PayloadProcessorHandle processPayloadBeforeLedgerWrite(Object ctx,
+                            io.netty.buffer.ByteBuf payload) {
+                        contexts.add(ctx);
+                        io.netty.buffer.ByteBuf processed = io.netty.buffer.Unpooled.wrappedBuffer(
+                                bytes("stored:"), io.netty.buffer.ByteBufUtil.getBytes(payload));
+                        return new PayloadProcessorHandle() {
+                            @Override
+                            public io.netty.buffer.ByteBuf getProcessedPayload() {
+                                return processed;
+                            }
+
+                            @Override
+                            public void release() {
+                                released.incrementAndGet();
+                                processed.release();
+                            }
+                        };
+                    }
+                };
+        org.apache.bookkeeper.mledger.ManagedLedgerConfig withInterceptor = config();
+        withInterceptor.setManagedLedgerInterceptor(interceptor);
+        ManagedLedger ml = open(withInterceptor);
+        ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
+        CompletableFuture<String> seenByCallback = new CompletableFuture<>();
+        ml.asyncAddEntry(bytes("a"), new AsyncCallbacks.AddEntryCallback() {
+            @Override
+            public void addComplete(Position position, io.netty.buffer.ByteBuf entryData, Object ctx) {
+                seenByCallback.complete(new String(io.netty.buffer.ByteBufUtil.getBytes(entryData)) + "@" + ctx);
+            }
+
+            @Override
+            public void addFailed(ManagedLedgerException exception, Object ctx) {
+                seenByCallback.completeExceptionally(exception);
+            }
+        }, "ctx-a");
+        assertThat(await(seenByCallback)).isEqualTo("a@ctx-a");
+        addEntries(ml, "e", 2);
+        assertThat(texts(readAll(c))).containsExactly("stored:a", "stored:e-0", "stored:e-1");
+        assertThat(contexts).hasSize(3).first().isEqualTo("ctx-a");
+        eventually(WAIT, () -> assertThat(released.get()).isEqualTo(3));
+    }
 }

@@ -292,6 +292,32 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         assertThat(texts(readAll(again))).containsExactly("new");
     }
 
+    /**
+     * Deleting a managed ledger that does not exist fails with {@code MetadataNotFoundException}, as Pulsar's factory
+     * does: the broker deletes a topic's pending-ack ledgers (one per subscription, usually never created) and
+     * treats exactly that exception as "nothing to delete"; any other failed the topic's deletion.
+     */
+    @Test
+    void deletingAMissingLedgerFailsWithMetadataNotFound() throws Exception {
+        assertThatThrownBy(() -> factory.delete(name))
+                .isInstanceOf(ManagedLedgerException.MetadataNotFoundException.class)
+                .hasMessageContaining(name);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        factory.asyncDelete(name, new AsyncCallbacks.DeleteLedgerCallback() {
+            @Override
+            public void deleteLedgerComplete(Object ctx) {
+                done.complete(null);
+            }
+
+            @Override
+            public void deleteLedgerFailed(ManagedLedgerException exception, Object ctx) {
+                done.completeExceptionally(exception);
+            }
+        }, null);
+        assertThat(done).failsWithin(Duration.ofSeconds(30)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(ManagedLedgerException.MetadataNotFoundException.class);
+    }
+
     @Test
     void deletingAnOpenLedgerRemovesIt() throws Exception {
         ManagedLedger ml = open();

@@ -183,6 +183,32 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         assertPos(c.findNewestMatching(e -> true), ml.getLastConfirmedEntry());
     }
 
+    /**
+     * As in Pulsar, the predicate of a find owns the entry it is given and releases it (the broker's message finder
+     * and expiry monitor do, in a finally block); the managed ledger must not release it again.
+     */
+    @Test
+    void findNewestMatchingLeavesTheEntryToThePredicate() throws Exception {
+        ManagedLedger ml = open(config().setMaxEntriesPerLedger(3));
+        ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
+        List<Position> expiredPs = addEntries(ml, "expired", 5);
+        List<Position> freshPs = addEntries(ml, "fresh", 4);
+        java.util.function.Predicate<Entry> releasing = e -> {
+            try {
+                return expired(e);
+            } finally {
+                e.release();
+            }
+        };
+        assertPos(await(findNewestAsync(c, FindPositionConstraint.SearchAllAvailableEntries, releasing)),
+                expiredPs.get(4));
+        assertPos(c.findNewestMatching(releasing), expiredPs.get(4));
+        // asyncFindPosition answers the position after the newest match.
+        assertPos(await(ml.asyncFindPosition(releasing)), freshPs.get(0));
+        // The entries are intact for readers afterwards.
+        assertThat(texts(readAll(c))).hasSize(9).startsWith("expired-0");
+    }
+
     @Test
     void findNewestMatchingOnActiveEntriesStartsAfterTheMarkDelete() throws Exception {
         ManagedLedger ml = open(config().setMaxEntriesPerLedger(3));
@@ -251,5 +277,37 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         assertThat(none).isNotNull();
         assertThat(none.compareTo(data.get(0))).as("nothing dispatchable: a position before the first entry")
                 .isNegative();
+    }
+
+    /** {@code scan} (what {@code analyze-backlog} uses) visits the unacknowledged entries in order and stops as told. */
+    @Test
+    void scanVisitsTheBacklogAndStopsAsTold() throws Exception {
+        ManagedLedger ml = open(config().setMaxEntriesPerLedger(4));
+        ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
+        List<Position> ps = addEntries(ml, "e", 10);
+        c.markDelete(ps.get(1));
+        c.delete(ps.get(4));
+
+        List<String> seen = new java.util.ArrayList<>();
+        assertThat(await(c.scan(java.util.Optional.empty(), e -> seen.add(text(e)), 3, 100, 30_000)))
+                .isEqualTo(org.apache.bookkeeper.mledger.ScanOutcome.COMPLETED);
+        assertThat(seen).containsExactly("e-2", "e-3", "e-5", "e-6", "e-7", "e-8", "e-9");
+
+        seen.clear();
+        assertThat(await(c.scan(java.util.Optional.empty(), e -> seen.add(text(e)) && !text(e).equals("e-6"), 3,
+                100, 30_000))).isEqualTo(org.apache.bookkeeper.mledger.ScanOutcome.USER_INTERRUPTED);
+        assertThat(seen).containsExactly("e-2", "e-3", "e-5", "e-6");
+
+        seen.clear();
+        assertThat(await(c.scan(java.util.Optional.empty(), e -> seen.add(text(e)), 3, 2, 30_000)))
+                .isEqualTo(org.apache.bookkeeper.mledger.ScanOutcome.ABORTED);
+        assertThat(seen).containsExactly("e-2", "e-3");
+
+        seen.clear();
+        assertThat(await(c.scan(java.util.Optional.of(ps.get(7)), e -> seen.add(text(e)), 10, 100, 30_000)))
+                .isEqualTo(org.apache.bookkeeper.mledger.ScanOutcome.COMPLETED);
+        assertThat(seen).containsExactly("e-7", "e-8", "e-9");
+        // The scan released what it read, once: the entries still read normally.
+        assertThat(texts(readAll(c))).containsExactly("e-2", "e-3", "e-5", "e-6", "e-7", "e-8", "e-9");
     }
 }
