@@ -57,6 +57,7 @@ public final class HybridBrokerExtension implements BeforeAllCallback, AfterAllC
     private final Map<String, String> overrides = new LinkedHashMap<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
     private final int bookies;
+    private final Map<String, Object> bookieSettings = new LinkedHashMap<>();
     private boolean plugin = true;
 
     private BookKeeperEnsembleExtension bk;
@@ -80,6 +81,12 @@ public final class HybridBrokerExtension implements BeforeAllCallback, AfterAllC
     /** Sets a broker key over the configuration file's value. */
     public HybridBrokerExtension config(String key, String value) {
         overrides.put(key, value);
+        return this;
+    }
+
+    /** Sets a bookie configuration key (see {@link BookKeeperEnsembleExtension#bookieSetting}). */
+    public HybridBrokerExtension bookieSetting(String key, Object value) {
+        bookieSettings.put(key, value);
         return this;
     }
 
@@ -258,7 +265,9 @@ public final class HybridBrokerExtension implements BeforeAllCallback, AfterAllC
         brokerPort = BookKeeperEnsembleExtension.freePort();
         webPort = BookKeeperEnsembleExtension.freePort();
         try {
-            bk = new BookKeeperEnsembleExtension(bookies).start();
+            bk = new BookKeeperEnsembleExtension(bookies);
+            bookieSettings.forEach(bk::bookieSetting);
+            bk.start();
             s3 = S3ProxyServer.start();
             bucket = s3.createBucket();
             oxia = OxiaServer.create("hybrid").start();
