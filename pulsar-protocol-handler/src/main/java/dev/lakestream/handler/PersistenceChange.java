@@ -23,9 +23,11 @@ import java.util.regex.Pattern;
  * @param namesClass     whether the body carries the field at all (a removal or a body without it does not)
  * @param changesStorage whether the request can move existing topics (set or remove a persistence policy; a namespace
  *                       creation cannot: the namespace holds no topic yet)
+ * @param removal        whether the request removes the policy (the next level's policy then applies: the
+ *                       namespace's for a topic, the broker's default for a namespace)
  */
 public record PersistenceChange(Scope scope, String namespace, String topic, String storageClass, boolean namesClass,
-                                boolean changesStorage) {
+                                boolean changesStorage, boolean removal) {
 
     /** The body field of Pulsar's {@code PersistencePolicies}. */
     public static final String FIELD = "managedLedgerStorageClassName";
@@ -82,11 +84,11 @@ public record PersistenceChange(Scope scope, String namespace, String topic, Str
     private static PersistenceChange of(Scope scope, String ns, String topic, boolean set, BodySource body,
                                         ObjectMapper json, boolean creation) throws IOException {
         if (!set) {
-            return new PersistenceChange(scope, ns, topic, null, false, true);
+            return new PersistenceChange(scope, ns, topic, null, false, true, true);
         }
         byte[] bytes = body.read();
         if (bytes == null || bytes.length == 0) {
-            return new PersistenceChange(scope, ns, topic, null, false, !creation);
+            return new PersistenceChange(scope, ns, topic, null, false, !creation, false);
         }
         JsonNode root;
         try {
@@ -98,12 +100,12 @@ public record PersistenceChange(Scope scope, String namespace, String topic, Str
         JsonNode policies = creation ? root == null ? null : root.get("persistence") : root;
         JsonNode field = policies == null || !policies.isObject() ? null : policies.get(FIELD);
         if (field == null || field.isNull()) {
-            return new PersistenceChange(scope, ns, topic, null, false, !creation);
+            return new PersistenceChange(scope, ns, topic, null, false, !creation, false);
         }
         if (!field.isTextual()) {
             throw new IllegalArgumentException(FIELD + " must be a string, not " + field);
         }
-        return new PersistenceChange(scope, ns, topic, field.asText(), true, !creation);
+        return new PersistenceChange(scope, ns, topic, field.asText(), true, !creation, false);
     }
 
     /** The request body, read only when needed. */

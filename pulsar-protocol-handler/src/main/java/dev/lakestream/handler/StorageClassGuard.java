@@ -22,6 +22,9 @@ import org.apache.pulsar.broker.storage.ManagedLedgerStorageClass;
 import org.apache.pulsar.broker.web.RequestWrapper;
 import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.apache.pulsar.common.intercept.InterceptException;
+import org.apache.pulsar.common.naming.NamespaceName;
+import org.apache.pulsar.common.policies.data.PersistencePolicies;
+import org.apache.pulsar.common.policies.data.Policies;
 import org.apache.pulsar.common.util.Codec;
 import org.apache.pulsar.common.util.ObjectMapperFactory;
 import org.apache.pulsar.metadata.api.GetResult;
@@ -92,7 +95,7 @@ public class StorageClassGuard implements BrokerInterceptor {
         if (!c.changesStorage()) {
             return;
         }
-        String target = c.storageClass() != null ? c.storageClass() : defaultClass();
+        String target = targetClass(c);
         TreeMap<String, String> elsewhere = ledgersNotIn(c, target);
         if (!elsewhere.isEmpty()) {
             List<String> lines = new ArrayList<>();
@@ -104,6 +107,25 @@ public class StorageClassGuard implements BrokerInterceptor {
                     + (elsewhere.keySet().stream().anyMatch(t -> t.contains("/__"))
                     ? " (system topics count too: __change_events holds the namespace's topic-level policies)" : ""));
         }
+    }
+
+    /** The storage class the topics in the change's scope get once it is applied. */
+    private String targetClass(PersistenceChange c) throws InterceptException {
+        if (c.storageClass() != null) {
+            return c.storageClass();
+        }
+        if (c.scope() == PersistenceChange.Scope.TOPIC && c.removal()) {
+            // Without its own policy a topic follows its namespace's.
+            String path = "policies of namespace " + c.namespace();
+            Optional<Policies> ns = await(pulsar.getPulsarResources().getNamespaceResources()
+                    .getPoliciesAsync(NamespaceName.get(c.namespace())), "reading the " + path);
+            String cls = ns.map(p -> p.persistence).map(PersistencePolicies::getManagedLedgerStorageClassName)
+                    .orElse(null);
+            if (cls != null) {
+                return cls;
+            }
+        }
+        return defaultClass();
     }
 
     /** Topics in the change's scope whose managed ledger lives in a storage other than {@code target}. */

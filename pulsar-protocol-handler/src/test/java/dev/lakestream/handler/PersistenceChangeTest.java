@@ -55,11 +55,13 @@ class PersistenceChangeTest {
         assertThat(removal.namesClass()).isFalse();
         assertThat(removal.storageClass()).isNull();
         assertThat(removal.changesStorage()).isTrue();
+        assertThat(removal.removal()).isTrue();
 
         PersistenceChange quorumsOnly = parse("POST", "/admin/v2/namespaces/t/ns/persistence",
                 "{\"bookkeeperEnsemble\":2}").orElseThrow();
         assertThat(quorumsOnly.namesClass()).isFalse();
         assertThat(quorumsOnly.changesStorage()).isTrue();
+        assertThat(quorumsOnly.removal()).isFalse();
     }
 
     @Test

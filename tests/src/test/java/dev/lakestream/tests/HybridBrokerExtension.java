@@ -58,7 +58,6 @@ public final class HybridBrokerExtension implements BeforeAllCallback, AfterAllC
     private final List<AutoCloseable> clients = new ArrayList<>();
     private final int bookies;
     private final Map<String, Object> bookieSettings = new LinkedHashMap<>();
-    private boolean plugin = true;
 
     private BookKeeperEnsembleExtension bk;
     private S3ProxyServer s3;
@@ -87,12 +86,6 @@ public final class HybridBrokerExtension implements BeforeAllCallback, AfterAllC
     /** Sets a bookie configuration key (see {@link BookKeeperEnsembleExtension#bookieSetting}). */
     public HybridBrokerExtension bookieSetting(String key, Object value) {
         bookieSettings.put(key, value);
-        return this;
-    }
-
-    /** Runs the broker without the Lakestream plugin (no broker interceptor). */
-    public HybridBrokerExtension withoutPlugin() {
-        plugin = false;
         return this;
     }
 
@@ -327,13 +320,9 @@ public final class HybridBrokerExtension implements BeforeAllCallback, AfterAllC
         m.put("lakestream.s3.accessKeyId", s3.accessKey());
         m.put("lakestream.s3.secretAccessKey", s3.secretKey());
         m.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
-        if (plugin) {
-            m.put("brokerInterceptorsDirectory", pluginDirectory().toString());
-            m.put("brokerInterceptors", PLUGIN_NAME);
-            m.put("narExtractionDirectory", dataDir.resolve("nar").toString());
-        } else {
-            m.put("brokerInterceptors", "");
-        }
+        m.put("brokerInterceptorsDirectory", pluginDirectory().toString());
+        m.put("brokerInterceptors", PLUGIN_NAME);
+        m.put("narExtractionDirectory", dataDir.resolve("nar").toString());
         return m;
     }
 

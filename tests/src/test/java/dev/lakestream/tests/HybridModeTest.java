@@ -244,6 +244,14 @@ class HybridModeTest {
                 .isInstanceOf(PulsarAdminException.ConflictException.class)
                 .hasMessageContaining(single + "-partition-0 (in lakestream)");
         assertThat(storageOfNode(bkTopic)).isEqualTo("bookkeeper");
+        // In a Lakestream namespace, removing a topic's policy leaves the topic on the namespace's class: allowed.
+        String pinned = "persistent://" + lsNs + "/pinned";
+        admin.topics().createPartitionedTopic(pinned, 1);
+        admin.topicPolicies().setPersistence(pinned, toLakestream);
+        waitFor(() -> admin.topicPolicies().getPersistence(pinned) != null, "topic policy of " + pinned);
+        RoundTrips.produce(client, pinned, "p", 1);
+        admin.topicPolicies().removePersistence(pinned);
+
         // The topics of the refused switches still read their data.
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, lsTopic, "s")) {
             assertThat(RoundTrips.receive(c, 3)).isEqualTo(RoundTrips.expected("y", 0, 3));

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.SizeUnit;
 import org.apache.pulsar.common.policies.data.PersistencePolicies;
 import org.apache.pulsar.common.policies.data.TenantInfo;
 
@@ -30,7 +31,7 @@ import org.apache.pulsar.common.policies.data.TenantInfo;
  * docs/benchmarks.md.
  *
  * <p>{@code BrokerBenchmark [--doc FILE | --no-doc] [--command TEXT] [--quick] [--reps N] [--producers N]
- * [--rate MSG_PER_S] [--seconds S]}
+ * [--consumers N] [--rate MSG_PER_S] [--seconds S]}
  */
 public final class BrokerBenchmark {
 
@@ -48,6 +49,7 @@ public final class BrokerBenchmark {
         boolean quick = false;
         int reps = 3;
         int producers = 4;
+        int consumers = 4;
         double rate = 2000;
         int seconds = 20;
         for (int i = 0; i < args.length; i++) {
@@ -58,10 +60,11 @@ public final class BrokerBenchmark {
                 case "--quick" -> quick = true;
                 case "--reps" -> reps = Integer.parseInt(args[++i]);
                 case "--producers" -> producers = Integer.parseInt(args[++i]);
+                case "--consumers" -> consumers = Integer.parseInt(args[++i]);
                 case "--rate" -> rate = Double.parseDouble(args[++i]);
                 case "--seconds" -> seconds = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: BrokerBenchmark"
-                        + " [--doc FILE | --no-doc] [--command TEXT] [--quick] [--reps N] [--producers N]"
+                        + " [--doc FILE | --no-doc] [--command TEXT] [--quick] [--reps N] [--producers N] [--consumers N]"
                         + " [--rate MSG_PER_S] [--seconds S]");
             }
         }
@@ -95,19 +98,22 @@ public final class BrokerBenchmark {
                 admin.namespaces().createNamespace("bench/" + s);
                 admin.namespaces().setPersistence("bench/" + s, new PersistencePolicies(1, 1, 1, 0, s));
             }
-            PulsarClient client = broker.newClient();
+            // Room for every producer's pending messages (the client's default memory limit is 64 MiB).
+            PulsarClient client = PulsarClient.builder().serviceUrl(broker.brokerServiceUrl())
+                    .memoryLimit(1, SizeUnit.GIGA_BYTES).operationTimeout(60, TimeUnit.SECONDS).build();
             System.out.printf(Locale.ROOT, "[bench-broker] broker up; warm-up runs (%d s each)%n",
                     TimeUnit.NANOSECONDS.toSeconds(warmup + measure / 2));
             for (String s : STORAGES) {
-                PublishConsumeRun.run(client, topic(admin, s, "warm"), producers, MESSAGE_BYTES, 0, warmup,
+                PublishConsumeRun.run(client, topic(admin, s, "warm"), producers, consumers, MESSAGE_BYTES, 0, warmup,
                         measure / 2);
             }
+            try (client) {
             for (int rep = 1; rep <= reps; rep++) {
                 // Alternate which storage goes first, so that drift on a shared machine does not favour one.
                 String[] order = rep % 2 == 1 ? STORAGES : new String[] {STORAGES[1], STORAGES[0]};
                 for (String s : order) {
                     PublishConsumeRun.Result m = PublishConsumeRun.run(client, topic(admin, s, "max-" + rep),
-                            producers, MESSAGE_BYTES, 0, warmup, measure);
+                            producers, consumers, MESSAGE_BYTES, 0, warmup, measure);
                     max.get(s).add(m);
                     System.out.printf(Locale.ROOT, "[bench-broker] run %d %-10s max rate: %,.0f msg/s (%.1f MiB/s),"
                             + " publish p50 %.1f ms p99 %.1f ms, e2e p50 %.1f ms p99 %.1f ms%n", rep, s,
@@ -115,7 +121,7 @@ public final class BrokerBenchmark {
                             m.publish().percentileMillis(0.99), m.endToEnd().percentileMillis(0.5),
                             m.endToEnd().percentileMillis(0.99));
                     PublishConsumeRun.Result f = PublishConsumeRun.run(client, topic(admin, s, "fixed-" + rep),
-                            producers, MESSAGE_BYTES, rate, warmup, measure);
+                            producers, consumers, MESSAGE_BYTES, rate, warmup, measure);
                     fixed.get(s).add(f);
                     System.out.printf(Locale.ROOT, "[bench-broker] run %d %-10s at %,.0f msg/s: %,.0f msg/s acked,"
                             + " publish p50 %.1f ms p99 %.1f ms, e2e p50 %.1f ms p99 %.1f ms%n", rep, s, rate,
@@ -124,11 +130,12 @@ public final class BrokerBenchmark {
                             f.endToEnd().percentileMillis(0.99));
                 }
             }
+            }
         }
         String loadAfter = loadAverage();
         double minutes = (System.nanoTime() - began) / 60e9;
-        String section = report(command, minutes, loadBefore, loadAfter, reps, producers, rate, warmup, measure, max,
-                fixed);
+        String section = report(command, minutes, loadBefore, loadAfter, reps, producers, consumers, rate, warmup,
+                measure, max, fixed);
         System.out.println();
         System.out.println(section);
         if (doc != null && !quick) {
@@ -147,7 +154,7 @@ public final class BrokerBenchmark {
     // ------------------------------------------------------------------------------------------------------ report
 
     private static String report(String command, double minutes, String loadBefore, String loadAfter, int reps,
-                                 int producers, double rate, long warmup, long measure,
+                                 int producers, int consumers, double rate, long warmup, long measure,
                                  Map<String, List<PublishConsumeRun.Result>> max,
                                  Map<String, List<PublishConsumeRun.Result>> fixed) {
         StringBuilder b = new StringBuilder();
@@ -168,12 +175,14 @@ public final class BrokerBenchmark {
                 .append(" after\n");
         b.append(String.format(Locale.ROOT, "- **Workload:** per run a new topic with %d partitions in namespace "
                 + "`bench/bookkeeper` (persistence 1/1/1, `-c bookkeeper`) or `bench/lakestream` (1/1/1, "
-                + "`-c lakestream`); %d producers (one thread each, default batching, at most %d pending each), "
-                + "%d-byte messages; one consumer (exclusive subscription, acknowledging each message). Max rate: "
+                + "`-c lakestream`); %d producers (one thread each, default batching, at most %,d pending each, "
+                + "client memory limit 1 GiB), "
+                + "%d-byte messages; %d consumers of one failover subscription (the partitions spread over them, one "
+                + "thread each, acknowledging each message). Max rate: "
                 + "closed loop. Fixed rate: %,.0f msg/s in total. Each run %d s warm-up then %d s measured; %d "
                 + "repetitions of each (after one warm-up run of each). Publish latency: `sendAsync` to its "
                 + "acknowledgement; end to end: `sendAsync` to `receive` (same JVM clock).\n",
-                PARTITIONS, producers, PublishConsumeRun.MAX_PENDING, MESSAGE_BYTES, rate,
+                PARTITIONS, producers, PublishConsumeRun.MAX_PENDING, MESSAGE_BYTES, consumers, rate,
                 TimeUnit.NANOSECONDS.toSeconds(warmup), TimeUnit.NANOSECONDS.toSeconds(measure), reps));
         b.append("- **Storage set-up:** BookKeeper: one bookie and ZooKeeper in the broker's JVM (Pulsar's "
                 + "`LocalBookkeeperEnsemble.startStandalone`: BookKeeper's defaults with DbLedgerStorage, 256 MiB "
@@ -219,12 +228,20 @@ public final class BrokerBenchmark {
                 lost += l.stream().mapToLong(PublishConsumeRun.Result::lost).sum();
             }
         }
-        b.append("\nMessages sent but not received within 120 s after a run: ").append(lost).append(".\n");
+        b.append("\nMessages sent in a run but not yet received 120 s after its producers stopped (the consumers "
+                + "fell behind; nothing is lost, the backlog stays in the topic): ").append(lost).append(".\n");
         b.append("\n### Reading the figures\n\n");
         b.append("- Lakestream acknowledges a publish once its WAL object is in the bucket and indexed in Oxia: a "
                 + "flush deadline, a PUT and an Oxia write, where BookKeeper acknowledges after the bookie's "
                 + "journal write (here without fsync). Its latency floor is therefore higher at low rates; S3 in "
                 + "production adds its own PUT latency (tens of ms) that S3Proxy on loopback does not have.\n");
+        b.append(String.format(Locale.ROOT, "- Max rate is a closed loop: at most %,d messages are pending per "
+                + "producer, so a storage's rate is also bounded by pending / publish latency (Little's law); the "
+                + "window is large enough that neither storage hit it here (%,d pending in all).%n",
+                PublishConsumeRun.MAX_PENDING, PublishConsumeRun.MAX_PENDING * producers));
+        b.append("- Latencies at max rate are mostly queueing: the producers keep their whole window pending, so a "
+                + "publish waits about pending / rate, and the end-to-end figures add the consumer's backlog when it "
+                + "falls behind. The storages' own latencies are the fixed-rate rows.\n");
         b.append("- Both storages share the machine's 2 cores with the broker, the clients, S3Proxy and Oxia (and "
                 + "other jobs): the max rate is CPU-bound and says more about per-message cost than about the "
                 + "storages' ceilings.\n");

@@ -18,14 +18,19 @@ import org.apache.pulsar.client.api.SubscriptionType;
  * One run of the publish/consume workload on one (partitioned) topic: {@code producers} producers, each on its own
  * thread, send {@code messageBytes}-byte messages (the send time, {@link System#nanoTime()}, in the first 8 bytes)
  * either as fast as the client lets them ({@code rate = 0}: closed loop, at most {@value #MAX_PENDING} pending per
- * producer) or at a fixed total rate; one consumer on a new subscription receives and acknowledges them on its own
- * thread. After the warm-up, the measured window counts the publishes acknowledged in it (throughput) and records, for
+ * producer) or at a fixed total rate; {@code consumers} consumers of a new failover subscription (the partitions
+ * spread over them) receive and acknowledge them, each on its own thread. After the warm-up, the measured window counts the publishes acknowledged in it (throughput) and records, for
  * messages sent in it, the publish latency (send call to the broker's acknowledgement) and the end-to-end latency
  * (send call to receipt by the consumer; producer and consumer share the JVM's clock).
  */
 final class PublishConsumeRun {
 
-    static final int MAX_PENDING = 1000;
+    /**
+     * Pending messages per producer. Large enough that the closed loop is not bound by the window: at most
+     * {@code producers * MAX_PENDING / latency} messages per second get through (Little's law), and Lakestream's
+     * publish latency is ~100 ms where BookKeeper's is a few ms.
+     */
+    static final int MAX_PENDING = 10_000;
 
     record Result(double messagesPerSecond, double mibPerSecond, Latencies publish, Latencies endToEnd,
                   long lost) {
@@ -34,7 +39,7 @@ final class PublishConsumeRun {
     private PublishConsumeRun() {
     }
 
-    static Result run(PulsarClient client, String topic, int producers, int messageBytes, double rate,
+    static Result run(PulsarClient client, String topic, int producers, int consumers, int messageBytes, double rate,
                       long warmupNanos, long measureNanos) throws Exception {
         Latencies publish = new Latencies();
         Latencies e2e = new Latencies();
@@ -45,9 +50,12 @@ final class PublishConsumeRun {
         AtomicBoolean consumerStop = new AtomicBoolean();
         List<Throwable> failures = new ArrayList<>();
 
-        Consumer<byte[]> consumer = client.newConsumer().topic(topic).subscriptionName("bench")
-                .subscriptionType(SubscriptionType.Exclusive).receiverQueueSize(1000)
-                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
+        List<Consumer<byte[]>> cs = new ArrayList<>();
+        for (int i = 0; i < consumers; i++) {
+            cs.add(client.newConsumer().topic(topic).subscriptionName("bench")
+                    .subscriptionType(SubscriptionType.Failover).receiverQueueSize(1000)
+                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe());
+        }
         List<Producer<byte[]>> ps = new ArrayList<>();
         for (int i = 0; i < producers; i++) {
             ps.add(client.newProducer().topic(topic).maxPendingMessages(MAX_PENDING).blockIfQueueFull(true)
@@ -57,6 +65,8 @@ final class PublishConsumeRun {
         long t0 = start + warmupNanos;
         long t1 = t0 + measureNanos;
 
+        List<Thread> consumerThreads = new ArrayList<>();
+        for (Consumer<byte[]> consumer : cs) {
         Thread consumerThread = new Thread(() -> {
             try {
                 while (!consumerStop.get()) {
@@ -79,6 +89,8 @@ final class PublishConsumeRun {
             }
         }, "bench-consumer");
         consumerThread.start();
+        consumerThreads.add(consumerThread);
+        }
 
         List<Thread> producerThreads = new ArrayList<>();
         for (Producer<byte[]> p : ps) {
@@ -135,11 +147,15 @@ final class PublishConsumeRun {
             Thread.sleep(50);
         }
         consumerStop.set(true);
-        consumerThread.join();
+        for (Thread t : consumerThreads) {
+            t.join();
+        }
         for (Producer<byte[]> p : ps) {
             p.close();
         }
-        consumer.close();
+        for (Consumer<byte[]> c : cs) {
+            c.close();
+        }
         synchronized (failures) {
             if (!failures.isEmpty()) {
                 Exception e = new Exception("the run on " + topic + " failed: " + failures.get(0), failures.get(0));
