@@ -165,7 +165,11 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             if (info.isPresent() && !info.get().deleted()) {
                 return CompletableFuture.completedFuture(info.get());
             }
-            return brokerStore.exists(brokerPath(name)).thenCompose(nodeExists -> {
+            return brokerStore.get(brokerPath(name)).thenCompose(node -> {
+                boolean nodeExists = node.isPresent();
+                if (node.isPresent() && createdElsewhere(node.get().getValue())) {
+                    return CompletableFuture.failedFuture(createdElsewhereError(name));
+                }
                 if (!config.isCreateIfMissing() && !nodeExists) {
                     return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerNotFoundException(
                             "managed ledger " + name + " does not exist"));
@@ -237,17 +241,42 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                         }));
     }
 
+    // ---- Storage binding (hybrid mode): a managed ledger stays in the storage that created it. The broker node of a
+    // Lakestream ledger holds {"storage":"lakestream",...}; BookKeeper's factory keeps its ManagedLedgerInfo
+    // (protobuf) in the same node; a zero-byte node is the broker's placeholder for a topic no storage opened yet.
+
+    /** Whether a broker node's value is another storage's ledger (BookKeeper's ManagedLedgerInfo), not ours. */
+    static boolean createdElsewhere(byte[] node) {
+        return node != null && node.length > 0
+                && !new String(node, StandardCharsets.UTF_8).startsWith(BROKER_NODE_PREFIX);
+    }
+
+    private static ManagedLedgerException createdElsewhereError(String name) {
+        return new ManagedLedgerException("Managed ledger " + name + " was created in another storage (its "
+                + brokerPath(name) + " node holds that storage's ledger metadata, e.g. BookKeeper's ManagedLedgerInfo,"
+                + " not Lakestream's); refusing to open it on Lakestream, where it would reopen empty and hide its"
+                + " data. Its storage-class policy was changed after it held data: set the namespace's or topic's"
+                + " storage class back, or delete the topic first");
+    }
+
+    private static final String BROKER_NODE_PREFIX = "{\"storage\":\"lakestream\"";
+
     private CompletableFuture<Void> ensureBrokerNode(String name, long streamId) {
         String path = brokerPath(name);
-        byte[] value = ("{\"storage\":\"lakestream\",\"streamId\":" + streamId + "}").getBytes(StandardCharsets.UTF_8);
-        return brokerStore.exists(path).thenCompose(exists -> exists
-                ? CompletableFuture.completedFuture(null)
-                : brokerStore.put(path, value, Optional.of(-1L)).handle((s, e) -> {
-                    if (e != null && !(Errors.unwrap(e) instanceof MetadataStoreException.BadVersionException)) {
-                        throw new java.util.concurrent.CompletionException(Errors.unwrap(e));
-                    }
-                    return null;
-                }));
+        byte[] value = (BROKER_NODE_PREFIX + ",\"streamId\":" + streamId + "}").getBytes(StandardCharsets.UTF_8);
+        return brokerStore.get(path).thenCompose(node -> {
+            if (node.isPresent() && node.get().getValue().length > 0) {
+                return CompletableFuture.completedFuture(null);
+            }
+            // Absent, or a zero-byte placeholder: write (stamp) it, so that the node says which storage holds the data.
+            long expected = node.map(r -> r.getStat().getVersion()).orElse(-1L);
+            return brokerStore.put(path, value, Optional.of(expected)).handle((s, e) -> {
+                if (e != null && !(Errors.unwrap(e) instanceof MetadataStoreException.BadVersionException)) {
+                    throw new java.util.concurrent.CompletionException(Errors.unwrap(e));
+                }
+                return null;
+            });
+        });
     }
 
     private CompletableFuture<Void> initializeInterceptor(LakestreamManagedLedger ml, ManagedLedgerConfig config) {

@@ -1,0 +1,171 @@
+package dev.lakestream.tests.bench;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.client.api.SubscriptionType;
+
+/**
+ * One run of the publish/consume workload on one (partitioned) topic: {@code producers} producers, each on its own
+ * thread, send {@code messageBytes}-byte messages (the send time, {@link System#nanoTime()}, in the first 8 bytes)
+ * either as fast as the client lets them ({@code rate = 0}: closed loop, at most {@value #MAX_PENDING} pending per
+ * producer) or at a fixed total rate; {@code consumers} consumers of a new failover subscription (the partitions
+ * spread over them) receive and acknowledge them, each on its own thread. After the warm-up, the measured window counts the publishes acknowledged in it (throughput) and records, for
+ * messages sent in it, the publish latency (send call to the broker's acknowledgement) and the end-to-end latency
+ * (send call to receipt by the consumer; producer and consumer share the JVM's clock).
+ */
+final class PublishConsumeRun {
+
+    /**
+     * Pending messages per producer. Large enough that the closed loop is not bound by the window: at most
+     * {@code producers * MAX_PENDING / latency} messages per second get through (Little's law), and Lakestream's
+     * publish latency is ~100 ms where BookKeeper's is a few ms.
+     */
+    static final int MAX_PENDING = 10_000;
+
+    record Result(double messagesPerSecond, double mibPerSecond, Latencies publish, Latencies endToEnd,
+                  long lost) {
+    }
+
+    private PublishConsumeRun() {
+    }
+
+    static Result run(PulsarClient client, String topic, int producers, int consumers, int messageBytes, double rate,
+                      long warmupNanos, long measureNanos) throws Exception {
+        Latencies publish = new Latencies();
+        Latencies e2e = new Latencies();
+        AtomicLong acked = new AtomicLong();
+        AtomicLong sent = new AtomicLong();
+        AtomicLong received = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean consumerStop = new AtomicBoolean();
+        List<Throwable> failures = new ArrayList<>();
+
+        List<Consumer<byte[]>> cs = new ArrayList<>();
+        for (int i = 0; i < consumers; i++) {
+            cs.add(client.newConsumer().topic(topic).subscriptionName("bench")
+                    .subscriptionType(SubscriptionType.Failover).receiverQueueSize(1000)
+                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe());
+        }
+        List<Producer<byte[]>> ps = new ArrayList<>();
+        for (int i = 0; i < producers; i++) {
+            ps.add(client.newProducer().topic(topic).maxPendingMessages(MAX_PENDING).blockIfQueueFull(true)
+                    .sendTimeout(120, TimeUnit.SECONDS).create());
+        }
+        long start = System.nanoTime();
+        long t0 = start + warmupNanos;
+        long t1 = t0 + measureNanos;
+
+        List<Thread> consumerThreads = new ArrayList<>();
+        for (Consumer<byte[]> consumer : cs) {
+        Thread consumerThread = new Thread(() -> {
+            try {
+                while (!consumerStop.get()) {
+                    Message<byte[]> m = consumer.receive(100, TimeUnit.MILLISECONDS);
+                    if (m == null) {
+                        continue;
+                    }
+                    long now = System.nanoTime();
+                    long sentAt = ByteBuffer.wrap(m.getValue()).getLong(0);
+                    if (sentAt >= t0 && sentAt < t1) {
+                        e2e.record(now - sentAt);
+                    }
+                    received.incrementAndGet();
+                    consumer.acknowledgeAsync(m);
+                }
+            } catch (Throwable t) {
+                synchronized (failures) {
+                    failures.add(t);
+                }
+            }
+        }, "bench-consumer");
+        consumerThread.start();
+        consumerThreads.add(consumerThread);
+        }
+
+        List<Thread> producerThreads = new ArrayList<>();
+        for (Producer<byte[]> p : ps) {
+            Thread thread = new Thread(() -> {
+                long intervalNanos = rate > 0 ? (long) (1e9 * producers / rate) : 0;
+                long next = start;
+                try {
+                    while (!stop.get() && System.nanoTime() < t1) {
+                        if (intervalNanos > 0) {
+                            long wait = next - System.nanoTime();
+                            if (wait > 0) {
+                                LockSupport.parkNanos(wait);
+                            }
+                            next += intervalNanos;
+                        }
+                        byte[] payload = new byte[messageBytes];
+                        long sentAt = System.nanoTime();
+                        ByteBuffer.wrap(payload).putLong(0, sentAt);
+                        sent.incrementAndGet();
+                        p.sendAsync(payload).whenComplete((id, e) -> {
+                            long now = System.nanoTime();
+                            if (e != null) {
+                                synchronized (failures) {
+                                    failures.add(e);
+                                }
+                                return;
+                            }
+                            if (now >= t0 && now < t1) {
+                                acked.incrementAndGet();
+                            }
+                            if (sentAt >= t0 && sentAt < t1) {
+                                publish.record(now - sentAt);
+                            }
+                        });
+                    }
+                } catch (Throwable t) {
+                    synchronized (failures) {
+                        failures.add(t);
+                    }
+                }
+            }, "bench-producer");
+            thread.start();
+            producerThreads.add(thread);
+        }
+        for (Thread t : producerThreads) {
+            t.join();
+        }
+        for (Producer<byte[]> p : ps) {
+            p.flush();
+        }
+        // Let the consumer take everything that was sent (bounded), so the next run starts on a quiet broker.
+        long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (received.get() < sent.get() && System.nanoTime() < drainDeadline && failures.isEmpty()) {
+            Thread.sleep(50);
+        }
+        consumerStop.set(true);
+        for (Thread t : consumerThreads) {
+            t.join();
+        }
+        for (Producer<byte[]> p : ps) {
+            p.close();
+        }
+        for (Consumer<byte[]> c : cs) {
+            c.close();
+        }
+        synchronized (failures) {
+            if (!failures.isEmpty()) {
+                Exception e = new Exception("the run on " + topic + " failed: " + failures.get(0), failures.get(0));
+                failures.stream().skip(1).limit(5).forEach(e::addSuppressed);
+                throw e;
+            }
+        }
+        double seconds = measureNanos / 1e9;
+        double mps = acked.get() / seconds;
+        return new Result(mps, mps * messageBytes / (1024.0 * 1024.0), publish, e2e,
+                Math.max(0, sent.get() - received.get()));
+    }
+}
