@@ -3,9 +3,13 @@
 
 dist_dir=$PWD/distribution
 dist_classpath_file=$dist_dir/target/classpath.txt
+# The broker plugin's NAR (module pulsar-protocol-handler), copied here by lakestream_build: bin/run-broker points
+# brokerInterceptorsDirectory at this directory.
+dist_plugin_dir=$dist_dir/target/interceptors
 
-# Builds the broker, the storage plugin and the CLI tools (this module and the modules it needs) when
-# target/classpath.txt is missing or older than any source or pom they are built from.
+# Builds the broker, the storage plugin, the broker plugin (NAR) and the CLI tools (this module, the module
+# pulsar-protocol-handler, and the modules they need) when target/classpath.txt or the NAR is missing, or older than
+# any source or pom they are built from.
 # LAKESTREAM_SKIP_BUILD=1 never builds.
 lakestream_build() {
   if [[ "${LAKESTREAM_SKIP_BUILD:-}" == 1 ]]; then
@@ -15,19 +19,25 @@ lakestream_build() {
     fi
     return
   fi
-  if [[ -f "$dist_classpath_file" ]] && [[ -z "$(find pom.xml lakestream-core lakestream-testkit \
-      pulsar-managedledger-lakestream "$dist_dir" \( -path '*/target' -o -path '*/src/test' -o -path '*/src/bench' \) \
+  if [[ -f "$dist_classpath_file" ]] && compgen -G "$dist_plugin_dir/*.nar" >/dev/null \
+      && [[ -z "$(find pom.xml lakestream-core lakestream-testkit pulsar-managedledger-lakestream pulsar-protocol-handler \
+      "$dist_dir" \( -path '*/target' -o -path '*/src/test' -o -path '*/src/bench' \) \
       -prune -o -type f -newer "$dist_classpath_file" -print -quit)" ]]; then
     return
   fi
   echo "[$(basename "$0")] building the broker and the CLI tools (Maven; the first time takes a few minutes)" >&2
   local log=target/distribution-build.log
   mkdir -p target
-  if ! ./mvnw -B -ntp package -DskipTests -pl distribution -am >"$log" 2>&1; then
+  if ! ./mvnw -B -ntp package -DskipTests -pl distribution,pulsar-protocol-handler -am >"$log" 2>&1; then
     grep -E '^\[ERROR\]' "$log" | head -40 >&2
     echo "$0: the build failed; full log: $log" >&2
     exit 1
   fi
+  # A copy, like target/lib: a later build does not replace the NAR under a running broker.
+  rm -rf "$dist_plugin_dir"
+  mkdir -p "$dist_plugin_dir"
+  cp pulsar-protocol-handler/target/lakestream-broker-plugin-*.nar "$dist_plugin_dir/"
+  touch "$dist_classpath_file"
 }
 
 # The runtime classpath: launcher classes, this project's jars (copied, so later builds do not disturb a running

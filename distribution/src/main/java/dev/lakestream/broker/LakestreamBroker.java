@@ -34,7 +34,8 @@ import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
  *   <li>writes the cluster metadata (cluster, tenants {@code public} and {@code pulsar}, namespace
  *       {@code public/default}) with Pulsar's own {@link PulsarClusterMetadataSetup} when the cluster does not exist
  *       yet: before the broker opens the metadata store, never beside it, since a {@code rocksdb://} store admits
- *       one user at a time;</li>
+ *       one user at a time. On ZooKeeper stores (hybrid mode) {@link ZooKeeperClusterSetup} writes the same nodes
+ *       instead, since Pulsar's tool would also need DistributedLog there;</li>
  *   <li>starts the broker and prints its service URL and admin URL.</li>
  * </ol>
  *
@@ -182,7 +183,8 @@ public final class LakestreamBroker {
 
     /**
      * Writes the cluster metadata with Pulsar's own setup tool when the configured cluster does not exist yet in the
-     * configuration metadata store. The store is opened and closed again before the broker starts.
+     * configuration metadata store ({@link ZooKeeperClusterSetup} on ZooKeeper stores). The store is opened and
+     * closed again before the broker starts.
      */
     public static void setupClusterIfAbsent(ServiceConfiguration conf) throws Exception {
         String cluster = conf.getClusterName();
@@ -224,6 +226,12 @@ public final class LakestreamBroker {
         String host = conf.getAdvertisedAddress() != null ? conf.getAdvertisedAddress() : "127.0.0.1";
         String webUrl = "http://" + host + ":" + conf.getWebServicePort().orElse(8080);
         String brokerUrl = "pulsar://" + host + ":" + conf.getBrokerServicePort().orElse(6650);
+        if (ZooKeeperClusterSetup.applies(conf.getMetadataStoreUrl(), configStore)) {
+            // Pulsar's tool would also need DistributedLog on ZooKeeper, which the distribution leaves out.
+            ZooKeeperClusterSetup.run(cluster, conf.getMetadataStoreUrl(), configStore, webUrl, brokerUrl,
+                    (int) conf.getMetadataStoreSessionTimeoutMillis());
+            return;
+        }
         PulsarClusterMetadataSetup.main(new String[] {
             "--cluster", cluster,
             "--metadata-store", conf.getMetadataStoreUrl(),

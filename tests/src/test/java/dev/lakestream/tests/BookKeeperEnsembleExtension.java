@@ -127,6 +127,11 @@ public final class BookKeeperEnsembleExtension implements BeforeAllCallback, Aft
         }
     }
 
+    /** Whether ZooKeeper and the bookies run (between {@link #start()} and {@link #close()}). */
+    public synchronized boolean running() {
+        return ensemble != null;
+    }
+
     /** {@code 127.0.0.1:<port>} of the ZooKeeper server. */
     public String zookeeperAddress() {
         requireRunning();

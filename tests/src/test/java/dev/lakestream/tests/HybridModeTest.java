@@ -34,13 +34,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Hybrid mode end to end ({@code conf/broker-hybrid.conf}): one broker with BookKeeper as the default storage (an
  * in-process ZooKeeper + bookie) and Lakestream (S3Proxy + Oxia) for namespaces that choose it, with the Lakestream
- * broker plugin (NAR) loaded. Each test uses its own namespaces.
+ * broker plugin (NAR) loaded ({@link PulsarBrokerExtension#hybrid}). Each test uses its own namespaces.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class HybridModeTest {
 
     @RegisterExtension
-    static final HybridBrokerExtension BROKER = new HybridBrokerExtension();
+    static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.hybrid(new BookKeeperEnsembleExtension(1));
 
     static final String TENANT = "hy";
 
@@ -52,6 +52,22 @@ class HybridModeTest {
     }
 
     // --------------------------------------------------------------------------------------- placement and basics
+
+    @Test
+    void theLauncherWroteTheClusterMetadataOnZooKeeper() throws Exception {
+        // Written by LakestreamBroker.setupClusterIfAbsent before the first start (as bin/run-broker does), not
+        // through the admin API: Pulsar's PulsarClusterMetadataSetup cannot run on ZooKeeper without DistributedLog.
+        PulsarAdmin admin = BROKER.admin();
+        String cluster = BROKER.pulsar().getConfiguration().getClusterName();
+        assertThat(admin.clusters().getCluster(cluster).getBrokerServiceUrl()).isEqualTo(BROKER.brokerServiceUrl());
+        assertThat(admin.tenants().getTenants()).contains("public", "pulsar");
+        assertThat(admin.namespaces().getNamespaces("public")).contains("public/default");
+        assertThat(admin.namespaces().getNamespaces("pulsar")).contains("pulsar/system");
+        assertThat(admin.namespaces().getBundles("public/default").getNumBundles()).isEqualTo(32);
+        assertThat(admin.topics().getPartitionedTopicMetadata("persistent://pulsar/system/transaction_coordinator_assign")
+                .partitions).isEqualTo(16);
+        assertThat(BROKER.pulsar().getLocalMetadataStore().exists("/bookies").get()).isTrue();
+    }
 
     @Test
     void theBrokerRunsTheHybridStorageAndLoadsThePlugin() throws Exception {

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,7 +52,11 @@ import org.slf4j.LoggerFactory;
  *       data directory in a fresh temporary directory: Pulsar's metadata in {@code rocksdb://}, the objects in a local
  *       directory, Lakestream's metadata in the embedded store;</li>
  *   <li>{@link #onS3ProxyAndOxia()}: {@code conf/broker-diskless.conf}, pointed at a real S3Proxy (a fresh bucket)
- *       and a real Oxia server started through the test kit, which hold all the data and metadata.</li>
+ *       and a real Oxia server started through the test kit, which hold all the data and metadata;</li>
+ *   <li>{@link #hybrid(BookKeeperEnsembleExtension)}: {@code conf/broker-hybrid.conf}, hybrid mode: BookKeeper the
+ *       default storage (the given in-process ZooKeeper + bookies, ZooKeeper also holding Pulsar's metadata),
+ *       Lakestream on a fresh bucket of a real S3Proxy and a real Oxia server, and the Lakestream broker plugin (the
+ *       NAR packaged by {@code pulsar-protocol-handler}: run such tests with {@code package}, not {@code test}).</li>
  * </ul>
  * The ports are free ones chosen once, so a {@link #restart()} keeps them and clients reconnect. Fsync is off in the
  * embedded stores (a test stops processes, it does not lose machines). {@link #config(String, String)} overrides any
@@ -59,10 +64,11 @@ import org.slf4j.LoggerFactory;
  * is written before the first start as {@code bin/run-broker} writes it.
  *
  * <p>Clients made by {@link #newClient()} and {@link #newAdmin()} are closed when the broker stops for good (not on a
- * restart); tests may close them earlier.
+ * restart); tests may close them earlier. Also usable without JUnit ({@link #start()}, {@link #close()}), e.g. by the
+ * broker benchmark.
  */
 public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback,
-        AfterEachCallback {
+        AfterEachCallback, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PulsarBrokerExtension.class);
 
@@ -75,15 +81,27 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
      */
     public static final String SYSTEM_PROPERTY_PREFIX = "lakestream.tests.broker.";
 
+    /** The broker plugin's interceptor name, from its broker_interceptor.yml. */
+    public static final String PLUGIN_NAME = "lakestream";
+
     /** Where the stores of the broker live. */
     public enum Stores {
         /** A local directory and the embedded metadata store, under the broker's data directory. */
         EMBEDDED,
         /** A bucket of a real S3Proxy server and a real Oxia server (Pulsar's metadata there too). */
-        S3PROXY_AND_OXIA
+        S3PROXY_AND_OXIA,
+        /**
+         * Hybrid mode: in-process ZooKeeper + bookies (BookKeeper, the default storage; Pulsar's metadata in
+         * ZooKeeper), a bucket of a real S3Proxy server and a real Oxia server (Lakestream).
+         */
+        HYBRID
     }
 
     private final Stores stores;
+    /** The bookies of a {@link Stores#HYBRID} broker. */
+    private final BookKeeperEnsembleExtension bk;
+    /** Whether this extension started {@link #bk} (and so stops it), or found it running (registered on its own). */
+    private boolean ownsBookKeeper;
     private final Map<String, String> overrides = new LinkedHashMap<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
 
@@ -98,18 +116,32 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
     private PulsarService pulsar;
     private PulsarAdmin admin;
 
-    private PulsarBrokerExtension(Stores stores) {
+    private PulsarBrokerExtension(Stores stores, BookKeeperEnsembleExtension bk) {
         this.stores = stores;
+        this.bk = bk;
     }
 
     /** A broker on {@code conf/broker-diskless-embedded.conf}, its data in a temporary directory. */
     public static PulsarBrokerExtension embedded() {
-        return new PulsarBrokerExtension(Stores.EMBEDDED);
+        return new PulsarBrokerExtension(Stores.EMBEDDED, null);
     }
 
     /** A broker on {@code conf/broker-diskless.conf}, on its own S3Proxy and Oxia servers (from the test kit). */
     public static PulsarBrokerExtension onS3ProxyAndOxia() {
-        return new PulsarBrokerExtension(Stores.S3PROXY_AND_OXIA);
+        return new PulsarBrokerExtension(Stores.S3PROXY_AND_OXIA, null);
+    }
+
+    /**
+     * A broker in hybrid mode on {@code conf/broker-hybrid.conf}: BookKeeper on {@code bookkeeper} (started with the
+     * broker and stopped with it, unless it is already running, e.g. registered as an extension of its own), Lakestream
+     * on its own S3Proxy and Oxia servers, the broker plugin loaded. The managed ledgers' copies (ensemble, quorums)
+     * are as many as there are bookies, at most 2.
+     */
+    public static PulsarBrokerExtension hybrid(BookKeeperEnsembleExtension bookkeeper) {
+        if (bookkeeper == null) {
+            throw new IllegalArgumentException("hybrid() needs a BookKeeperEnsembleExtension");
+        }
+        return new PulsarBrokerExtension(Stores.HYBRID, bookkeeper);
     }
 
     /** Sets a broker configuration key (Pulsar's or {@code lakestream.*}), over the configuration file's value. */
@@ -194,7 +226,8 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         }
     }
 
-    /** Stops everything: clients, broker, servers; deletes the data. */
+    /** Stops everything: clients, broker, servers (the bookies if this extension started them); deletes the data. */
+    @Override
     public synchronized void close() {
         for (AutoCloseable c : clients) {
             closeQuietly(c);
@@ -212,6 +245,10 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         if (s3 != null) {
             closeQuietly(s3);
             s3 = null;
+        }
+        if (ownsBookKeeper) {
+            closeQuietly(bk);
+            ownsBookKeeper = false;
         }
         if (dataDir != null) {
             deleteRecursively(dataDir);
@@ -267,7 +304,15 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         return dataDir.resolve("objects");
     }
 
-    /** The S3Proxy server ({@link Stores#S3PROXY_AND_OXIA} only). */
+    /** The bookies ({@link Stores#HYBRID} only). */
+    public BookKeeperEnsembleExtension bookkeeper() {
+        if (bk == null) {
+            throw new IllegalStateException("no bookies: this broker runs on " + stores);
+        }
+        return bk;
+    }
+
+    /** The S3Proxy server ({@link Stores#S3PROXY_AND_OXIA} and {@link Stores#HYBRID}). */
     public S3ProxyServer s3() {
         if (s3 == null) {
             throw new IllegalStateException("no S3Proxy: this broker runs on " + stores);
@@ -275,13 +320,13 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         return s3;
     }
 
-    /** The bucket of the broker's objects ({@link Stores#S3PROXY_AND_OXIA} only). */
+    /** The bucket of the broker's objects ({@link Stores#S3PROXY_AND_OXIA} and {@link Stores#HYBRID}). */
     public String bucket() {
         s3();
         return bucket;
     }
 
-    /** The Oxia server ({@link Stores#S3PROXY_AND_OXIA} only). */
+    /** The Oxia server ({@link Stores#S3PROXY_AND_OXIA} and {@link Stores#HYBRID}). */
     public OxiaServer oxia() {
         if (oxia == null) {
             throw new IllegalStateException("no Oxia server: this broker runs on " + stores);
@@ -337,10 +382,19 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         dataDir = Files.createTempDirectory("pulsar-broker-");
         brokerPort = freePort();
         webPort = freePort();
-        if (stores == Stores.S3PROXY_AND_OXIA) {
-            s3 = S3ProxyServer.start();
-            bucket = s3.createBucket();
-            oxia = OxiaServer.create("broker").start();
+        try {
+            if (stores == Stores.HYBRID && !bk.running()) {
+                bk.start();
+                ownsBookKeeper = true;
+            }
+            if (stores != Stores.EMBEDDED) {
+                s3 = S3ProxyServer.start();
+                bucket = s3.createBucket();
+                oxia = OxiaServer.create("broker").start();
+            }
+        } catch (Exception | Error e) {
+            close();
+            throw e;
         }
         // Written by the launcher of bin/run-broker, before the broker opens the metadata store.
         LakestreamBroker.setupClusterIfAbsent(configuration());
@@ -381,9 +435,44 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
                 m.put("lakestream.s3.secretAccessKey", s3.secretKey());
                 m.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
             }
+            case HYBRID -> {
+                m.put("metadataStoreUrl", bk.metadataStoreUrl());
+                m.put("configurationMetadataStoreUrl", bk.metadataStoreUrl());
+                String copies = Integer.toString(Math.min(bk.bookies(), 2));
+                m.put("managedLedgerDefaultEnsembleSize", copies);
+                m.put("managedLedgerDefaultWriteQuorum", copies);
+                m.put("managedLedgerDefaultAckQuorum", copies);
+                m.put("lakestream.s3.bucket", bucket);
+                m.put("lakestream.s3.endpoint", s3.endpoint().toString());
+                m.put("lakestream.s3.region", s3.region());
+                m.put("lakestream.s3.pathStyleAccess", "true");
+                m.put("lakestream.s3.accessKeyId", s3.accessKey());
+                m.put("lakestream.s3.secretAccessKey", s3.secretKey());
+                m.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
+                m.put("brokerInterceptorsDirectory", pluginDirectory().toString());
+                m.put("brokerInterceptors", PLUGIN_NAME);
+                m.put("narExtractionDirectory", dataDir.resolve("nar").toString());
+            }
             default -> throw new IllegalStateException(stores.toString());
         }
         return m;
+    }
+
+    /** The directory holding the broker plugin's NAR, packaged by the module pulsar-protocol-handler. */
+    static Path pluginDirectory() {
+        Path dir = projectDir().resolve("pulsar-protocol-handler").resolve("target");
+        if (Files.isDirectory(dir)) {
+            try (DirectoryStream<Path> nars = Files.newDirectoryStream(dir, "*.nar")) {
+                if (nars.iterator().hasNext()) {
+                    return dir;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        throw new IllegalStateException("No Lakestream broker plugin (*.nar) in " + dir + ": package the module "
+                + "pulsar-protocol-handler first (run the tests with 'package', e.g. ./mvnw -pl tests -am package"
+                + " -Dtest=HybridModeTest, or bin/test)");
     }
 
 
@@ -391,6 +480,7 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         String name = switch (stores) {
             case EMBEDDED -> "broker-diskless-embedded.conf";
             case S3PROXY_AND_OXIA -> "broker-diskless.conf";
+            case HYBRID -> "broker-hybrid.conf";
         };
         return projectDir().resolve("conf").resolve(name);
     }
