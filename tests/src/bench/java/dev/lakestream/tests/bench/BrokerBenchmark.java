@@ -1,6 +1,7 @@
 package dev.lakestream.tests.bench;
 
-import dev.lakestream.tests.HybridBrokerExtension;
+import dev.lakestream.tests.BookKeeperEnsembleExtension;
+import dev.lakestream.tests.PulsarBrokerExtension;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,7 +26,8 @@ import org.apache.pulsar.common.policies.data.TenantInfo;
 
 /**
  * The broker benchmark ({@code bin/bench-broker}): ONE Pulsar broker in hybrid mode ({@code conf/broker-hybrid.conf},
- * through the tests' {@link HybridBrokerExtension}: an in-process ZooKeeper and bookie, S3Proxy and Oxia as processes)
+ * through the tests' {@link PulsarBrokerExtension#hybrid}: an in-process ZooKeeper and bookie, S3Proxy and Oxia as
+ * processes)
  * and the same publish/consume workload through a BookKeeper namespace and a Lakestream namespace, side by side in
  * the same run, alternating which goes first. Writes the "## Broker: Lakestream vs BookKeeper" section of
  * docs/benchmarks.md.
@@ -86,10 +88,10 @@ public final class BrokerBenchmark {
         // Bookie settings for a sustained load (BookKeeper's defaults otherwise): LocalBookkeeperEnsemble's development
         // settings have a 2 MiB write cache, which stalls adds for seconds at tens of MiB/s. No fsync, as S3Proxy
         // and the test kit's Oxia do not fsync either.
-        try (HybridBrokerExtension broker = new HybridBrokerExtension()
+        try (PulsarBrokerExtension broker = PulsarBrokerExtension.hybrid(new BookKeeperEnsembleExtension(1)
                 .bookieSetting("dbStorage_writeCacheMaxSizeMb", 256)
                 .bookieSetting("dbStorage_readAheadCacheMaxSizeMb", 64)
-                .bookieSetting("journalSyncData", false)) {
+                .bookieSetting("journalSyncData", false))) {
             broker.start();
             PulsarAdmin admin = broker.admin();
             admin.tenants().createTenant("bench", TenantInfo.builder()
@@ -161,7 +163,8 @@ public final class BrokerBenchmark {
         b.append(HEADING).append("\n\n");
         b.append("Written by `dev.lakestream.tests.bench.BrokerBenchmark` (`tests/src/bench/java`): one Pulsar 5.0.1 "
                 + "broker in hybrid mode (`conf/broker-hybrid.conf`, started as the tests start it, "
-                + "`HybridBrokerExtension`) with BookKeeper as the default storage and Lakestream for one namespace, "
+                + "`PulsarBrokerExtension.hybrid`) with BookKeeper as the default storage and Lakestream for one "
+                + "namespace, "
                 + "and the same workload through a BookKeeper namespace and a Lakestream namespace in the same run, "
                 + "alternating which goes first. Figures are from one run of the command; do not edit them by hand, "
                 + "run it again. **The machine is shared with other jobs and noisy**: compare the two storages "
