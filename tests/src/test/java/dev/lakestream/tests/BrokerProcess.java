@@ -59,6 +59,9 @@ final class BrokerProcess implements AutoCloseable {
         all.put("numExecutorThreadPoolSize", "2");
         all.put("numOrderedExecutorThreads", "2");
         all.put("managedLedgerCacheSizeMB", "32");
+        // The broker plugin the configuration names, as bin/run-broker provides it.
+        all.put("brokerInterceptorsDirectory", PulsarBrokerExtension.pluginDirectory().toString());
+        all.put("narExtractionDirectory", dataDir.resolve("nar").toString());
         all.putAll(overrides);
 
         List<String> cmd = new ArrayList<>();

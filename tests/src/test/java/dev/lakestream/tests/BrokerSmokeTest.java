@@ -5,6 +5,7 @@ import static dev.lakestream.tests.RoundTrips.produce;
 import static dev.lakestream.tests.RoundTrips.receive;
 import static dev.lakestream.tests.RoundTrips.subscribe;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.broker.storage.ManagedLedgerStorage;
 import org.apache.pulsar.client.admin.LongRunningProcessStatus;
 import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
@@ -59,6 +61,21 @@ class BrokerSmokeTest {
         assertThat(admin.namespaces().getNamespaces("smoke")).containsExactly("smoke/ns1");
         assertThat(admin.namespaces().getPersistence("smoke/ns1").getManagedLedgerStorageClassName())
                 .isEqualTo("lakestream");
+    }
+
+    @Test
+    void anUnknownStorageClassIsRefusedWhenSet() throws Exception {
+        // The broker plugin the diskless configuration loads: in diskless mode "lakestream" is the only class.
+        PulsarAdmin admin = BROKER.admin();
+        admin.tenants().createTenant("typo", TenantInfo.builder().allowedClusters(Set.of("lakestream")).build());
+        admin.namespaces().createNamespace("typo/ns");
+        for (String wrong : new String[] {"lakestraem", "bookkeeper"}) {
+            assertThatThrownBy(() -> admin.namespaces().setPersistence("typo/ns",
+                    new PersistencePolicies(1, 1, 1, 0, wrong)))
+                    .isInstanceOf(PulsarAdminException.PreconditionFailedException.class)
+                    .hasMessageContaining("'" + wrong + "'").hasMessageContaining("[lakestream]");
+        }
+        assertThat(admin.namespaces().getPersistence("typo/ns")).as("nothing stored").isNull();
     }
 
     @Test

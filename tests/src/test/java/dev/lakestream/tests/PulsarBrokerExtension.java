@@ -418,6 +418,10 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         m.put("brokerShutdownTimeoutMs", "0");
         // No load balancing in a single-broker test cluster.
         m.put("loadBalancerEnabled", "false");
+        // The broker plugin (storage-class guard), as bin/run-broker provides it: every configuration names it.
+        m.put("brokerInterceptorsDirectory", pluginDirectory().toString());
+        m.put("brokerInterceptors", PLUGIN_NAME);
+        m.put("narExtractionDirectory", dataDir.resolve("nar").toString());
         switch (stores) {
             case EMBEDDED -> {
                 m.put("lakestream.fs.fsync", "false");
@@ -449,9 +453,6 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
                 m.put("lakestream.s3.accessKeyId", s3.accessKey());
                 m.put("lakestream.s3.secretAccessKey", s3.secretKey());
                 m.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
-                m.put("brokerInterceptorsDirectory", pluginDirectory().toString());
-                m.put("brokerInterceptors", PLUGIN_NAME);
-                m.put("narExtractionDirectory", dataDir.resolve("nar").toString());
             }
             default -> throw new IllegalStateException(stores.toString());
         }
