@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.LongRunningProcessStatus;
 import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.junit.jupiter.api.Test;
@@ -37,8 +38,17 @@ class CompactionWithSystemTopicsTest {
             CompactionScenarios.waitFor("the topic policy", () ->
                     Integer.valueOf(8).equals(admin.topicPolicies().getMaxConsumers(topic)));
 
-            // Compact the system topic the policies service reads with readCompacted.
-            admin.topics().triggerCompaction(changeEvents);
+            // Compact the system topic the policies service reads with readCompacted. The broker may be compacting
+            // it already (system topics have a compaction threshold of their own): then wait and ask again, so that
+            // a run starts after the policies above were written.
+            CompactionScenarios.waitFor("a compaction of " + changeEvents + " to start", () -> {
+                try {
+                    admin.topics().triggerCompaction(changeEvents);
+                    return true;
+                } catch (PulsarAdminException.ConflictException alreadyRunning) {
+                    return false;
+                }
+            });
             CompactionScenarios.waitFor("compaction of " + changeEvents, () ->
                     admin.topics().compactionStatus(changeEvents).status != LongRunningProcessStatus.Status.RUNNING);
             LongRunningProcessStatus st = admin.topics().compactionStatus(changeEvents);
