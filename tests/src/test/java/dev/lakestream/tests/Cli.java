@@ -1,5 +1,7 @@
 package dev.lakestream.tests;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,6 +17,14 @@ final class Cli {
     }
 
     record Result(int exitCode, String stdout, String stderr) {
+    }
+
+    /** As {@link #run}, and fails (showing both outputs) unless the tool exits with 0. */
+    static Result runOk(String tool, String... args) throws IOException, InterruptedException {
+        Result r = run(tool, args);
+        assertThat(r.exitCode()).as("exit code of bin/%s %s; stdout:%n%s%nstderr:%n%s", tool, List.of(args),
+                r.stdout(), r.stderr()).isZero();
+        return r;
     }
 
     /** Runs {@code bin/<tool> args...} from the repository root, on what the distribution module built. */

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -291,37 +289,12 @@ abstract class CompactionScenarios {
     }
 
     static void waitFor(String what, Check check) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!check.ok()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after 60 s waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
+        Await.until(what, 60, check::ok);
     }
 
-    /** Runs {@code bin/<tool> args...} from the repository root as a user would; returns stdout and stderr. */
+    /** Runs {@code bin/<tool> args...} as a user would ({@link Cli#runOk}); its stdout and stderr together. */
     static String cli(String tool, String... args) throws IOException, InterruptedException {
-        Path root = PulsarBrokerExtension.projectDir();
-        List<String> command = new ArrayList<>();
-        command.add(root.resolve("bin").resolve(tool).toString());
-        command.addAll(List.of(args));
-        Path out = Files.createTempFile("cli-", ".out");
-        try {
-            ProcessBuilder pb = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true)
-                    .redirectOutput(out.toFile());
-            pb.environment().put("LAKESTREAM_SKIP_BUILD", "1");
-            pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-            Process p = pb.start();
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new AssertionError(command + " did not finish within 120 s:\n" + Files.readString(out));
-            }
-            String output = Files.readString(out, UTF_8);
-            assertThat(p.exitValue()).as("exit code of %s; output:%n%s", command, output).isZero();
-            return output;
-        } finally {
-            Files.deleteIfExists(out);
-        }
+        Cli.Result r = Cli.runOk(tool, args);
+        return r.stdout() + r.stderr();
     }
 }

@@ -370,12 +370,6 @@ class HybridModeTest {
     }
 
     static void waitFor(Condition c, String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!c.holds()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 60 s: " + what);
-            }
-            Thread.sleep(100);
-        }
+        Await.until(what, 60, c::holds);
     }
 }
