@@ -17,6 +17,7 @@ import dev.lakestream.testkit.OxiaServer;
 import dev.lakestream.testkit.S3ProxyServer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -441,7 +442,9 @@ public final class LogBenchmark {
         AtomicReference<Throwable> firstFailure = new AtomicReference<>();
         AtomicReference<Histogram> latency = new AtomicReference<>(new Histogram());
         AtomicBoolean stop = new AtomicBoolean();
-        Thread producer = new Thread(() -> {
+        // A FastThreadLocalThread, as a broker's Netty event loops are: Netty 4.2 gives pooled-buffer thread
+        // caches only to those, so a plain thread would allocate every payload from the shared arenas.
+        Thread producer = new FastThreadLocalThread(() -> {
             int n = streams.size();
             int i = 0;
             while (!stop.get()) {

@@ -10,6 +10,7 @@ import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.PutResult;
 import dev.lakestream.core.objectstore.ObjectStore;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -39,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * arrive in append order even when a later object is stored first. A failed PUT fails every append of
  * that object; a failed index commit fails only that stream's appends of the object.
  *
- * <p>Ownership of payloads: {@link #append} retains the buffer and releases it once its bytes are copied
- * into the object (or the append fails), so the caller may release its own reference at once.
+ * <p>Ownership of payloads: {@link #append} copies the payload's bytes into the open batch at once (see
+ * {@link PayloadBuffer} for why), so the caller may release its buffer as soon as {@code append} returns.
+ * Only an append that must wait for room retains the buffer, until it is admitted (or fails).
  */
 public final class WalWriter implements AutoCloseable {
 
@@ -92,7 +94,7 @@ public final class WalWriter implements AutoCloseable {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
                     "append to stream " + streamId + " must hold at least one record, not " + records));
         }
-        PendingAppend append = new PendingAppend(streamId, records, payload.retain(), new CompletableFuture<>());
+        PendingAppend append = new PendingAppend(streamId, records, payload.readableBytes());
         synchronized (lock) {
             if (closed) {
                 append.fail(new LogException("WAL writer is closed; append to stream " + streamId + " refused"));
@@ -105,10 +107,11 @@ public final class WalWriter implements AutoCloseable {
                             + append.size() + " bytes to stream " + streamId + " rejected"));
                     return append.result;
                 }
+                append.payload = payload.retain();
                 waiting.add(append);
                 return append.result;
             }
-            submitIfSealed(admit(append));
+            admitOrFail(append, payload);
         }
         return append.result;
     }
@@ -167,21 +170,29 @@ public final class WalWriter implements AutoCloseable {
         return pendingBytes == 0 || pendingBytes + size <= config.maxPendingBytes();
     }
 
-    /** Adds to the open batch; returns the batch if it must be flushed now. Called under the lock. */
-    private Batch admit(PendingAppend append) {
-        pendingBytes += append.size();
+    /**
+     * Copies the append into the open batch and seals the batch when it is full; fails the append if its
+     * payload cannot be read. Called under the lock.
+     */
+    private void admitOrFail(PendingAppend append, ByteBuf payload) {
         if (open == null) {
             Batch batch = new Batch();
             open = batch;
             scheduler.schedule(() -> flushIfOpen(batch), config.flushDelay().toNanos(), TimeUnit.NANOSECONDS);
         }
-        open.add(append);
+        try {
+            open.add(append, payload);
+        } catch (RuntimeException e) {
+            append.fail(new LogException("could not read the payload of an append to stream " + append.streamId
+                    + ": " + e, e));
+            return;
+        }
+        pendingBytes += append.size();
         if (open.bytes >= config.maxObjectBytes()) {
             Batch sealed = open;
             open = null;
-            return sealed;
+            submitIfSealed(sealed);
         }
-        return null;
     }
 
     private void flushIfOpen(Batch batch) {
@@ -197,11 +208,13 @@ public final class WalWriter implements AutoCloseable {
     /**
      * Hands a sealed batch to the flush thread. Called under the lock, so batches are flushed in the order
      * they were sealed: each flush reserves its streams' places in their commit chains, and that order is
-     * what keeps one stream's completions in append order across objects. It also keeps the copy into the
-     * object and its checksum off the appending thread (in a broker, a Netty event loop).
+     * what keeps one stream's completions in append order across objects. It also keeps assembling the
+     * object and its checksum off the appending thread (in a broker, a Netty event loop); the appending thread
+     * only copies its own payload into the batch. Empty batches (an append whose payload could not be read)
+     * are dropped.
      */
     private void submitIfSealed(Batch sealed) {
-        if (sealed != null) {
+        if (sealed != null && !sealed.streams.isEmpty()) {
             flushThread.execute(() -> flush(sealed));
         }
     }
@@ -213,32 +226,33 @@ public final class WalWriter implements AutoCloseable {
         try {
             Map<Long, List<WalObjectFormat.EntryLocation>> locations = new LinkedHashMap<>();
             long dataOffset = 0;
-            for (Map.Entry<Long, List<PendingAppend>> s : batch.streams.entrySet()) {
-                List<WalObjectFormat.EntryLocation> entries = new ArrayList<>(s.getValue().size());
-                for (PendingAppend a : s.getValue()) {
+            for (StreamPart part : batch.streams.values()) {
+                List<WalObjectFormat.EntryLocation> entries = new ArrayList<>(part.appends.size());
+                for (PendingAppend a : part.appends) {
                     entries.add(new WalObjectFormat.EntryLocation(dataOffset, a.size(), a.records));
                     dataOffset += a.size();
                 }
-                locations.put(s.getKey(), entries);
+                locations.put(part.streamId, entries);
             }
             ByteBuffer index = WalObjectFormat.encodeIndex(locations);
             indexLength = index.remaining() - WalObjectFormat.LENGTH_PREFIX_BYTES;
             object = ByteBuffer.allocate(Math.toIntExact(index.remaining() + dataOffset));
             object.put(index);
-            for (List<PendingAppend> appends : batch.streams.values()) {
-                for (PendingAppend a : appends) {
-                    // ByteBuf.getBytes(int, ByteBuffer) fills the destination: give it exactly this entry's room.
-                    a.payload.getBytes(a.payload.readerIndex(), object.slice(object.position(), a.size()));
-                    object.position(object.position() + a.size());
+            byte[] array = object.array();
+            int position = object.position();
+            for (StreamPart part : batch.streams.values()) {
+                for (PendingAppend a : part.appends) {
+                    batch.payloads.copy(a.bufferOffset, a.size(), array, position);
+                    position += a.size();
                 }
             }
-            object.flip();
+            object.position(position).flip();
         } catch (RuntimeException e) {
             batch.forEach(a -> a.fail(new LogException("could not build WAL object " + key + ": " + e, e)));
             release(batch);
             return;
         } finally {
-            batch.forEach(PendingAppend::releasePayload);
+            batch.payloads.release();
         }
 
         // Reserve each stream's place in its commit chain now, in flush order, before the PUT can finish.
@@ -264,9 +278,9 @@ public final class WalWriter implements AutoCloseable {
         });
         List<CompletableFuture<Void>> commits = new ArrayList<>();
         boolean compact = batch.streams.size() == 1;
-        for (Map.Entry<Long, List<PendingAppend>> s : batch.streams.entrySet()) {
-            long streamId = s.getKey();
-            List<PendingAppend> appends = s.getValue();
+        for (StreamPart part : batch.streams.values()) {
+            long streamId = part.streamId;
+            List<PendingAppend> appends = part.appends;
             CompletableFuture<Void> done = previous.get(streamId)
                     .handle((v, e) -> null)
                     .thenCompose(ignored -> put.handle((v, e) -> e))
@@ -343,7 +357,9 @@ public final class WalWriter implements AutoCloseable {
             batch.released = true;
             pendingBytes -= batch.bytes;
             while (!waiting.isEmpty() && hasRoomFor(waiting.peek().size())) {
-                submitIfSealed(admit(waiting.poll()));
+                PendingAppend next = waiting.poll();
+                admitOrFail(next, next.payload);
+                next.releasePayload();
             }
         }
     }
@@ -354,35 +370,59 @@ public final class WalWriter implements AutoCloseable {
 
     /** Appends gathered for one object, grouped by stream in arrival order. */
     private static final class Batch {
-        final LinkedHashMap<Long, List<PendingAppend>> streams = new LinkedHashMap<>();
+        final LinkedHashMap<Long, StreamPart> streams = new LinkedHashMap<>();
+        /** Released once copied into the object. */
+        final PayloadBuffer payloads = new PayloadBuffer(PooledByteBufAllocator.DEFAULT);
+        /** The part appended to last: consecutive appends to one stream skip the map lookup. */
+        private StreamPart last;
         long bytes;
         boolean released;
 
-        void add(PendingAppend a) {
-            streams.computeIfAbsent(a.streamId, id -> new ArrayList<>()).add(a);
+        /** Copies the payload in; if it cannot be read, throws and leaves the batch as it was. */
+        void add(PendingAppend a, ByteBuf payload) {
+            StreamPart part = last != null && last.streamId == a.streamId ? last : streams.get(a.streamId);
+            boolean created = part == null;
+            if (created) {
+                part = new StreamPart(a.streamId);
+            }
+            a.bufferOffset = payloads.write(payload);
+            if (created) {
+                streams.put(a.streamId, part);
+            }
+            part.appends.add(a);
+            last = part;
             bytes += a.size();
         }
 
         void forEach(java.util.function.Consumer<PendingAppend> action) {
-            streams.values().forEach(list -> list.forEach(action));
+            streams.values().forEach(part -> part.appends.forEach(action));
+        }
+    }
+
+    /** One stream's share of a batch: its appends, in append order. */
+    private static final class StreamPart {
+        final long streamId;
+        final List<PendingAppend> appends = new ArrayList<>();
+
+        StreamPart(long streamId) {
+            this.streamId = streamId;
         }
     }
 
     private static final class PendingAppend {
         final long streamId;
         final int records;
-        /** Dropped once released, so a heap payload does not outlive its copy into the object. */
-        ByteBuf payload;
         final int size;
-        final CompletableFuture<AppendResult> result;
-        private boolean payloadReleased;
+        final CompletableFuture<AppendResult> result = new CompletableFuture<>();
+        /** Held (retained) only while the append waits for room; null once copied or failed. */
+        ByteBuf payload;
+        /** Where its bytes start in its batch's {@link PayloadBuffer}, once admitted. */
+        long bufferOffset;
 
-        PendingAppend(long streamId, int records, ByteBuf payload, CompletableFuture<AppendResult> result) {
+        PendingAppend(long streamId, int records, int size) {
             this.streamId = streamId;
             this.records = records;
-            this.payload = payload;
-            this.size = payload.readableBytes();
-            this.result = result;
+            this.size = size;
         }
 
         int size() {
@@ -394,11 +434,11 @@ public final class WalWriter implements AutoCloseable {
             result.completeExceptionally(e);
         }
 
-        synchronized void releasePayload() {
-            if (!payloadReleased) {
-                payloadReleased = true;
-                payload.release();
-                payload = null;
+        void releasePayload() {
+            ByteBuf held = payload;
+            payload = null;
+            if (held != null) {
+                held.release();
             }
         }
     }
