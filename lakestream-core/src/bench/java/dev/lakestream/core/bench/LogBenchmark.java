@@ -1,5 +1,12 @@
 package dev.lakestream.core.bench;
 
+import static dev.lakestream.core.bench.Figures.MIB;
+import static dev.lakestream.core.bench.Figures.fmt;
+import static dev.lakestream.core.bench.Figures.median;
+import static dev.lakestream.core.bench.Figures.medianRun;
+import static dev.lakestream.core.bench.Figures.ms;
+import static dev.lakestream.core.bench.Figures.size;
+
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.LakestreamConfig;
 import dev.lakestream.core.StreamLog;
@@ -72,8 +79,6 @@ import java.util.stream.Collectors;
  */
 public final class LogBenchmark {
 
-    private static final double MIB = 1024.0 * 1024.0;
-    private static final double GIB = MIB * 1024.0;
     private static final String SECTION = "## Core log";
     private static final int READ_MAX_ENTRIES = 1000;
     private static final long READ_MAX_BYTES = 1L << 20;
@@ -81,144 +86,9 @@ public final class LogBenchmark {
     /** Other processes busier than this (cores) during a run make it disturbed for the verdict. */
     private static final double DISTURBED_CORES = 0.25;
 
-    // ------------------------------------------------------------------------------------------ options
-
-    static final class Options {
-        int streams = 64;
-        int entryBytes = 1024;
-        int outstanding = 32768;
-        int reps = 3;
-        int writerWarmupSeconds = 3;
-        int writerSeconds = 12;
-        int rawWarmupSeconds = 2;
-        int rawSeconds = 6;
-        int rate = 2000;
-        int latencyWarmupSeconds = 3;
-        int latencySeconds = 20;
-        int catchUpMib = 192;
-        int rawGetSeconds = 6;
-        double injectP50Millis = 30;
-        double injectP99Millis = 120;
-        Path doc;
-        String command = "java dev.lakestream.core.bench.LogBenchmark";
-        boolean quick;
-
-        static Options parse(String[] args) {
-            Options o = new Options();
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                switch (a) {
-                    case "--quick" -> {
-                        o.quick = true;
-                        o.reps = 1;
-                        o.writerWarmupSeconds = 2;
-                        o.writerSeconds = 4;
-                        o.rawWarmupSeconds = 1;
-                        o.rawSeconds = 3;
-                        o.latencyWarmupSeconds = 1;
-                        o.latencySeconds = 4;
-                        o.catchUpMib = 64;
-                        o.rawGetSeconds = 3;
-                    }
-                    case "--doc" -> o.doc = Path.of(value(args, ++i, a));
-                    case "--no-doc" -> o.doc = null;
-                    case "--command" -> o.command = value(args, ++i, a);
-                    case "--reps" -> o.reps = positive(args, ++i, a);
-                    case "--streams" -> o.streams = positive(args, ++i, a);
-                    case "--entry-bytes" -> o.entryBytes = Math.max(16, positive(args, ++i, a));
-                    case "--outstanding" -> o.outstanding = positive(args, ++i, a);
-                    case "--writer-seconds" -> o.writerSeconds = positive(args, ++i, a);
-                    case "--raw-seconds" -> o.rawSeconds = positive(args, ++i, a);
-                    case "--rate" -> o.rate = positive(args, ++i, a);
-                    case "--latency-seconds" -> o.latencySeconds = positive(args, ++i, a);
-                    case "--catchup-mib" -> o.catchUpMib = positive(args, ++i, a);
-                    default -> throw new IllegalArgumentException("unknown option " + a + " (see the class comment)");
-                }
-            }
-            return o;
-        }
-
-        private static String value(String[] args, int i, String option) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[i];
-        }
-
-        private static int positive(String[] args, int i, String option) {
-            int v = Integer.parseInt(value(args, i, option));
-            if (v < 1) {
-                throw new IllegalArgumentException(option + " must be positive, not " + v);
-            }
-            return v;
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------ results
-
-    /** Raw PUTs (or ranged GETs: then {@code objectBytes} is the range and {@code puts} the GETs). */
-    record RawRun(int objectBytes, int concurrency, double seconds, long puts, long bytes, double p50Millis,
-                  double p99Millis, long keys, CpuMeter.Usage cpu) {
-        double mibPerSecond() {
-            return bytes / MIB / seconds;
-        }
-    }
-
-    record WriterRun(double seconds, long entries, long payloadBytes, long puts, long objectBytes,
-                     long fullObjects, double meanInFlightPuts, int maxInFlightPuts, long metadataWrites,
-                     Histogram appendLatency, Histogram putLatency, Histogram commitLatency, long failures,
-                     CpuMeter.Usage cpu) {
-        double mibPerSecond() {
-            return payloadBytes / MIB / seconds;
-        }
-
-        double entriesPerSecond() {
-            return entries / seconds;
-        }
-
-        double meanObjectBytes() {
-            return puts == 0 ? Double.NaN : (double) objectBytes / puts;
-        }
-
-        double putsPerGib() {
-            return puts / (payloadBytes / GIB);
-        }
-
-        double metadataWritesPerObject() {
-            return puts == 0 ? Double.NaN : (double) metadataWrites / puts;
-        }
-    }
-
-    record LatencyRun(int rate, double achievedRate, double seconds, Histogram append, Histogram put,
-                      Histogram commit, long puts, long payloadBytes, long metadataWrites, long failures,
-                      CpuMeter.Usage cpu) {
-        double putsPerGib() {
-            return puts / (payloadBytes / GIB);
-        }
-
-        double metadataWritesPerObject() {
-            return puts == 0 ? Double.NaN : (double) metadataWrites / puts;
-        }
-    }
-
-    record ReadRun(double seconds, long entries, long bytes, long gets, long rangeGets, long bytesFetched,
-                   long indexScans, long indexRecordsScanned, long mismatches, Histogram rangeGetLatency,
-                   double meanInFlightGets, Histogram scanLatency, CpuMeter.Usage cpu) {
-        double mibPerSecond() {
-            return bytes / MIB / seconds;
-        }
-
-        double entriesPerSecond() {
-            return entries / seconds;
-        }
-    }
-
-    /** Streams written for the catch-up reads: how many entries each holds (its end offset), how many index records. */
-    record WrittenStreams(List<StreamInfo> infos, long[] ends, long indexRecords, long objects) {}
-
     // ------------------------------------------------------------------------------------------ state
 
-    private final Options o;
+    private final BenchOptions o;
     private final LakestreamConfig config = LakestreamConfig.DEFAULT;
     private final CpuMeter cpu = new CpuMeter();
     private ObjectStore s3;
@@ -228,7 +98,7 @@ public final class LogBenchmark {
     private MetadataStore metadata;
     private final long startNanos = System.nanoTime();
 
-    private LogBenchmark(Options o) {
+    private LogBenchmark(BenchOptions o) {
         this.o = o;
     }
 
@@ -236,7 +106,7 @@ public final class LogBenchmark {
         // The Oxia client and the SDK leave non-daemon threads behind: exit explicitly either way (the servers
         // are stopped by then).
         try {
-            Options o = Options.parse(args);
+            BenchOptions o = BenchOptions.parse(args);
             String report = new LogBenchmark(o).run();
             System.out.println();
             System.out.println(report);
@@ -1139,43 +1009,6 @@ public final class LogBenchmark {
 
     private static <T> double perHundred(List<T> runs, ToDoubleFunction<T> cores, ToDoubleFunction<T> mibPerSecond) {
         return median(runs, r -> cores.applyAsDouble(r) / mibPerSecond.applyAsDouble(r) * 100);
-    }
-
-    static <T> double median(List<T> runs, ToDoubleFunction<T> f) {
-        double[] v = runs.stream().mapToDouble(f).sorted().toArray();
-        if (v.length == 0) {
-            return Double.NaN;
-        }
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-    }
-
-    /** The run whose figure is the median (the lower middle one for an even count). */
-    static <T> T medianRun(List<T> runs, ToDoubleFunction<T> f) {
-        List<T> sorted = new ArrayList<>(runs);
-        sorted.sort((a, c) -> Double.compare(f.applyAsDouble(a), f.applyAsDouble(c)));
-        return sorted.get((sorted.size() - 1) / 2);
-    }
-
-    private static double ms(Histogram h, double q) {
-        return h.percentile(q) / 1e6;
-    }
-
-    private static String fmt(String format, double v) {
-        return String.format(Locale.ROOT, format, v);
-    }
-
-    private static String fmt(String format, long v) {
-        return String.format(Locale.ROOT, format, v);
-    }
-
-    private static String size(long bytes) {
-        if (bytes >= (1L << 20) && bytes % (1L << 20) == 0) {
-            return (bytes >> 20) + " MiB";
-        }
-        if (bytes >= 1024 && bytes % 1024 == 0) {
-            return (bytes >> 10) + " KiB";
-        }
-        return bytes + " B";
     }
 
     /** The S3Proxy version from its jar's manifest (the jar the test kit points at), or "(version unknown)". */
