@@ -6,6 +6,9 @@ import static dev.lakestream.core.bench.Figures.median;
 import static dev.lakestream.core.bench.Figures.medianRun;
 import static dev.lakestream.core.bench.Figures.ms;
 import static dev.lakestream.core.bench.Figures.size;
+import static dev.lakestream.core.bench.CatchUpRead.READ_MAX_BYTES;
+import static dev.lakestream.core.bench.CatchUpRead.READ_MAX_ENTRIES;
+import static dev.lakestream.core.bench.RawStoreLoad.RAW_GET_RANGE;
 
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.LakestreamConfig;
@@ -80,9 +83,6 @@ import java.util.stream.Collectors;
 public final class LogBenchmark {
 
     private static final String SECTION = "## Core log";
-    private static final int READ_MAX_ENTRIES = 1000;
-    private static final long READ_MAX_BYTES = 1L << 20;
-    private static final int RAW_GET_RANGE = 128 << 10;
     /** Other processes busier than this (cores) during a run make it disturbed for the verdict. */
     private static final double DISTURBED_CORES = 0.25;
 
@@ -91,12 +91,8 @@ public final class LogBenchmark {
     private final BenchOptions o;
     private final LakestreamConfig config = LakestreamConfig.DEFAULT;
     private final CpuMeter cpu = new CpuMeter();
-    private ObjectStore s3;
-    private Instrumented objectsI;
-    private ObjectStore objects;
-    private Instrumented metadataI;
-    private MetadataStore metadata;
-    private final long startNanos = System.nanoTime();
+    private final ProgressLog progress = new ProgressLog();
+    private BenchContext ctx;
 
     private LogBenchmark(BenchOptions o) {
         this.o = o;
@@ -137,7 +133,7 @@ public final class LogBenchmark {
         try (S3ProxyServer s3proxy = S3ProxyServer.start();
              OxiaServer oxia = OxiaServer.create("log-bench").start()) {
             log("S3Proxy at %s, Oxia at %s", s3proxy.endpoint(), oxia.serviceAddress());
-            s3 = new S3ObjectStore(S3ObjectStoreConfig.builder()
+            ObjectStore s3 = new S3ObjectStore(S3ObjectStoreConfig.builder()
                     .bucket(s3proxy.createBucket())
                     .prefix("bench")
                     .endpoint(s3proxy.endpoint())
@@ -145,11 +141,8 @@ public final class LogBenchmark {
                     .pathStyleAccess(true)
                     .credentials(s3proxy.accessKey(), s3proxy.secretKey())
                     .build());
-            objectsI = Instrumented.objectStore(s3);
-            objects = objectsI.asObjectStore();
             MetadataStore oxiaStore = OxiaMetadataStore.open(OxiaMetadataStoreConfig.of(oxia.serviceAddress()));
-            metadataI = Instrumented.metadataStore(oxiaStore);
-            metadata = metadataI.asMetadataStore();
+            ctx = new BenchContext(o, config, cpu, progress, s3, oxiaStore);
             try {
                 return measure(machine, loadBefore, date, maxObject, rawConcurrency);
             } finally {
@@ -161,6 +154,9 @@ public final class LogBenchmark {
 
     private String measure(Machine machine, String loadBefore, Instant date, int maxObject, int rawConcurrency)
             throws Exception {
+        WriterLoad writer = new WriterLoad(ctx);
+        RawStoreLoad raw = new RawStoreLoad(ctx);
+        CatchUpRead catchUp = new CatchUpRead(ctx);
         List<RawRun> raws = new ArrayList<>();
         List<RawRun> rawsAtWriter = new ArrayList<>();
         List<WriterRun> writers = new ArrayList<>();
@@ -173,33 +169,33 @@ public final class LogBenchmark {
         List<RawRun> rawGets = new ArrayList<>();
         WrittenStreams backlog;
 
-        try (Lakestream log = Lakestream.open(objects, metadata, config)) {
+        try (Lakestream log = Lakestream.open(ctx.objects, ctx.metadata, config)) {
             // Warm-up: JIT of all three processes, connection pools, Oxia's first sessions and subscriptions.
             log("warm-up");
-            List<StreamLog> warm = handles(log, createStreams(log, "warmup"));
-            runWriter(log, warm, new long[warm.size()], o.writerWarmupSeconds, Math.max(2, o.writerWarmupSeconds));
-            runRawPut(maxObject, rawConcurrency, "warmup", o.rawWarmupSeconds, Math.max(1, o.rawWarmupSeconds));
+            List<StreamLog> warm = streams(log, "warmup");
+            writer.saturating(warm, new long[warm.size()], o.writerWarmupSeconds, Math.max(2, o.writerWarmupSeconds));
+            raw.put(maxObject, rawConcurrency, "warmup", o.rawWarmupSeconds, Math.max(1, o.rawWarmupSeconds));
 
+            // Writer and raw PUT runs alternate, so that drift in the machine's load hits both alike.
             for (int rep = 1; rep <= o.reps; rep++) {
-                List<StreamInfo> infos = createStreams(log, "run" + rep);
-                List<StreamLog> streams = handles(log, infos);
+                List<StreamLog> streams = streams(log, "run" + rep);
                 long[] seqs = new long[streams.size()];
-                WriterRun wr = runWriter(log, streams, seqs, o.writerWarmupSeconds, o.writerSeconds);
+                WriterRun wr = writer.saturating(streams, seqs, o.writerWarmupSeconds, o.writerSeconds);
                 writers.add(wr);
                 log("run %d writer: %.1f MiB/s, %.0f entries/s, %d PUTs (mean %.2f MiB, %.1f in flight), "
                         + "append p50 %.0f ms p99 %.0f ms, failures %d; cpu %s", rep, wr.mibPerSecond(),
                         wr.entriesPerSecond(), wr.puts(), wr.meanObjectBytes() / MIB, wr.meanInFlightPuts(),
                         ms(wr.appendLatency(), 0.5), ms(wr.appendLatency(), 0.99), wr.failures(),
                         wr.cpu().summary(machine.cores()));
-                RawRun raw = runRawPut(maxObject, rawConcurrency, "run" + rep, o.rawWarmupSeconds, o.rawSeconds);
-                raws.add(raw);
+                RawRun put = raw.put(maxObject, rawConcurrency, "run" + rep, o.rawWarmupSeconds, o.rawSeconds);
+                raws.add(put);
                 log("run %d raw PUT: %.1f MiB/s (%d x %d MiB, %d in flight, p50 %.0f ms p99 %.0f ms); cpu %s", rep,
-                        raw.mibPerSecond(), raw.puts(), maxObject >> 20, rawConcurrency, raw.p50Millis(),
-                        raw.p99Millis(), raw.cpu().summary(machine.cores()));
+                        put.mibPerSecond(), put.puts(), maxObject >> 20, rawConcurrency, put.p50Millis(),
+                        put.p99Millis(), put.cpu().summary(machine.cores()));
                 // Also at the concurrency the writer actually had (its mean PUTs in flight, rounded).
                 int writerConcurrency = (int) Math.max(1, Math.round(wr.meanInFlightPuts()));
-                RawRun same = writerConcurrency == rawConcurrency ? raw
-                        : runRawPut(maxObject, writerConcurrency, "run" + rep + "-w", o.rawWarmupSeconds, o.rawSeconds);
+                RawRun same = writerConcurrency == rawConcurrency ? put
+                        : raw.put(maxObject, writerConcurrency, "run" + rep + "-w", o.rawWarmupSeconds, o.rawSeconds);
                 rawsAtWriter.add(same);
                 log("run %d raw PUT at the writer's concurrency: %.1f MiB/s (%d in flight, p50 %.0f ms p99 %.0f ms)",
                         rep, same.mibPerSecond(), same.concurrency(), same.p50Millis(), same.p99Millis());
@@ -209,28 +205,28 @@ public final class LogBenchmark {
             if (Math.abs(observed - maxObject) > 0.05 * maxObject) {
                 int size = (int) Math.round(observed);
                 int concurrency = (int) Math.max(1, Math.round(median(writers, WriterRun::meanInFlightPuts)));
-                rawObserved = runRawPut(size, concurrency, "observed", o.rawWarmupSeconds, o.rawSeconds);
+                rawObserved = raw.put(size, concurrency, "observed", o.rawWarmupSeconds, o.rawSeconds);
                 log("raw PUT at the observed size %.2f MiB, %d in flight: %.1f MiB/s", size / MIB, concurrency,
                         rawObserved.mibPerSecond());
             }
 
             log("fixed-rate latency, %d appends/s", o.rate);
-            List<StreamLog> latencyStreams = handles(log, createStreams(log, "latency"));
-            plain = runFixedRate(objectsI, latencyStreams, o.latencyWarmupSeconds, o.latencySeconds);
+            plain = writer.fixedRate(ctx.objectsI, streams(log, "latency"), o.latencyWarmupSeconds,
+                    o.latencySeconds);
             log("latency: append p50 %.1f ms p99 %.1f ms; PUT p99 %.1f ms; commit p99 %.1f ms",
                     ms(plain.append(), 0.5), ms(plain.append(), 0.99), ms(plain.put(), 0.99), ms(plain.commit(), 0.99));
 
-            backlog = fill(log, createStreams(log, "backlog"));
+            backlog = catchUp.fill(log, ctx.createStreams(log, "backlog"));
             log("catch-up data: %d streams x %,d entries, %,d WAL objects, %,d index records", o.streams,
                     backlog.ends()[0], backlog.objects(), backlog.indexRecords());
         }
 
         // Warm-up of the read path (JIT), not measured: one whole catch-up read of the same data set.
-        ReadRun warmRead = runCatchUp(backlog);
+        ReadRun warmRead = catchUp.read(backlog);
         log("catch-up warm-up read: %.1f MiB/s (not counted)", warmRead.mibPerSecond());
         String rawPrefix = "raw/run1/";
         for (int rep = 1; rep <= o.reps; rep++) {
-            ReadRun r = runCatchUp(backlog);
+            ReadRun r = catchUp.read(backlog);
             reads.add(r);
             log("run %d catch-up read: %.1f MiB/s, %.0f entries/s, %d GETs + %d ranged GETs, %.1f MiB fetched, "
                     + "%d mismatches; ranged GET p50 %.1f ms p99 %.1f ms, %.1f in flight; index scan p50 %.1f ms "
@@ -238,7 +234,7 @@ public final class LogBenchmark {
                     r.rangeGets(), r.bytesFetched() / MIB, r.mismatches(), ms(r.rangeGetLatency(), 0.5),
                     ms(r.rangeGetLatency(), 0.99), r.meanInFlightGets(), ms(r.scanLatency(), 0.5),
                     ms(r.scanLatency(), 0.99), r.cpu().summary(machine.cores()), r.cpu().topThreads(6));
-            RawRun g = runRawGet(rawPrefix, raws.get(0).keys(), maxObject, RAW_GET_RANGE, s3Concurrency(),
+            RawRun g = raw.rangedGet(rawPrefix, raws.get(0).keys(), maxObject, RAW_GET_RANGE, ctx.s3Concurrency(),
                     o.rawWarmupSeconds, o.rawGetSeconds);
             rawGets.add(g);
             log("run %d raw ranged GET: %.1f MiB/s (%d x %d KiB, %d in flight, p50 %.1f ms p99 %.1f ms); cpu %s", rep,
@@ -248,16 +244,16 @@ public final class LogBenchmark {
 
         log("fixed-rate latency with injected object-store latency (p50 %.0f ms, p99 %.0f ms)", o.injectP50Millis,
                 o.injectP99Millis);
-        LatencyInjector probe = new LatencyInjector(s3, o.injectP50Millis, o.injectP99Millis, 7);
+        LatencyInjector probe = new LatencyInjector(ctx.s3, o.injectP50Millis, o.injectP99Millis, 7);
         for (int i = 0; i < 1_000_000; i++) {
             injectedLarge.record(probe.drawNanos());
         }
         probe.close();
-        try (LatencyInjector injector = new LatencyInjector(s3, o.injectP50Millis, o.injectP99Millis, 42)) {
+        try (LatencyInjector injector = new LatencyInjector(ctx.s3, o.injectP50Millis, o.injectP99Millis, 42)) {
             Instrumented slowI = Instrumented.objectStore(injector.asObjectStore());
-            try (Lakestream slow = Lakestream.open(slowI.asObjectStore(), metadata, config)) {
-                List<StreamLog> streams = handles(slow, createStreams(slow, "injected"));
-                injected = runFixedRate(slowI, streams, o.latencyWarmupSeconds, o.latencySeconds);
+            try (Lakestream slow = Lakestream.open(slowI.asObjectStore(), ctx.metadata, config)) {
+                injected = writer.fixedRate(slowI, streams(slow, "injected"), o.latencyWarmupSeconds,
+                        o.latencySeconds);
             }
             injectedInRun = injector.injected;
         }
@@ -266,437 +262,15 @@ public final class LogBenchmark {
                 ms(injected.commit(), 0.99));
 
         String loadAfter = Machine.loadAverage();
-        double minutes = (System.nanoTime() - startNanos) / 60e9;
+        double minutes = progress.minutes();
         return report(machine, loadBefore, loadAfter, date, minutes, maxObject, rawConcurrency, raws,
                 rawsAtWriter, writers, rawObserved, plain, injected, injectedLarge, injectedInRun, backlog, reads,
                 rawGets);
     }
 
-    // ------------------------------------------------------------------------------------------ runs
-
-    /** Creates {@code o.streams} streams in the catalog and fences each for {@code log}, as an owner does. */
-    private List<StreamInfo> createStreams(Lakestream log, String prefix) {
-        List<StreamInfo> out = new ArrayList<>(o.streams);
-        for (int i = 0; i < o.streams; i++) {
-            StreamInfo info = log.catalog().create("bench", prefix + "-" + i, Map.of()).join();
-            log.stream(info).fence().join();
-            out.add(info);
-        }
-        return out;
-    }
-
-    private static List<StreamLog> handles(Lakestream log, List<StreamInfo> infos) {
-        return infos.stream().map(log::stream).toList();
-    }
-
-    /**
-     * One entry: the stream id and the entry's sequence number in the stream (= its offset), then filler. In a
-     * pooled direct buffer, as a broker's messages arrive, so the benchmark adds no heap garbage of its own.
-     */
-    private ByteBuf payload(long streamId, long seq) {
-        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(o.entryBytes, o.entryBytes);
-        b.writeLong(streamId).writeLong(seq).writeZero(o.entryBytes - 16);
-        return b;
-    }
-
-    /**
-     * Appends as fast as a window of {@code outstanding} appends in flight allows, round-robin over the
-     * streams, from one thread; measures the {@code measureSeconds} after {@code warmupSeconds}.
-     */
-    private WriterRun runWriter(Lakestream log, List<StreamLog> streams, long[] seqs, int warmupSeconds,
-                                int measureSeconds) throws InterruptedException {
-        Semaphore permits = new Semaphore(o.outstanding);
-        AtomicLong entries = new AtomicLong();
-        AtomicLong bytes = new AtomicLong();
-        AtomicLong failures = new AtomicLong();
-        AtomicReference<Throwable> firstFailure = new AtomicReference<>();
-        AtomicReference<Histogram> latency = new AtomicReference<>(new Histogram());
-        AtomicBoolean stop = new AtomicBoolean();
-        // A FastThreadLocalThread, as a broker's Netty event loops are: Netty 4.2 gives pooled-buffer thread
-        // caches only to those, so a plain thread would allocate every payload from the shared arenas.
-        Thread producer = new FastThreadLocalThread(() -> {
-            int n = streams.size();
-            int i = 0;
-            while (!stop.get()) {
-                try {
-                    if (!permits.tryAcquire(50, TimeUnit.MILLISECONDS)) {
-                        continue;
-                    }
-                } catch (InterruptedException e) {
-                    return;
-                }
-                int s = i;
-                i = i + 1 == n ? 0 : i + 1;
-                StreamLog stream = streams.get(s);
-                ByteBuf p = payload(stream.id(), seqs[s]++);
-                Histogram h = latency.get();
-                long start = System.nanoTime();
-                stream.append(1, p).whenComplete((r, e) -> {
-                    if (e != null) {
-                        failures.incrementAndGet();
-                        firstFailure.compareAndSet(null, e);
-                    } else {
-                        h.record(System.nanoTime() - start);
-                        entries.incrementAndGet();
-                        bytes.addAndGet(o.entryBytes);
-                    }
-                    permits.release();
-                });
-                p.release();
-            }
-        }, "bench-producer");
-        producer.start();
-        Thread.sleep(warmupSeconds * 1000L);
-
-        objectsI.reset();
-        metadataI.reset();
-        Histogram window = new Histogram();
-        latency.set(window);
-        long e0 = entries.get();
-        long b0 = bytes.get();
-        CpuMeter.Snapshot c0 = cpu.snapshot();
-        Thread.sleep(measureSeconds * 1000L);
-        long e1 = entries.get();
-        long b1 = bytes.get();
-        CpuMeter.Snapshot c1 = cpu.snapshot();
-        Instrumented.OpStats put = objectsI.op("put");
-        double meanInFlight = put.meanInFlight();
-        int maxInFlight = put.maxInFlight();
-        long puts = put.calls.get();
-        long objectBytes = put.bytes.get();
-        long fullObjects = put.sizes.countAtLeast(config.writer().maxObjectBytes());
-        long metadataWrites = metadataWrites();
-        Histogram commits = metadataI.op("putSequence").latency;
-
-        stop.set(true);
-        producer.join();
-        if (!permits.tryAcquire(o.outstanding, 120, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("appends did not finish within 120 s of the end of the run");
-        }
-        detach();
-        if (firstFailure.get() != null) {
-            log("WARNING: %d appends failed, first: %s", failures.get(), firstFailure.get());
-        }
-        double seconds = (c1.wallNanos() - c0.wallNanos()) / 1e9;
-        return new WriterRun(seconds, e1 - e0, b1 - b0, puts, objectBytes, fullObjects, meanInFlight, maxInFlight,
-                metadataWrites, window, put.latency, commits, failures.get(),
-                CpuMeter.between(c0, c1));
-    }
-
-    /**
-     * Ends the current measurement window of both counting decorators, so that the next phase's calls (its
-     * warm-up included) do not land in the figures just taken.
-     */
-    private void detach() {
-        objectsI.reset();
-        metadataI.reset();
-    }
-
-    /** Metadata writes in the current window: index commits and every other put or delete. */
-    private long metadataWrites() {
-        return metadataI.calls("putSequence") + metadataI.calls("put") + metadataI.calls("delete")
-                + metadataI.calls("deleteRange");
-    }
-
-    /** PUTs of one prepared buffer of {@code size} bytes, {@code concurrency} at a time, for the given time. */
-    private RawRun runRawPut(int size, int concurrency, String tag, int warmupSeconds, int measureSeconds)
-            throws InterruptedException {
-        byte[] bytes = new byte[size];
-        new SplittableRandom(size).nextBytes(bytes);
-        ByteBuffer data = ByteBuffer.wrap(bytes).asReadOnlyBuffer();
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong sequence = new AtomicLong();
-        AtomicLong done = new AtomicLong();
-        AtomicLong failures = new AtomicLong();
-        Semaphore finished = new Semaphore(0);
-        for (int c = 0; c < concurrency; c++) {
-            putLoop(data, "raw/" + tag + "/", sequence, done, failures, stop, finished);
-        }
-        Thread.sleep(warmupSeconds * 1000L);
-        objectsI.reset();
-        long d0 = done.get();
-        CpuMeter.Snapshot c0 = cpu.snapshot();
-        Thread.sleep(measureSeconds * 1000L);
-        long d1 = done.get();
-        CpuMeter.Snapshot c1 = cpu.snapshot();
-        stop.set(true);
-        if (!finished.tryAcquire(concurrency, 120, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("raw PUTs did not finish within 120 s");
-        }
-        Histogram lat = objectsI.op("put").latency;
-        detach();
-        if (failures.get() > 0) {
-            log("WARNING: %d raw PUTs failed", failures.get());
-        }
-        double seconds = (c1.wallNanos() - c0.wallNanos()) / 1e9;
-        return new RawRun(size, concurrency, seconds, d1 - d0, (d1 - d0) * size, ms(lat, 0.5), ms(lat, 0.99),
-                sequence.get(), CpuMeter.between(c0, c1));
-    }
-
-    private void putLoop(ByteBuffer data, String prefix, AtomicLong sequence, AtomicLong done, AtomicLong failures,
-                         AtomicBoolean stop, Semaphore finished) {
-        if (stop.get()) {
-            finished.release();
-            return;
-        }
-        objects.put(prefix + sequence.incrementAndGet(), data.duplicate()).whenComplete((v, e) -> {
-            if (e != null) {
-                failures.incrementAndGet();
-            } else {
-                done.incrementAndGet();
-            }
-            putLoop(data, prefix, sequence, done, failures, stop, finished);
-        });
-    }
-
-    /** Appends at {@code o.rate} per second (open loop, paced by the clock), round-robin over the streams. */
-    private LatencyRun runFixedRate(Instrumented objectStats, List<StreamLog> streams, int warmupSeconds,
-                                    int measureSeconds) throws InterruptedException {
-        long[] seqs = new long[streams.size()];
-        AtomicLong pending = new AtomicLong();
-        AtomicLong failures = new AtomicLong();
-        AtomicReference<Throwable> firstFailure = new AtomicReference<>();
-        Histogram window = new Histogram();
-        long period = 1_000_000_000L / o.rate;
-        long start = System.nanoTime();
-        long windowStart = start + warmupSeconds * 1_000_000_000L;
-        long end = windowStart + measureSeconds * 1_000_000_000L;
-        long next = start;
-        boolean open = false;
-        long issuedInWindow = 0;
-        CpuMeter.Snapshot c0 = null;
-        int i = 0;
-        while (true) {
-            long now = System.nanoTime();
-            if (!open && now >= windowStart) {
-                objectStats.reset();
-                metadataI.reset();
-                c0 = cpu.snapshot();
-                open = true;
-            }
-            if (now >= end) {
-                break;
-            }
-            while (next <= now) {
-                int s = i;
-                i = i + 1 == streams.size() ? 0 : i + 1;
-                StreamLog stream = streams.get(s);
-                ByteBuf p = payload(stream.id(), seqs[s]++);
-                Histogram h = open ? window : null;
-                pending.incrementAndGet();
-                long t0 = System.nanoTime();
-                stream.append(1, p).whenComplete((r, e) -> {
-                    if (e != null) {
-                        failures.incrementAndGet();
-                        firstFailure.compareAndSet(null, e);
-                    } else if (h != null) {
-                        h.record(System.nanoTime() - t0);
-                    }
-                    pending.decrementAndGet();
-                });
-                p.release();
-                if (open) {
-                    issuedInWindow++;
-                }
-                next += period;
-            }
-            LockSupport.parkNanos(Math.max(10_000, next - System.nanoTime()));
-        }
-        CpuMeter.Snapshot c1 = cpu.snapshot();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (pending.get() > 0) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(pending.get() + " appends still pending 120 s after the run");
-            }
-            Thread.sleep(10);
-        }
-        if (firstFailure.get() != null) {
-            log("WARNING: %d appends failed, first: %s", failures.get(), firstFailure.get());
-        }
-        Instrumented.OpStats put = objectStats.op("put");
-        Histogram commits = metadataI.op("putSequence").latency;
-        long metadataWrites = metadataWrites();
-        objectStats.reset();
-        detach();
-        double seconds = measureSeconds;
-        return new LatencyRun(o.rate, issuedInWindow / seconds, seconds, window, put.latency, commits,
-                put.calls.get(), issuedInWindow * o.entryBytes, metadataWrites, failures.get(),
-                CpuMeter.between(c0, c1));
-    }
-
-    /**
-     * Writes the catch-up data set: {@code o.catchUpMib} MiB spread evenly over the streams, at full speed
-     * (the same window of appends in flight as the throughput runs).
-     */
-    private WrittenStreams fill(Lakestream log, List<StreamInfo> infos) throws InterruptedException {
-        List<StreamLog> streams = handles(log, infos);
-        long perStream = Math.max(1, ((long) o.catchUpMib << 20) / o.entryBytes / streams.size());
-        long[] seqs = new long[streams.size()];
-        Semaphore permits = new Semaphore(o.outstanding);
-        AtomicLong failures = new AtomicLong();
-        objectsI.reset();
-        metadataI.reset();
-        for (long n = 0; n < perStream; n++) {
-            for (int s = 0; s < streams.size(); s++) {
-                permits.acquire();
-                StreamLog stream = streams.get(s);
-                ByteBuf p = payload(stream.id(), seqs[s]++);
-                stream.append(1, p).whenComplete((r, e) -> {
-                    if (e != null) {
-                        failures.incrementAndGet();
-                    }
-                    permits.release();
-                });
-                p.release();
-            }
-        }
-        if (!permits.tryAcquire(o.outstanding, 120, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("the catch-up data was not written within 120 s");
-        }
-        if (failures.get() > 0) {
-            throw new IllegalStateException(failures.get() + " appends of the catch-up data failed");
-        }
-        return new WrittenStreams(infos, seqs, metadataI.calls("putSequence"), objectsI.calls("put"));
-    }
-
-    /** The object store's limit on requests in flight: the most a reader can have. */
-    private int s3Concurrency() {
-        return ((S3ObjectStore) s3).config().maxConcurrentRequests();
-    }
-
-    /** Ranged GETs of {@code range} bytes at random offsets of the raw PUT objects, {@code concurrency} at a time. */
-    private RawRun runRawGet(String prefix, long keys, int objectSize, int range, int concurrency, int warmupSeconds,
-                             int measureSeconds) throws InterruptedException {
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong done = new AtomicLong();
-        AtomicLong failures = new AtomicLong();
-        Semaphore finished = new Semaphore(0);
-        SplittableRandom random = new SplittableRandom(keys);
-        for (int c = 0; c < concurrency; c++) {
-            getLoop(prefix, keys, objectSize, range, random, done, failures, stop, finished);
-        }
-        Thread.sleep(warmupSeconds * 1000L);
-        objectsI.reset();
-        long d0 = done.get();
-        CpuMeter.Snapshot c0 = cpu.snapshot();
-        Thread.sleep(measureSeconds * 1000L);
-        long d1 = done.get();
-        CpuMeter.Snapshot c1 = cpu.snapshot();
-        stop.set(true);
-        if (!finished.tryAcquire(concurrency, 120, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("raw GETs did not finish within 120 s");
-        }
-        Histogram lat = objectsI.op("getRange").latency;
-        detach();
-        if (failures.get() > 0) {
-            log("WARNING: %d raw GETs failed", failures.get());
-        }
-        double seconds = (c1.wallNanos() - c0.wallNanos()) / 1e9;
-        return new RawRun(range, concurrency, seconds, d1 - d0, (d1 - d0) * range, ms(lat, 0.5), ms(lat, 0.99), keys,
-                CpuMeter.between(c0, c1));
-    }
-
-    private void getLoop(String prefix, long keys, int objectSize, int range, SplittableRandom random, AtomicLong done,
-                         AtomicLong failures, AtomicBoolean stop, Semaphore finished) {
-        if (stop.get()) {
-            finished.release();
-            return;
-        }
-        long key;
-        long offset;
-        synchronized (random) {
-            key = 1 + random.nextLong(keys);
-            offset = random.nextLong(objectSize - range + 1);
-        }
-        objects.get(prefix + key, offset, range).whenComplete((b, e) -> {
-            if (e != null || b.remaining() != range) {
-                failures.incrementAndGet();
-            } else {
-                done.incrementAndGet();
-            }
-            getLoop(prefix, keys, objectSize, range, random, done, failures, stop, finished);
-        });
-    }
-
-    /** A fresh instance (empty cache) reads every stream of the data set from offset 0, all streams at once. */
-    private ReadRun runCatchUp(WrittenStreams w) throws Exception {
-        AtomicLong entries = new AtomicLong();
-        AtomicLong bytes = new AtomicLong();
-        AtomicLong mismatches = new AtomicLong();
-        try (Lakestream reader = Lakestream.open(objects, metadata, config)) {
-            objectsI.reset();
-            metadataI.reset();
-            CpuMeter.Snapshot c0 = cpu.snapshot();
-            List<CompletableFuture<Void>> all = new ArrayList<>();
-            for (int k = 0; k < w.infos().size(); k++) {
-                all.add(readFrom(reader.stream(w.infos().get(k)), 0, w.ends()[k], entries, bytes, mismatches));
-            }
-            awaitWithProgress(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), entries);
-            CpuMeter.Snapshot c1 = cpu.snapshot();
-            long expected = Arrays.stream(w.ends()).sum();
-            if (entries.get() != expected) {
-                mismatches.addAndGet(Math.abs(expected - entries.get()));
-            }
-            Instrumented.OpStats get = objectsI.op("get");
-            Instrumented.OpStats range = objectsI.op("getRange");
-            Instrumented.OpStats scans = metadataI.op("rangeScan");
-            detach();
-            return new ReadRun((c1.wallNanos() - c0.wallNanos()) / 1e9, entries.get(), bytes.get(), get.calls.get(),
-                    range.calls.get(), get.bytes.get() + range.bytes.get(), scans.calls.get(), scans.sizes.sum(),
-                    mismatches.get(), range.latency, range.meanInFlight(), scans.latency, CpuMeter.between(c0, c1));
-        }
-    }
-
-    /** Waits for {@code done}; fails, naming what is still in flight, if {@code progress} stands still for 60 s. */
-    private void awaitWithProgress(CompletableFuture<Void> done, AtomicLong progress) throws Exception {
-        long last = progress.get();
-        long lastChange = System.nanoTime();
-        while (true) {
-            try {
-                done.get(1, TimeUnit.SECONDS);
-                return;
-            } catch (java.util.concurrent.TimeoutException e) {
-                long now = progress.get();
-                if (now != last) {
-                    last = now;
-                    lastChange = System.nanoTime();
-                } else if (System.nanoTime() - lastChange > TimeUnit.SECONDS.toNanos(60)) {
-                    throw new IllegalStateException("catch-up read made no progress for 60 s at " + now
-                            + " entries; in flight: object store " + objectsI.inFlight() + ", metadata store "
-                            + metadataI.inFlight());
-                }
-            }
-        }
-    }
-
-    private CompletableFuture<Void> readFrom(StreamLog stream, long from, long end, AtomicLong entries,
-                                             AtomicLong bytes, AtomicLong mismatches) {
-        if (from >= end) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return stream.read(from, READ_MAX_ENTRIES, READ_MAX_BYTES).thenCompose(list -> {
-            if (list.isEmpty()) {
-                return CompletableFuture.failedFuture(new IllegalStateException(stream + " returned nothing at offset "
-                        + from + " of " + end));
-            }
-            long next = from;
-            for (LogEntry e : list) {
-                try {
-                    ByteBuf p = e.payload();
-                    int at = p.readerIndex();
-                    if (e.offset() != next || p.readableBytes() != o.entryBytes || p.getLong(at) != stream.id()
-                            || p.getLong(at + 8) != e.offset()) {
-                        mismatches.incrementAndGet();
-                    }
-                    entries.incrementAndGet();
-                    bytes.addAndGet(p.readableBytes());
-                    next = e.endOffset();
-                } finally {
-                    e.payload().release();
-                }
-            }
-            return readFrom(stream, next, end, entries, bytes, mismatches);
-        });
+    /** {@code o.streams} new streams, fenced for {@code log}, and its handles to them. */
+    private List<StreamLog> streams(Lakestream log, String prefix) {
+        return BenchContext.handles(log, ctx.createStreams(log, prefix));
     }
 
     // ------------------------------------------------------------------------------------------ report
@@ -732,7 +306,7 @@ public final class LogBenchmark {
                         + "store maxConcurrentRequests %d\n",
                 o.streams, o.entryBytes, o.outstanding, o.outstanding * (double) o.entryBytes / MIB,
                 size(w.maxObjectBytes()), w.flushDelay().toMillis(), size(w.maxPendingBytes()), size(r.cacheBytes()),
-                size(r.wholeObjectMaxBytes()), r.prefetchRecords(), s3Concurrency()));
+                size(r.wholeObjectMaxBytes()), r.prefetchRecords(), ctx.s3Concurrency()));
         b.append(String.format(Locale.ROOT, "- **Durations:** %d s warm-up (writer and raw PUTs) first; per throughput "
                         + "run %d s writer (after %d s ramp-up), then %d s raw PUT (after %d s); %d runs, alternating; "
                         + "latency runs %d s each (after %d s); catch-up: a %d MiB data set read once to warm up, then "
@@ -776,7 +350,7 @@ public final class LogBenchmark {
         row(b, "Catch-up read, fresh instance, " + o.streams + " streams (MiB/s)", reads, ReadRun::mibPerSecond,
                 "%.1f");
         row(b, "Catch-up read (entries/s)", reads, ReadRun::entriesPerSecond, "%,.0f");
-        row(b, "Raw ranged GET, " + size(RAW_GET_RANGE) + " ranges, " + s3Concurrency() + " in flight (MiB/s)",
+        row(b, "Raw ranged GET, " + size(RAW_GET_RANGE) + " ranges, " + ctx.s3Concurrency() + " in flight (MiB/s)",
                 rawGets, RawRun::mibPerSecond, "%.1f");
         List<Double> readRatios = new ArrayList<>();
         for (int i = 0; i < Math.min(reads.size(), rawGets.size()); i++) {
@@ -855,7 +429,7 @@ public final class LogBenchmark {
                 backlog.objects(), backlog.indexRecords(), READ_MAX_ENTRIES, size(READ_MAX_BYTES), mr.entries(),
                 mr.seconds(), mr.mismatches(), mr.gets(), mr.rangeGets(), mr.bytesFetched() / MIB,
                 mr.bytesFetched() / (double) mr.bytes(), ms(mr.rangeGetLatency(), 0.5), ms(mr.rangeGetLatency(), 0.99),
-                s3Concurrency(), mr.meanInFlightGets(), mr.indexScans(), mr.indexRecordsScanned(),
+                ctx.s3Concurrency(), mr.meanInFlightGets(), mr.indexScans(), mr.indexRecordsScanned(),
                 mr.indexRecordsScanned() / (double) Math.max(1, backlog.indexRecords()), ms(mr.scanLatency(), 0.5),
                 ms(mr.scanLatency(), 0.99)));
 
@@ -967,7 +541,7 @@ public final class LogBenchmark {
                         + "issued %.1f GETs and fetched %.2f bytes per payload byte (raw ranged GETs: %.1f GETs per MiB, "
                         + "1.00 byte per byte); the benchmark JVM's GC threads used %.2f cores and GC pauses took %.0f "
                         + "ms/s (raw ranged GET runs: %.2f cores, %.0f ms/s).\n", median(readRatios, x -> x),
-                s3Concurrency(), (mr.gets() + mr.rangeGets()) / (mr.bytes() / MIB),
+                ctx.s3Concurrency(), (mr.gets() + mr.rangeGets()) / (mr.bytes() / MIB),
                 mr.bytesFetched() / (double) mr.bytes(), MIB / RAW_GET_RANGE,
                 median(reads, x -> x.cpu().threadGroups().getOrDefault(CpuMeter.JVM_GC, 0.0)),
                 median(reads, x -> x.cpu().gcPauseMillisPerSecond()),
@@ -1091,7 +665,6 @@ public final class LogBenchmark {
     }
 
     private void log(String format, Object... args) {
-        double t = (System.nanoTime() - startNanos) / 1e9;
-        System.out.println(String.format(Locale.ROOT, "[bench %6.1fs] ", t) + String.format(Locale.ROOT, format, args));
+        progress.log(format, args);
     }
 }
