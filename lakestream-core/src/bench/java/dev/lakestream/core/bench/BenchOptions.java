@@ -76,9 +76,4 @@ final class BenchOptions {
         }
         return v;
     }
-
-    /** The append window in MiB: {@code outstanding} entries in flight. */
-    double windowMib() {
-        return outstanding * (double) entryBytes / Figures.MIB;
-    }
 }
