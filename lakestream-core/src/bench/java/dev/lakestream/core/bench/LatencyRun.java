@@ -3,12 +3,4 @@ package dev.lakestream.core.bench;
 /** One fixed-rate run: append, PUT and index-commit latencies at {@code rate} appends per second. */
 record LatencyRun(int rate, double achievedRate, double seconds, Histogram append, Histogram put,
                   Histogram commit, long puts, long payloadBytes, long metadataWrites, long failures,
-                  CpuMeter.Usage cpu) {
-    double putsPerGib() {
-        return puts / (payloadBytes / Figures.GIB);
-    }
-
-    double metadataWritesPerObject() {
-        return puts == 0 ? Double.NaN : (double) metadataWrites / puts;
-    }
-}
+                  CpuMeter.Usage cpu) implements WriteCost {}

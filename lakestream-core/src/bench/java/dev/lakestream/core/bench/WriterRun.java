@@ -4,7 +4,7 @@ package dev.lakestream.core.bench;
 record WriterRun(double seconds, long entries, long payloadBytes, long puts, long objectBytes,
                  long fullObjects, double meanInFlightPuts, int maxInFlightPuts, long metadataWrites,
                  Histogram appendLatency, Histogram putLatency, Histogram commitLatency, long failures,
-                 CpuMeter.Usage cpu) {
+                 CpuMeter.Usage cpu) implements WriteCost {
     double mibPerSecond() {
         return payloadBytes / Figures.MIB / seconds;
     }
@@ -15,13 +15,5 @@ record WriterRun(double seconds, long entries, long payloadBytes, long puts, lon
 
     double meanObjectBytes() {
         return puts == 0 ? Double.NaN : (double) objectBytes / puts;
-    }
-
-    double putsPerGib() {
-        return puts / (payloadBytes / Figures.GIB);
-    }
-
-    double metadataWritesPerObject() {
-        return puts == 0 ? Double.NaN : (double) metadataWrites / puts;
     }
 }
