@@ -1,0 +1,79 @@
+package dev.lakestream.core.bench;
+
+import java.nio.file.Path;
+
+/**
+ * The command-line options of {@link LogBenchmark} (its class comment is the usage text), with their defaults;
+ * {@code --quick} shortens every phase and runs each once.
+ */
+final class BenchOptions {
+    int streams = 64;
+    int entryBytes = 1024;
+    int outstanding = 32768;
+    int reps = 3;
+    int writerWarmupSeconds = 3;
+    int writerSeconds = 12;
+    int rawWarmupSeconds = 2;
+    int rawSeconds = 6;
+    int rate = 2000;
+    int latencyWarmupSeconds = 3;
+    int latencySeconds = 20;
+    int catchUpMib = 192;
+    int rawGetSeconds = 6;
+    double injectP50Millis = 30;
+    double injectP99Millis = 120;
+    Path doc;
+    String command = "java dev.lakestream.core.bench.LogBenchmark";
+    boolean quick;
+
+    static BenchOptions parse(String[] args) {
+        BenchOptions o = new BenchOptions();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--quick" -> {
+                    o.quick = true;
+                    o.reps = 1;
+                    o.writerWarmupSeconds = 2;
+                    o.writerSeconds = 4;
+                    o.rawWarmupSeconds = 1;
+                    o.rawSeconds = 3;
+                    o.latencyWarmupSeconds = 1;
+                    o.latencySeconds = 4;
+                    o.catchUpMib = 64;
+                    o.rawGetSeconds = 3;
+                }
+                case "--doc" -> o.doc = Path.of(value(args, ++i, a));
+                case "--no-doc" -> o.doc = null;
+                case "--command" -> o.command = value(args, ++i, a);
+                case "--reps" -> o.reps = positive(args, ++i, a);
+                case "--streams" -> o.streams = positive(args, ++i, a);
+                case "--entry-bytes" -> o.entryBytes = Math.max(16, positive(args, ++i, a));
+                case "--outstanding" -> o.outstanding = positive(args, ++i, a);
+                case "--writer-seconds" -> o.writerSeconds = positive(args, ++i, a);
+                case "--raw-seconds" -> o.rawSeconds = positive(args, ++i, a);
+                case "--rate" -> o.rate = positive(args, ++i, a);
+                case "--latency-seconds" -> o.latencySeconds = positive(args, ++i, a);
+                case "--catchup-mib" -> o.catchUpMib = positive(args, ++i, a);
+                default -> throw new IllegalArgumentException(
+                        "unknown option " + a + " (see the LogBenchmark class comment)");
+            }
+        }
+        return o;
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static int positive(String[] args, int i, String option) {
+        int v = Integer.parseInt(value(args, i, option));
+        if (v < 1) {
+            throw new IllegalArgumentException(option + " must be positive, not " + v);
+        }
+        return v;
+    }
+}

@@ -1,0 +1,7 @@
+package dev.lakestream.core.bench;
+
+import dev.lakestream.core.catalog.StreamInfo;
+import java.util.List;
+
+/** Streams written for the catch-up reads: how many entries each holds (its end offset), how many index records. */
+record WrittenStreams(List<StreamInfo> infos, long[] ends, long indexRecords, long objects) {}
