@@ -150,11 +150,13 @@ final class CoreLogReport {
                 o.streams, o.entryBytes, o.outstanding, o.outstanding * (double) o.entryBytes / MIB,
                 size(w.maxObjectBytes()), w.flushDelay().toMillis(), size(w.maxPendingBytes()), size(r.cacheBytes()),
                 size(r.wholeObjectMaxBytes()), r.prefetchRecords(), s3Concurrency));
-        b.append(String.format(Locale.ROOT, "- **Durations:** %d s warm-up (writer and raw PUTs) first; per throughput "
+        b.append(String.format(Locale.ROOT, "- **Durations:** warm-up first, not measured: %d s of writer appends "
+                        + "and %d s of raw PUTs; per throughput "
                         + "run %d s writer (after %d s ramp-up), then %d s raw PUT (after %d s); %d runs, alternating; "
                         + "latency runs %d s each (after %d s); catch-up: a %d MiB data set read once to warm up, then "
                         + "%d times measured, each followed by %d s of raw ranged GETs (after %d s)\n\n",
-                o.writerWarmupSeconds, o.writerSeconds, o.writerWarmupSeconds, o.rawSeconds, o.rawWarmupSeconds,
+                o.writerWarmupSeconds + o.jitWarmupSeconds, o.rawWarmupSeconds + Math.max(1, o.rawWarmupSeconds),
+                o.writerSeconds, o.writerWarmupSeconds, o.rawSeconds, o.rawWarmupSeconds,
                 o.reps, o.latencySeconds, o.latencyWarmupSeconds, o.catchUpMib, o.reps, o.rawGetSeconds,
                 o.rawWarmupSeconds));
     }

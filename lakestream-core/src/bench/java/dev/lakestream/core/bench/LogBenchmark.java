@@ -41,8 +41,8 @@ import java.util.List;
  * alternate, so drift in the machine's load hits both alike.
  *
  * <p>Usage: {@code LogBenchmark [--doc docs/benchmarks.md | --no-doc] [--command TEXT] [--quick] [--reps N]
- * [--streams N] [--entry-bytes N] [--outstanding N] [--writer-seconds N] [--raw-seconds N] [--rate N]
- * [--latency-seconds N] [--catchup-mib N]}. It always prints the report; with {@code --doc} (and not
+ * [--streams N] [--entry-bytes N] [--outstanding N] [--jit-warmup-seconds N] [--writer-seconds N]
+ * [--raw-seconds N] [--rate N] [--latency-seconds N] [--catchup-mib N]}. It always prints the report; with {@code --doc} (and not
  * {@code --quick}) it also writes it as the {@code ## Core log} section of that file, replacing that section
  * and keeping the others. {@code bin/bench-core} compiles and runs it.
  *
@@ -138,7 +138,7 @@ public final class LogBenchmark {
             // Warm-up: JIT of all three processes, connection pools, Oxia's first sessions and subscriptions.
             log("warm-up");
             List<StreamLog> warm = streams(log, "warmup");
-            writer.saturating(warm, new long[warm.size()], o.writerWarmupSeconds, Math.max(2, o.writerWarmupSeconds));
+            writer.saturating(warm, new long[warm.size()], o.writerWarmupSeconds, o.jitWarmupSeconds);
             raw.put(maxObject, rawConcurrency, "warmup", o.rawWarmupSeconds, Math.max(1, o.rawWarmupSeconds));
 
             // Writer and raw PUT runs alternate, so that drift in the machine's load hits both alike.

@@ -1,32 +1,30 @@
 package dev.lakestream.core.wal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The payload bytes of one open batch, copied in as they are appended, in arrival order, in pooled direct
- * chunks of {@link #CHUNK_BYTES} each (an entry may span chunks). Not thread-safe: the writer fills it under
+ * The payload bytes of one open batch, copied in as they are appended, in arrival order, in direct chunks
+ * of one size taken from a {@link ChunkPool} (an entry may span chunks). Not thread-safe: the writer fills it under
  * its lock, then hands it to its flush thread.
  *
  * <p>Why copy on append rather than keep the caller's buffers until the flush: the caller's buffer is then
  * released by the thread that allocated it (a Netty event loop in a broker), where its pool recycles it at
  * once; released later by the flush thread, thousands of small pooled buffers per object went back through
- * the shared arenas, under their locks. Here one object costs a handful of chunk allocations. The chunks are
- * off-heap so that bytes waiting for a flush add no work to the garbage collector, and of one size, large
- * enough to stay clear of the pool's small-buffer pages that callers' payloads use.
+ * the shared arenas, under their locks. Here one object takes a handful of reused chunks. The chunks are
+ * off-heap so that bytes waiting for a flush add no work to the garbage collector.
  */
 final class PayloadBuffer {
 
-    static final int CHUNK_BYTES = 512 << 10;
-
-    private final ByteBufAllocator allocator;
+    private final ChunkPool pool;
+    private final int chunkBytes;
     private final List<ByteBuf> chunks = new ArrayList<>(16);
     private long size;
 
-    PayloadBuffer(ByteBufAllocator allocator) {
-        this.allocator = allocator;
+    PayloadBuffer(ChunkPool pool) {
+        this.pool = pool;
+        this.chunkBytes = pool.chunkBytes();
     }
 
     /**
@@ -41,12 +39,12 @@ final class PayloadBuffer {
         int chunksBefore = chunks.size();
         try {
             while (left > 0) {
-                int inChunk = (int) (size % CHUNK_BYTES);
-                if (inChunk == 0 && chunks.size() == size / CHUNK_BYTES) {
-                    chunks.add(allocator.directBuffer(CHUNK_BYTES, CHUNK_BYTES));
+                int inChunk = (int) (size % chunkBytes);
+                if (inChunk == 0 && chunks.size() == size / chunkBytes) {
+                    chunks.add(pool.take());
                 }
-                ByteBuf chunk = chunks.get((int) (size / CHUNK_BYTES));
-                int n = Math.min(left, CHUNK_BYTES - inChunk);
+                ByteBuf chunk = chunks.get((int) (size / chunkBytes));
+                int n = Math.min(left, chunkBytes - inChunk);
                 chunk.setBytes(inChunk, payload, index, n);
                 size += n;
                 index += n;
@@ -55,7 +53,7 @@ final class PayloadBuffer {
         } catch (RuntimeException e) {
             size = start;
             List<ByteBuf> added = chunks.subList(chunksBefore, chunks.size());
-            added.forEach(ByteBuf::release);
+            added.forEach(pool::give);
             added.clear();
             throw e;
         }
@@ -70,18 +68,18 @@ final class PayloadBuffer {
     /** Copies {@code length} bytes written at {@code offset} into {@code dst} from {@code dstIndex}. */
     void copy(long offset, int length, byte[] dst, int dstIndex) {
         while (length > 0) {
-            int inChunk = (int) (offset % CHUNK_BYTES);
-            int n = Math.min(length, CHUNK_BYTES - inChunk);
-            chunks.get((int) (offset / CHUNK_BYTES)).getBytes(inChunk, dst, dstIndex, n);
+            int inChunk = (int) (offset % chunkBytes);
+            int n = Math.min(length, chunkBytes - inChunk);
+            chunks.get((int) (offset / chunkBytes)).getBytes(inChunk, dst, dstIndex, n);
             offset += n;
             dstIndex += n;
             length -= n;
         }
     }
 
-    /** Returns the chunks to their pool. Idempotent. */
+    /** Gives the chunks back to their pool. Idempotent. */
     void release() {
-        chunks.forEach(ByteBuf::release);
+        chunks.forEach(pool::give);
         chunks.clear();
     }
 }

@@ -48,6 +48,8 @@ public final class WalWriter implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(WalWriter.class);
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+    /** Size of the direct chunks that hold a batch's payloads until its object is built. */
+    static final int CHUNK_BYTES = 512 << 10;
 
     private final ObjectStore objects;
     private final MetadataStore metadata;
@@ -65,6 +67,9 @@ public final class WalWriter implements AutoCloseable {
     private final Map<Long, CompletableFuture<Void>> commitTails = new HashMap<>();
     private final List<CompletableFuture<Void>> inFlight = new ArrayList<>();
     private boolean closed;
+    /** Appends per stream in the last sealed batch: how large to start the next batch's per-stream lists. */
+    private int appendsPerStream = 4;
+    private final ChunkPool chunks;
     /** One thread: flushes run in seal order (see {@link #submitIfSealed}). */
     private final java.util.concurrent.ExecutorService flushThread = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "lakestream-wal-flush");
@@ -82,6 +87,9 @@ public final class WalWriter implements AutoCloseable {
         this.listener = listener;
         this.scheduler = scheduler;
         this.clock = clock;
+        // Enough idle chunks for two full objects: a batch gives its chunks back once its object is built.
+        this.chunks = new ChunkPool(PooledByteBufAllocator.DEFAULT, CHUNK_BYTES,
+                (int) Math.max(4, 2 * config.maxObjectBytes() / CHUNK_BYTES));
     }
 
     /**
@@ -144,6 +152,7 @@ public final class WalWriter implements AutoCloseable {
                 + " found room")));
         flushNow();
         if (flushThread.isShutdown()) {
+            chunks.close();
             return CompletableFuture.completedFuture(null);
         }
         // Runs after every flush handed over so far has registered itself as in flight (the thread is FIFO).
@@ -153,6 +162,7 @@ public final class WalWriter implements AutoCloseable {
             synchronized (lock) {
                 pending = new ArrayList<>(inFlight);
             }
+            chunks.close();
             CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
                     .whenComplete((v, e) -> drained.complete(null));
         });
@@ -176,7 +186,7 @@ public final class WalWriter implements AutoCloseable {
      */
     private void admitOrFail(PendingAppend append, ByteBuf payload) {
         if (open == null) {
-            Batch batch = new Batch();
+            Batch batch = new Batch(chunks, appendsPerStream);
             open = batch;
             scheduler.schedule(() -> flushIfOpen(batch), config.flushDelay().toNanos(), TimeUnit.NANOSECONDS);
         }
@@ -191,6 +201,7 @@ public final class WalWriter implements AutoCloseable {
         if (open.bytes >= config.maxObjectBytes()) {
             Batch sealed = open;
             open = null;
+            appendsPerStream = Math.max(4, sealed.appends / sealed.streams.size());
             submitIfSealed(sealed);
         }
     }
@@ -372,18 +383,25 @@ public final class WalWriter implements AutoCloseable {
     private static final class Batch {
         final LinkedHashMap<Long, StreamPart> streams = new LinkedHashMap<>();
         /** Released once copied into the object. */
-        final PayloadBuffer payloads = new PayloadBuffer(PooledByteBufAllocator.DEFAULT);
+        final PayloadBuffer payloads;
+        private final int appendsPerStream;
+        int appends;
         /** The part appended to last: consecutive appends to one stream skip the map lookup. */
         private StreamPart last;
         long bytes;
         boolean released;
+
+        Batch(ChunkPool chunks, int appendsPerStream) {
+            this.payloads = new PayloadBuffer(chunks);
+            this.appendsPerStream = appendsPerStream;
+        }
 
         /** Copies the payload in; if it cannot be read, throws and leaves the batch as it was. */
         void add(PendingAppend a, ByteBuf payload) {
             StreamPart part = last != null && last.streamId == a.streamId ? last : streams.get(a.streamId);
             boolean created = part == null;
             if (created) {
-                part = new StreamPart(a.streamId);
+                part = new StreamPart(a.streamId, appendsPerStream);
             }
             a.bufferOffset = payloads.write(payload);
             if (created) {
@@ -391,6 +409,7 @@ public final class WalWriter implements AutoCloseable {
             }
             part.appends.add(a);
             last = part;
+            appends++;
             bytes += a.size();
         }
 
@@ -402,10 +421,11 @@ public final class WalWriter implements AutoCloseable {
     /** One stream's share of a batch: its appends, in append order. */
     private static final class StreamPart {
         final long streamId;
-        final List<PendingAppend> appends = new ArrayList<>();
+        final List<PendingAppend> appends;
 
-        StreamPart(long streamId) {
+        StreamPart(long streamId, int expectedAppends) {
             this.streamId = streamId;
+            this.appends = new ArrayList<>(expectedAppends);
         }
     }
 

@@ -17,6 +17,9 @@ class PayloadBufferTest {
 
     private final UnpooledByteBufAllocator allocator = new UnpooledByteBufAllocator(true);
     private final SplittableRandom random = new SplittableRandom(7);
+    private static final int CHUNK = 4096;
+    /** Keeps no idle chunks, so the allocator's count shows what the buffer holds. */
+    private final ChunkPool pool = new ChunkPool(allocator, CHUNK, 0);
 
     private byte[] bytes(int n) {
         byte[] b = new byte[n];
@@ -26,10 +29,10 @@ class PayloadBufferTest {
 
     @Test
     void entriesOfAnySizeComeBackAsWrittenAcrossChunks() {
-        PayloadBuffer buffer = new PayloadBuffer(allocator);
+        PayloadBuffer buffer = new PayloadBuffer(pool);
         List<byte[]> written = new ArrayList<>();
         List<Long> offsets = new ArrayList<>();
-        int[] sizes = {1, 1024, PayloadBuffer.CHUNK_BYTES - 1025, 3, PayloadBuffer.CHUNK_BYTES * 2 + 17, 0, 999};
+        int[] sizes = {1, 1024, CHUNK - 1025, 3, CHUNK * 2 + 17, 0, 999};
         for (int size : sizes) {
             byte[] b = bytes(size);
             // A reader index past 0 and bytes after the writer index must not leak into the copy.
@@ -46,7 +49,7 @@ class PayloadBufferTest {
             buffer.copy(offsets.get(i), sizes[i], out, 1);
             assertThat(Arrays.copyOfRange(out, 1, 1 + sizes[i])).isEqualTo(written.get(i));
         }
-        assertThat(allocator.metric().usedDirectMemory()).isEqualTo(4L * PayloadBuffer.CHUNK_BYTES);
+        assertThat(allocator.metric().usedDirectMemory()).isEqualTo(4L * CHUNK);
         buffer.release();
         buffer.release();
         assertThat(allocator.metric().usedDirectMemory()).isZero();
@@ -54,8 +57,8 @@ class PayloadBufferTest {
 
     @Test
     void aPayloadThatCannotBeReadLeavesNothingBehind() {
-        PayloadBuffer buffer = new PayloadBuffer(allocator);
-        byte[] first = bytes(PayloadBuffer.CHUNK_BYTES - 10);
+        PayloadBuffer buffer = new PayloadBuffer(pool);
+        byte[] first = bytes(CHUNK - 10);
         buffer.write(Unpooled.wrappedBuffer(first));
         ByteBuf released = Unpooled.directBuffer(100).writeBytes(bytes(100));
         released.release();
@@ -63,7 +66,7 @@ class PayloadBufferTest {
         assertThatThrownBy(() -> buffer.write(released)).isInstanceOf(IllegalReferenceCountException.class);
 
         assertThat(buffer.size()).isEqualTo(first.length);
-        assertThat(allocator.metric().usedDirectMemory()).isEqualTo(PayloadBuffer.CHUNK_BYTES);
+        assertThat(allocator.metric().usedDirectMemory()).isEqualTo(CHUNK);
         byte[] next = bytes(30);
         long at = buffer.write(Unpooled.wrappedBuffer(next));
         assertThat(at).isEqualTo(first.length);
@@ -72,5 +75,28 @@ class PayloadBufferTest {
         assertThat(out).isEqualTo(next);
         buffer.release();
         assertThat(allocator.metric().usedDirectMemory()).isZero();
+    }
+
+    @Test
+    void theChunkPoolHandsOutGivenBackChunksAndReleasesThemWhenClosed() {
+        ChunkPool keeping = new ChunkPool(allocator, CHUNK, 2);
+        ByteBuf a = keeping.take().writeInt(1);
+        ByteBuf b = keeping.take();
+        ByteBuf c = keeping.take();
+        keeping.give(a);
+        keeping.give(b);
+        keeping.give(c);
+        assertThat(keeping.idle()).isEqualTo(2);
+        assertThat(c.refCnt()).isZero();
+        ByteBuf again = keeping.take();
+        assertThat(again).isSameAs(b);
+        assertThat(again.writerIndex()).isZero();
+        keeping.give(again);
+        keeping.close();
+        assertThat(keeping.idle()).isZero();
+        assertThat(allocator.metric().usedDirectMemory()).isZero();
+        ByteBuf late = keeping.take();
+        keeping.give(late);
+        assertThat(late.refCnt()).isZero();
     }
 }
