@@ -10,7 +10,7 @@ final class BenchOptions {
     int streams = 64;
     int entryBytes = 1024;
     int outstanding = 32768;
-    int reps = 3;
+    int reps = 5;
     /**
      * The writer's first, unmeasured run: long enough for the JIT to finish compiling the write path (a shorter
      * one left run 1 paying for compilation, about a third of a core, and reading low).
