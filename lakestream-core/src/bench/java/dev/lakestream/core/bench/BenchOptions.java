@@ -11,6 +11,8 @@ final class BenchOptions {
     int entryBytes = 1024;
     int outstanding = 32768;
     int reps = 5;
+    /** Writer and raw PUT runs again with the stores pinned to a CPU of their own (0: none). */
+    int pinnedReps = 3;
     /**
      * The writer's first, unmeasured run: long enough for the JIT to finish compiling the write path (a shorter
      * one left run 1 paying for compilation, about a third of a core, and reading low).
@@ -39,6 +41,7 @@ final class BenchOptions {
                 case "--quick" -> {
                     o.quick = true;
                     o.reps = 1;
+                    o.pinnedReps = 1;
                     o.jitWarmupSeconds = 4;
                     o.writerWarmupSeconds = 2;
                     o.writerSeconds = 4;
@@ -53,6 +56,7 @@ final class BenchOptions {
                 case "--no-doc" -> o.doc = null;
                 case "--command" -> o.command = value(args, ++i, a);
                 case "--reps" -> o.reps = positive(args, ++i, a);
+                case "--pinned-reps" -> o.pinnedReps = Math.max(0, Integer.parseInt(value(args, ++i, a)));
                 case "--streams" -> o.streams = positive(args, ++i, a);
                 case "--entry-bytes" -> o.entryBytes = Math.max(16, positive(args, ++i, a));
                 case "--outstanding" -> o.outstanding = positive(args, ++i, a);

@@ -56,6 +56,9 @@ final class CoreLogReport {
     private final List<RawRun> raws;
     private final List<RawRun> rawsAtWriter;
     private final List<WriterRun> writers;
+    private final String pinning;
+    private final List<WriterRun> pinnedWriters;
+    private final List<RawRun> pinnedRaws;
     private final RawRun rawObserved;
     private final LatencyRun plain;
     private final LatencyRun injected;
@@ -91,6 +94,9 @@ final class CoreLogReport {
         this.raws = x.raws();
         this.rawsAtWriter = x.rawsAtWriter();
         this.writers = x.writers();
+        this.pinning = x.pinning();
+        this.pinnedWriters = x.pinnedWriters();
+        this.pinnedRaws = x.pinnedRaws();
         this.rawObserved = x.rawObserved();
         this.plain = x.plain();
         this.injected = x.injected();
@@ -116,6 +122,7 @@ final class CoreLogReport {
         header();
         throughput();
         target();
+        pinned();
         details();
         latency();
         requests();
@@ -232,6 +239,48 @@ final class CoreLogReport {
                         + "PUTs with as many in flight as the writer actually had, median ratio %.2f.\n\n",
                 rawConcurrency, o.outstanding, size(o.entryBytes), o.outstanding * (double) o.entryBytes / MIB,
                 rawConcurrency, verdict, ratioMedian, writerMedian, rawMedian, ratioSameMedian));
+    }
+
+    /** The writer and raw PUT runs again with the stores on a CPU of their own, and the target judged on them. */
+    private void pinned() {
+        b.append("### Writer and raw PUTs with the stores on their own core\n\n");
+        if (pinnedWriters.isEmpty()) {
+            b.append("Not measured: ").append(pinning.replaceFirst("^not measured: ", "")).append(".\n\n");
+            return;
+        }
+        b.append(String.format(Locale.ROOT, "The same writer and raw PUT runs (%d s and %d s, alternating, %d "
+                        + "times) with %s (`taskset`). On this machine's shared cores above, every core the writer "
+                        + "uses is one S3Proxy lacks, so the ratio there measures the writer's CPU per byte as much "
+                        + "as its speed; here, as where the object store runs elsewhere, it says whether the writer "
+                        + "keeps up with what the store can take. The shared-core figures remain the ones that "
+                        + "count CPU.\n\n", o.writerSeconds, o.rawSeconds, pinnedWriters.size(), pinning));
+        List<Double> pinnedRatios = new ArrayList<>();
+        for (int i = 0; i < pinnedWriters.size(); i++) {
+            pinnedRatios.add(pinnedWriters.get(i).mibPerSecond() / pinnedRaws.get(i).mibPerSecond());
+        }
+        b.append("| | ");
+        for (int i = 1; i <= pinnedWriters.size(); i++) {
+            b.append("run ").append(i).append(" | ");
+        }
+        b.append("median |\n|---|").append("---|".repeat(pinnedWriters.size() + 1)).append("\n");
+        row(b, "Raw PUT, " + size(maxObject) + " objects, " + rawConcurrency + " in flight (MiB/s)", pinnedRaws,
+                RawRun::mibPerSecond, "%.1f");
+        row(b, "Writer append, " + o.streams + " streams (MiB/s)", pinnedWriters, WriterRun::mibPerSecond, "%.1f");
+        row(b, "Writer / raw PUT", pinnedRatios, x -> x, "%.2f");
+        row(b, "S3Proxy during the raw PUT run (cores)", pinnedRaws, x -> process(x.cpu(), CpuMeter.S3PROXY),
+                "%.2f");
+        row(b, "S3Proxy during the writer run (cores)", pinnedWriters, x -> process(x.cpu(), CpuMeter.S3PROXY),
+                "%.2f");
+        row(b, "Benchmark JVM during the writer run (cores)", pinnedWriters, x -> process(x.cpu(), CpuMeter.BENCH),
+                "%.2f");
+        row(b, "Other processes' CPU during the writer run (cores)", pinnedWriters, x -> x.cpu().others(), "%.2f");
+        double ratio = median(pinnedRatios, x -> x);
+        b.append(String.format(Locale.ROOT, "\n**Target with the stores on their own core: %s** (median writer/raw "
+                        + "ratio %.2f).\n\n", ratio >= 0.8 ? "met" : "not met", ratio));
+    }
+
+    private static double process(CpuMeter.Usage usage, String name) {
+        return usage.processes().getOrDefault(name, 0.0);
     }
 
     /** The median writer run and catch-up read in detail. */

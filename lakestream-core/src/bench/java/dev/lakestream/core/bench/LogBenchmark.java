@@ -41,7 +41,7 @@ import java.util.List;
  * alternate, so drift in the machine's load hits both alike.
  *
  * <p>Usage: {@code LogBenchmark [--doc docs/benchmarks.md | --no-doc] [--command TEXT] [--quick] [--reps N]
- * [--streams N] [--entry-bytes N] [--outstanding N] [--jit-warmup-seconds N] [--writer-seconds N]
+ * [--pinned-reps N] [--streams N] [--entry-bytes N] [--outstanding N] [--jit-warmup-seconds N] [--writer-seconds N]
  * [--raw-seconds N] [--rate N] [--latency-seconds N] [--catchup-mib N]}. It always prints the report; with {@code --doc} (and not
  * {@code --quick}) it also writes it as the {@code ## Core log} section of that file, replacing that section
  * and keeping the others. {@code bin/bench-core} compiles and runs it.
@@ -125,6 +125,11 @@ public final class LogBenchmark {
         List<RawRun> raws = new ArrayList<>();
         List<RawRun> rawsAtWriter = new ArrayList<>();
         List<WriterRun> writers = new ArrayList<>();
+        List<WriterRun> pinnedWriters = new ArrayList<>();
+        List<RawRun> pinnedRaws = new ArrayList<>();
+        String pinning = CpuPinning.unavailable(machine.cores());
+        pinning = pinning != null ? "not measured: " + pinning
+                : o.pinnedReps == 0 ? "not measured: --pinned-reps 0" : null;
         RawRun rawObserved = null;
         LatencyRun plain;
         LatencyRun injected;
@@ -173,6 +178,27 @@ public final class LogBenchmark {
                 rawObserved = raw.put(size, concurrency, "observed", o.rawWarmupSeconds, o.rawSeconds);
                 log("raw PUT at the observed size %.2f MiB, %d in flight: %.1f MiB/s", size / MIB, concurrency,
                         rawObserved.mibPerSecond());
+            }
+
+            // The same pair of runs with the stores on a CPU of their own (see CpuPinning).
+            if (pinning == null) {
+                try (CpuPinning pinned = CpuPinning.pin(machine.cores())) {
+                    pinning = pinned.description();
+                    log("pinned: %s", pinning);
+                    for (int rep = 1; rep <= o.pinnedReps; rep++) {
+                        List<StreamLog> streams = streams(log, "pinned" + rep);
+                        WriterRun wr = writer.saturating(streams, new long[streams.size()], o.writerWarmupSeconds,
+                                o.writerSeconds);
+                        pinnedWriters.add(wr);
+                        log("pinned run %d writer: %.1f MiB/s; cpu %s", rep, wr.mibPerSecond(),
+                                wr.cpu().summary(machine.cores()));
+                        RawRun put = raw.put(maxObject, rawConcurrency, "pinned" + rep, o.rawWarmupSeconds,
+                                o.rawSeconds);
+                        pinnedRaws.add(put);
+                        log("pinned run %d raw PUT: %.1f MiB/s; cpu %s", rep, put.mibPerSecond(),
+                                put.cpu().summary(machine.cores()));
+                    }
+                }
             }
 
             log("fixed-rate latency, %d appends/s", o.rate);
@@ -229,7 +255,7 @@ public final class LogBenchmark {
         String loadAfter = Machine.loadAverage();
         double minutes = progress.minutes();
         Measurements measured = new Measurements(machine, loadBefore, loadAfter, date, minutes, maxObject,
-                rawConcurrency, raws, rawsAtWriter, writers, rawObserved, plain, injected, injectedLarge,
+                rawConcurrency, raws, rawsAtWriter, writers, pinning, pinnedWriters, pinnedRaws, rawObserved, plain, injected, injectedLarge,
                 injectedInRun, backlog, reads, rawGets);
         return new CoreLogReport(o, config, ctx.s3Concurrency(), measured).render();
     }

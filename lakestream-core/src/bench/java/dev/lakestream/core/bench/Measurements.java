@@ -7,10 +7,12 @@ import java.util.List;
  * Everything one benchmark run measured, for the report: the machine and its load, the raw PUT runs (at the
  * append window's concurrency and at the writer's), the writer runs, the fixed-rate runs with and without
  * injected latency (and the injected delays themselves), the catch-up data set, reads and raw ranged GETs.
- * {@code rawObserved} is null where the writer's objects were within 5% of the maximum size.
+ * {@code rawObserved} is null where the writer's objects were within 5% of the maximum size. {@code pinning}
+ * says how the pinned runs placed the processes, or why there are none.
  */
 record Measurements(Machine machine, String loadBefore, String loadAfter, Instant date, double minutes,
                     int maxObject, int rawConcurrency, List<RawRun> raws, List<RawRun> rawsAtWriter,
-                    List<WriterRun> writers, RawRun rawObserved, LatencyRun plain, LatencyRun injected,
+                    List<WriterRun> writers, String pinning, List<WriterRun> pinnedWriters,
+                    List<RawRun> pinnedRaws, RawRun rawObserved, LatencyRun plain, LatencyRun injected,
                     Histogram injectedLarge, Histogram injectedInRun, WrittenStreams backlog, List<ReadRun> reads,
                     List<RawRun> rawGets) {}
