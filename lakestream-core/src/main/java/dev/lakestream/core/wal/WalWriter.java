@@ -115,7 +115,12 @@ public final class WalWriter implements AutoCloseable {
                             + append.size() + " bytes to stream " + streamId + " rejected"));
                     return append.result;
                 }
-                append.payload = payload.retain();
+                try {
+                    append.payload = payload.retain();
+                } catch (RuntimeException e) {
+                    append.fail(unreadablePayload(append, e));
+                    return append.result;
+                }
                 waiting.add(append);
                 return append.result;
             }
@@ -193,8 +198,7 @@ public final class WalWriter implements AutoCloseable {
         try {
             open.add(append, payload);
         } catch (RuntimeException e) {
-            append.fail(new LogException("could not read the payload of an append to stream " + append.streamId
-                    + ": " + e, e));
+            append.fail(unreadablePayload(append, e));
             return;
         }
         pendingBytes += append.size();
@@ -373,6 +377,11 @@ public final class WalWriter implements AutoCloseable {
                 next.releasePayload();
             }
         }
+    }
+
+    private static LogException unreadablePayload(PendingAppend append, RuntimeException e) {
+        return new LogException("could not read the payload of an append to stream " + append.streamId
+                + " (was it released before append returned?): " + e, e);
     }
 
     private static Throwable unwrap(Throwable e) {

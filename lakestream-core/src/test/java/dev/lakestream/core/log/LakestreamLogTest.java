@@ -453,6 +453,37 @@ public abstract class LakestreamLogTest {
     }
 
     @Test
+    void callersMayReleaseTheirBufferAsSoonAsAppendReturnsWhetherTheAppendWasCopiedOrMustWait() {
+        // 1 KiB objects and 2 KiB pending: most of these 600-byte appends wait for room, holding their buffers.
+        Lakestream log = log(LakestreamConfig.DEFAULT.withWriter(
+                new WalWriterConfig(1 << 10, Duration.ofMillis(5), 2 << 10, WalWriterConfig.WhenFull.WAIT)));
+        StreamLog s = newStream(log, "ownership");
+        List<ByteBuf> payloads = new ArrayList<>();
+        List<CompletableFuture<AppendResult>> fs = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            ByteBuf payload = Unpooled.directBuffer(600);
+            payload.writeCharSequence(String.format("%03d", i) + "y".repeat(597), StandardCharsets.UTF_8);
+            payloads.add(payload);
+            fs.add(s.append(1, payload));
+            payload.writeCharSequence("not part of the entry", StandardCharsets.UTF_8);
+            payload.release();
+        }
+        ByteBuf released = Unpooled.directBuffer(8).writeLong(1);
+        released.release();
+        CompletableFuture<AppendResult> unreadable = s.append(1, released);
+
+        CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
+        assertThatThrownBy(unreadable::join).hasCauseInstanceOf(LogException.class)
+                .hasMessageContaining("stream " + s.id());
+        assertThat(payloads).allSatisfy(p -> assertThat(p.refCnt()).isZero());
+        List<String> read = readAll(s, 0).stream().map(LakestreamLogTest::text).toList();
+        assertThat(read).hasSize(40);
+        for (int i = 0; i < 40; i++) {
+            assertThat(read.get(i)).isEqualTo(String.format("%03d", i) + "y".repeat(597));
+        }
+    }
+
+    @Test
     void findsTheFirstOffsetCommittedAtOrAfterATime() throws Exception {
         Lakestream log = log(FAST);
         StreamLog s = newStream(log, "time");
