@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #delayNextRequests(int, Duration)}: hold the request that long before forwarding it (so its
  *       response comes that much later); if the client has hung up meanwhile (it timed out), the request
  *       is not forwarded at all.</li>
+ *   <li>{@link #truncateNextResponses(int)}: forward the request, then send the response's head and only
+ *       half of its {@code Content-Length} body, and close the connection (a transfer cut off midway).</li>
  * </ul>
  * It counts the requests it received and the most it had in flight at once (received and not yet answered).
  *
@@ -64,6 +66,7 @@ public final class FaultyHttpProxy implements AutoCloseable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final AtomicInteger failNext = new AtomicInteger();
     private final AtomicInteger dropNext = new AtomicInteger();
+    private final AtomicInteger truncateNext = new AtomicInteger();
     private final AtomicInteger delayNext = new AtomicInteger();
     private final AtomicLong delayNanos = new AtomicLong();
     private final AtomicInteger requests = new AtomicInteger();
@@ -118,6 +121,11 @@ public final class FaultyHttpProxy implements AutoCloseable {
         dropNext.set(n);
     }
 
+    /** Cuts the bodies of the next {@code n} responses that have a {@code Content-Length} body in half. */
+    public void truncateNextResponses(int n) {
+        truncateNext.set(n);
+    }
+
     /** Holds each of the next {@code n} requests for {@code delay} before forwarding it. */
     public void delayNextRequests(int n, Duration delay) {
         delayNanos.set(delay.toNanos());
@@ -134,6 +142,7 @@ public final class FaultyHttpProxy implements AutoCloseable {
         failNext.set(0);
         dropNext.set(0);
         delayNext.set(0);
+        truncateNext.set(0);
     }
 
     /** Requests received (forwarded or not) since the start or {@link #resetCounters()}. */
@@ -268,7 +277,7 @@ public final class FaultyHttpProxy implements AutoCloseable {
                     uout.write(request.raw());
                     uout.write(body);
                     uout.flush();
-                    boolean keepOpen = relayResponse(uin, cout, request);
+                    boolean keepOpen = relayResponse(uin, cout, request, truncateNext);
                     if (!keepOpen || request.connectionClose()) {
                         return;
                     }
@@ -291,7 +300,8 @@ public final class FaultyHttpProxy implements AutoCloseable {
     }
 
     /** Copies one response (and any 1xx before it); false when the connection must close after it. */
-    private static boolean relayResponse(InputStream uin, OutputStream cout, Head request) throws IOException {
+    private static boolean relayResponse(InputStream uin, OutputStream cout, Head request, AtomicInteger truncate)
+            throws IOException {
         while (true) {
             Head response = Head.read(uin);
             if (response == null) {
@@ -308,6 +318,10 @@ public final class FaultyHttpProxy implements AutoCloseable {
                 // no body
             } else if (response.chunked()) {
                 copyChunked(uin, cout, null);
+            } else if (response.contentLength() > 1 && take(truncate)) {
+                copyExactly(uin, cout, response.contentLength() / 2);
+                cout.flush();
+                return false;
             } else if (response.contentLength() >= 0) {
                 copyExactly(uin, cout, response.contentLength());
             } else {

@@ -39,9 +39,7 @@ import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
-import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
-import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
@@ -262,12 +260,12 @@ public final class S3ObjectStore implements ObjectStore {
         }
         return execute("get", key, () -> s3.getObject(
                         r -> r.bucket(bucket).key(physical).checksumMode(ChecksumMode.ENABLED),
-                        AsyncResponseTransformer.toBytes())
+                        new SizedResponseBody())
                 .thenApply(bytes -> verified(key, bytes)));
     }
 
-    private ByteBuffer verified(String key, ResponseBytes<GetObjectResponse> bytes) {
-        ByteBuffer data = ByteBuffer.wrap(bytes.asByteArrayUnsafe());
+    private ByteBuffer verified(String key, SizedResponseBody.Result bytes) {
+        ByteBuffer data = bytes.body();
         String expected = bytes.response().metadata().get(CRC32C_METADATA);
         if (expected != null) {
             String actual = ObjectKeys.crc32cBase64(ObjectKeys.crc32c(data));
@@ -296,9 +294,9 @@ public final class S3ObjectStore implements ObjectStore {
         String range = "bytes=" + offset + "-" + last;
         return execute("get " + range + " of", key, () -> s3.getObject(
                         r -> r.bucket(bucket).key(physical).range(range),
-                        AsyncResponseTransformer.toBytes())
+                        new SizedResponseBody())
                 .thenApply(bytes -> {
-                    ByteBuffer data = ByteBuffer.wrap(bytes.asByteArrayUnsafe());
+                    ByteBuffer data = bytes.body();
                     if (bytes.response().contentRange() != null) {
                         return data;
                     }

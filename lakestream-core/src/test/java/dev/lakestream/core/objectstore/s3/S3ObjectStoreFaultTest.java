@@ -277,6 +277,36 @@ class S3ObjectStoreFaultTest {
         assertThat(proxy.requests()).isEqualTo(3);
     }
 
+    @Test
+    void aResponseCutOffMidBodyIsRetriedAndNeverReturnsShortBytes() {
+        FaultyHttpProxy proxy = proxy();
+        S3ObjectStore store = open(config(proxy.endpoint()).build());
+        byte[] data = new byte[256 << 10];
+        new java.util.SplittableRandom(3).nextBytes(data);
+        await(store.put("cut", ByteBuffer.wrap(data)));
+
+        proxy.resetCounters();
+        proxy.truncateNextResponses(2);
+        ByteBuffer whole = await(store.get("cut"));
+        assertThat(proxy.requests()).isEqualTo(3);
+        byte[] read = new byte[whole.remaining()];
+        whole.get(read);
+        assertThat(read).isEqualTo(data);
+
+        proxy.resetCounters();
+        proxy.truncateNextResponses(1);
+        ByteBuffer range = await(store.get("cut", 1000, 100_000));
+        assertThat(proxy.requests()).isEqualTo(2);
+        assertThat(range.remaining()).isEqualTo(100_000);
+        assertThat(range.get(0)).isEqualTo(data[1000]);
+        assertThat(range.get(99_999)).isEqualTo(data[100_999]);
+
+        proxy.truncateNextResponses(Integer.MAX_VALUE);
+        ObjectStoreUnavailableException e = failure(store.get("cut"), ObjectStoreUnavailableException.class);
+        assertThat(e.getMessage()).contains("cut").contains("after 4 attempts");
+        proxy.heal();
+    }
+
     // ---------------------------------------------------------------------------------------------
     // Bounded concurrency, non-blocking calls
 
