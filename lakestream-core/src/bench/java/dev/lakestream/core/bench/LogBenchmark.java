@@ -15,6 +15,7 @@ import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
 import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.core.wal.WalWriterConfig;
+import dev.lakestream.testkit.BenchmarksDoc;
 import dev.lakestream.testkit.OxiaServer;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.time.Instant;

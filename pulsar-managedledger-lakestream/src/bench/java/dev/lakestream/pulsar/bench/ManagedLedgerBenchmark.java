@@ -10,6 +10,7 @@ import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
 import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
+import dev.lakestream.testkit.BenchmarksDoc;
 import dev.lakestream.testkit.OxiaServer;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.nio.file.Path;
@@ -70,7 +71,7 @@ public final class ManagedLedgerBenchmark {
         String section = r.render();
         System.out.println(section);
         if (doc != null && !quick) {
-            DocSection.write(doc, Results.HEADING, section);
+            BenchmarksDoc.writeSection(doc, Results.HEADING, section);
             System.out.println("[bench] wrote the '" + Results.HEADING + "' section of " + doc.toAbsolutePath());
         }
         System.exit(0);

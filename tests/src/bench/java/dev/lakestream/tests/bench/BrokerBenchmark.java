@@ -1,5 +1,6 @@
 package dev.lakestream.tests.bench;
 
+import dev.lakestream.testkit.BenchmarksDoc;
 import dev.lakestream.tests.BookKeeperEnsembleExtension;
 import dev.lakestream.tests.PulsarBrokerExtension;
 import java.io.IOException;
@@ -10,7 +11,6 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -334,33 +334,6 @@ public final class BrokerBenchmark {
 
     /** Replaces this benchmark's section of the Markdown file (up to the next "## " heading), or appends it. */
     static void writeSection(Path doc, String section) throws IOException {
-        List<String> lines = new ArrayList<>(Files.readAllLines(doc, StandardCharsets.UTF_8));
-        int start = lines.indexOf(HEADING);
-        List<String> body = Arrays.asList(section.stripTrailing().split("\n", -1));
-        if (start < 0) {
-            while (!lines.isEmpty() && lines.get(lines.size() - 1).isBlank()) {
-                lines.remove(lines.size() - 1);
-            }
-            lines.add("");
-            lines.addAll(body);
-        } else {
-            int end = lines.size();
-            boolean fenced = false;
-            for (int i = start + 1; i < lines.size(); i++) {
-                fenced ^= lines.get(i).startsWith("```");
-                if (!fenced && lines.get(i).startsWith("## ")) {
-                    end = i;
-                    break;
-                }
-            }
-            List<String> after = new ArrayList<>(lines.subList(end, lines.size()));
-            lines = new ArrayList<>(lines.subList(0, start));
-            lines.addAll(body);
-            if (!after.isEmpty()) {
-                lines.add("");
-                lines.addAll(after);
-            }
-        }
-        Files.writeString(doc, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+        BenchmarksDoc.writeSection(doc, HEADING, section);
     }
 }

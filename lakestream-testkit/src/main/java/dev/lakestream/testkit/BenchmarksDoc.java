@@ -1,4 +1,4 @@
-package dev.lakestream.core.bench;
+package dev.lakestream.testkit;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -6,8 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** The benchmarks document: one section per benchmark, each replaced as a whole by the program that measures it. */
-final class BenchmarksDoc {
+/**
+ * The benchmarks document ({@code docs/benchmarks.md}): one section per benchmark, each replaced as a whole by
+ * the program that measures it. Shared by the core, managed-ledger and broker benchmarks.
+ */
+public final class BenchmarksDoc {
 
     private BenchmarksDoc() {}
 
@@ -15,7 +18,7 @@ final class BenchmarksDoc {
      * Replaces the section of {@code doc} that starts at the line {@code heading} (up to the next {@code ## }
      * heading outside a code fence) with {@code section}, or adds it at the end; creates the file if need be.
      */
-    static void writeSection(Path doc, String heading, String section) throws IOException {
+    public static void writeSection(Path doc, String heading, String section) throws IOException {
         String body = section.endsWith("\n") ? section : section + "\n";
         if (!Files.exists(doc)) {
             Path parent = doc.toAbsolutePath().getParent();
