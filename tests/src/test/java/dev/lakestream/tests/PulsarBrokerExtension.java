@@ -431,13 +431,7 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
                 String oxiaUrl = "oxia://" + oxia.serviceAddress() + "/default";
                 m.put("metadataStoreUrl", oxiaUrl);
                 m.put("configurationMetadataStoreUrl", oxiaUrl);
-                m.put("lakestream.s3.bucket", bucket);
-                m.put("lakestream.s3.endpoint", s3.endpoint().toString());
-                m.put("lakestream.s3.region", s3.region());
-                m.put("lakestream.s3.pathStyleAccess", "true");
-                m.put("lakestream.s3.accessKeyId", s3.accessKey());
-                m.put("lakestream.s3.secretAccessKey", s3.secretKey());
-                m.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
+                putLakestreamStores(m);
             }
             case HYBRID -> {
                 m.put("metadataStoreUrl", bk.metadataStoreUrl());
@@ -446,17 +440,22 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
                 m.put("managedLedgerDefaultEnsembleSize", copies);
                 m.put("managedLedgerDefaultWriteQuorum", copies);
                 m.put("managedLedgerDefaultAckQuorum", copies);
-                m.put("lakestream.s3.bucket", bucket);
-                m.put("lakestream.s3.endpoint", s3.endpoint().toString());
-                m.put("lakestream.s3.region", s3.region());
-                m.put("lakestream.s3.pathStyleAccess", "true");
-                m.put("lakestream.s3.accessKeyId", s3.accessKey());
-                m.put("lakestream.s3.secretAccessKey", s3.secretKey());
-                m.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
+                putLakestreamStores(m);
             }
             default -> throw new IllegalStateException(stores.toString());
         }
         return m;
+    }
+
+    /** Where the Lakestream storage keeps its objects and its index: this extension's S3Proxy bucket and Oxia. */
+    private void putLakestreamStores(Map<String, String> m) {
+        m.put("lakestream.s3.bucket", bucket);
+        m.put("lakestream.s3.endpoint", s3.endpoint().toString());
+        m.put("lakestream.s3.region", s3.region());
+        m.put("lakestream.s3.pathStyleAccess", "true");
+        m.put("lakestream.s3.accessKeyId", s3.accessKey());
+        m.put("lakestream.s3.secretAccessKey", s3.secretKey());
+        m.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
     }
 
     /** The directory holding the broker plugin's NAR, packaged by the module pulsar-protocol-handler. */
