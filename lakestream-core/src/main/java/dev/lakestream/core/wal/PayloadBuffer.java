@@ -60,7 +60,7 @@ final class PayloadBuffer {
         return start;
     }
 
-    /** Bytes written so far. */
+    /** Bytes written so far (still known after {@link #release()}: the writer's memory accounting uses it). */
     long size() {
         return size;
     }

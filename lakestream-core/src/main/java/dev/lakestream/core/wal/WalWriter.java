@@ -202,7 +202,7 @@ public final class WalWriter implements AutoCloseable {
             return;
         }
         pendingBytes += append.size();
-        if (open.bytes >= config.maxObjectBytes()) {
+        if (open.payloads.size() >= config.maxObjectBytes()) {
             Batch sealed = open;
             open = null;
             appendsPerStream = Math.max(4, sealed.appends / sealed.streams.size());
@@ -370,7 +370,7 @@ public final class WalWriter implements AutoCloseable {
                 return;
             }
             batch.released = true;
-            pendingBytes -= batch.bytes;
+            pendingBytes -= batch.payloads.size();
             while (!waiting.isEmpty() && hasRoomFor(waiting.peek().size())) {
                 PendingAppend next = waiting.poll();
                 admitOrFail(next, next.payload);
@@ -397,7 +397,6 @@ public final class WalWriter implements AutoCloseable {
         int appends;
         /** The part appended to last: consecutive appends to one stream skip the map lookup. */
         private StreamPart last;
-        long bytes;
         boolean released;
 
         Batch(ChunkPool chunks, int appendsPerStream) {
@@ -419,7 +418,6 @@ public final class WalWriter implements AutoCloseable {
             part.appends.add(a);
             last = part;
             appends++;
-            bytes += a.size();
         }
 
         void forEach(java.util.function.Consumer<PendingAppend> action) {
