@@ -461,18 +461,23 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }
     }
 
+    /** Fails an add whose interceptor threw before it was sent; it completes in add order like any other. */
+    private void failBeforeSend(AddOp op, String step, Throwable t) {
+        LOG.warn("[{}] interceptor {} failed", name, step, t);
+        op.done = true;
+        op.error = new ManagedLedgerException.ManagedLedgerInterceptException(t);
+        op.offset = -1;
+        inflight.add(op);
+        drainLocked();
+    }
+
     private void sendLocked(AddOp op) {
         ManagedLedgerInterceptor interceptor = config.getManagedLedgerInterceptor();
         if (interceptor != null) {
             try {
                 interceptor.beforeAddEntry(op, op.numberOfMessages);
             } catch (Throwable t) {
-                LOG.warn("[{}] interceptor beforeAddEntry failed", name, t);
-                op.done = true;
-                op.error = new ManagedLedgerException.ManagedLedgerInterceptException(t);
-                op.offset = -1;
-                inflight.add(op);
-                drainLocked();
+                failBeforeSend(op, "beforeAddEntry", t);
                 return;
             }
         }
@@ -484,12 +489,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
                 op.payload = interceptor.processPayloadBeforeLedgerWrite(op.ctx, op.data);
             } catch (Throwable t) {
                 // Never store the unprocessed payload in its place (a processor may encrypt or compress).
-                LOG.warn("[{}] interceptor processPayloadBeforeLedgerWrite failed", name, t);
-                op.done = true;
-                op.error = new ManagedLedgerException.ManagedLedgerInterceptException(t);
-                op.offset = -1;
-                inflight.add(op);
-                drainLocked();
+                failBeforeSend(op, "processPayloadBeforeLedgerWrite", t);
                 return;
             }
             if (op.payload != null && op.payload.getProcessedPayload() != null) {
