@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,16 +48,7 @@ final class BrokerProcess implements AutoCloseable {
         int brokerPort = freePort();
         int webPort = freePort();
         Path dataDir = Files.createDirectories(workDir.resolve(name));
-        Map<String, String> all = new LinkedHashMap<>();
-        all.put("bindAddress", "127.0.0.1");
-        all.put("advertisedAddress", "127.0.0.1");
-        all.put("brokerServicePort", Integer.toString(brokerPort));
-        all.put("webServicePort", Integer.toString(webPort));
-        all.put("numIOThreads", "2");
-        all.put("numHttpServerThreads", "8");
-        all.put("numExecutorThreadPoolSize", "2");
-        all.put("numOrderedExecutorThreads", "2");
-        all.put("managedLedgerCacheSizeMB", "32");
+        Map<String, String> all = PulsarBrokerExtension.localBrokerSettings(brokerPort, webPort);
         // The broker plugin the configuration names, as bin/run-broker provides it.
         all.put("brokerInterceptorsDirectory", PulsarBrokerExtension.pluginDirectory().toString());
         all.put("narExtractionDirectory", dataDir.resolve("nar").toString());

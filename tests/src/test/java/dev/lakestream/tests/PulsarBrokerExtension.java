@@ -401,19 +401,27 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         conf = configuration();
     }
 
-    /** What a test broker sets over the configuration file, before {@link #config} overrides. */
-    private Map<String, String> fixedOverrides() {
+    /**
+     * Ports and sizes of a test broker, in this JVM or in its own ({@link BrokerProcess}): on 127.0.0.1, with
+     * small thread pools and caches for a 2-core machine running several brokers over a run.
+     */
+    static Map<String, String> localBrokerSettings(int brokerPort, int webPort) {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("bindAddress", "127.0.0.1");
         m.put("advertisedAddress", "127.0.0.1");
         m.put("brokerServicePort", Integer.toString(brokerPort));
         m.put("webServicePort", Integer.toString(webPort));
-        // Small thread pools and caches for a 2-core machine running several brokers in one JVM over a run.
         m.put("numIOThreads", "2");
         m.put("numHttpServerThreads", "8");
         m.put("numExecutorThreadPoolSize", "2");
         m.put("numOrderedExecutorThreads", "2");
         m.put("managedLedgerCacheSizeMB", "32");
+        return m;
+    }
+
+    /** What a test broker sets over the configuration file, before {@link #config} overrides. */
+    private Map<String, String> fixedOverrides() {
+        Map<String, String> m = localBrokerSettings(brokerPort, webPort);
         // Do not wait for topics to unload gracefully when a test stops the broker.
         m.put("brokerShutdownTimeoutMs", "0");
         // No load balancing in a single-broker test cluster.
