@@ -36,9 +36,8 @@ class BrokerRestartMidStreamTest {
         PulsarClient client = BROKER.newClient(b -> b.operationTimeout(30, TimeUnit.SECONDS));
         int count = 1500;
         try (CountedTraffic traffic = new CountedTraffic(client, topic).start(count, 150)) {
-            while (traffic.ackConfirmed().size() < 400) {
-                Thread.sleep(20);
-            }
+            Await.until("400 acknowledgements confirmed to the consumer", 120,
+                    () -> traffic.ackConfirmed().size() >= 400);
             Set<Integer> confirmedBeforeStop = traffic.ackConfirmed();
             BROKER.restart();
             LOG.info("Restarted after {} sends, {} acknowledgements confirmed", traffic.sent(),

@@ -156,12 +156,9 @@ class BrokerSmokeTest {
                 producer.newMessage().key(kv.substring(0, 1)).value(kv.getBytes()).send();
             }
             BROKER.admin().topics().triggerCompaction(topic);
+            Await.until("compaction of " + topic + " to finish", 60, () -> BROKER.admin().topics()
+                    .compactionStatus(topic).status != LongRunningProcessStatus.Status.RUNNING);
             LongRunningProcessStatus status = BROKER.admin().topics().compactionStatus(topic);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (status.status == LongRunningProcessStatus.Status.RUNNING && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-                status = BROKER.admin().topics().compactionStatus(topic);
-            }
             assertThat(status.status).as("compaction status (%s)", status.lastError)
                     .isEqualTo(LongRunningProcessStatus.Status.SUCCESS);
             try (Reader<byte[]> reader = client.newReader().topic(topic).startMessageId(MessageId.earliest)

@@ -181,12 +181,8 @@ class TwoBrokerFailoverTest {
         return new Outcome(traffic, victim.name());
     }
 
-    private static void awaitSent(CountedTraffic traffic, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (traffic.sent() < n && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertThat(traffic.sent()).as("sends issued").isGreaterThanOrEqualTo(n);
+    private static void awaitSent(CountedTraffic traffic, int n) throws Exception {
+        Await.until(n + " sends issued", 120, () -> traffic.sent() >= n);
     }
 
     private static void restartKilledBrokers() throws Exception {
