@@ -12,7 +12,7 @@ final class BenchOptions {
     int outstanding = 32768;
     int reps = 5;
     /** Writer and raw PUT runs again with the stores pinned to a CPU of their own (0: none). */
-    int pinnedReps = 3;
+    int pinnedReps = 5;
     /**
      * The writer's first, unmeasured run: long enough for the JIT to finish compiling the write path (a shorter
      * one left run 1 paying for compilation, about a third of a core, and reading low).
