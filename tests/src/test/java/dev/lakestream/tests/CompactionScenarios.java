@@ -21,6 +21,7 @@ import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.api.SubscriptionType;
 import org.apache.pulsar.common.naming.TopicName;
+import org.apache.pulsar.common.policies.data.CompactionStats;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,6 +58,8 @@ abstract class CompactionScenarios {
             send(producer, "k3", "b");
 
             compactAndWait(topic);
+            // Removed: k1=a and k3=a (replaced), k2's tombstone, the message without a key.
+            assertThat(compactionStats(topic).getLastCompactionRemovedEventCount()).isEqualTo(4);
 
             try (Reader<byte[]> reader = reader(client, topic, true)) {
                 assertThat(readAvailable(reader)).containsExactly("k1=b", "k4=a", "k3=b");
@@ -74,6 +77,19 @@ abstract class CompactionScenarios {
             try (Reader<byte[]> reader = reader(client, topic, true)) {
                 assertThat(readAvailable(reader)).containsExactly("k4=a", "k3=b", "k5=new", "k1=c");
             }
+            CompactionStats stats = compactionStats(topic);
+            assertThat(stats.getLastCompactionRemovedEventCount()).as("k1=b replaced").isEqualTo(1);
+            assertThat(stats.getLastCompactionSucceedTimestamp()).isPositive();
+            assertThat(stats.getLastCompactionFailedTimestamp()).isZero();
+            // The same statistics in the broker's Prometheus metrics, as operators' dashboards read them.
+            String label = "topic=\"" + topic + "\"";
+            String[] metrics = new String[1];
+            waitFor("compaction metrics of " + topic, () -> {
+                metrics[0] = BrokerMetrics.scrape(broker());
+                return BrokerMetrics.value(metrics[0], "pulsar_compaction_succeed_count", label) == 2.0;
+            });
+            assertThat(BrokerMetrics.value(metrics[0], "pulsar_compaction_removed_event_count", label)).isEqualTo(5.0);
+            assertThat(BrokerMetrics.value(metrics[0], "pulsar_compaction_failed_count", label)).isZero();
             // The last message id a compacted reader is told about is the topic's.
             try (Reader<byte[]> reader = reader(client, topic, true)) {
                 assertThat(reader.hasMessageAvailable()).isTrue();
@@ -239,6 +255,10 @@ abstract class CompactionScenarios {
     }
 
     // -------------------------------------------------------------------------------------------------- helpers
+
+    private CompactionStats compactionStats(String topic) throws Exception {
+        return broker().admin().topics().getStats(topic).getCompaction();
+    }
 
     private static void send(Producer<byte[]> producer, String key, String value) throws Exception {
         producer.newMessage().key(key).value(value == null ? null : value.getBytes(UTF_8)).send();

@@ -3,11 +3,6 @@ package dev.lakestream.tests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -86,19 +81,15 @@ class StatsMetricsAndStartupChecksTest {
         assertThat(analysis.getMessages()).isEqualTo(6);
         assertThat(analysis.isAborted()).isFalse();
 
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(BROKER.webServiceUrl() + "/metrics/"))
-                .timeout(Duration.ofSeconds(30)).build();
         String topicLabel = "topic=\"" + TOPIC + "\"";
         String[] body = new String[1];
         Await.until("topic metrics of " + TOPIC + " in /metrics", 60, () -> {
             BROKER.pulsar().getBrokerService().updateRates();
-            HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
-            body[0] = r.body();
-            return r.statusCode() == 200 && metric(r.body(), "pulsar_msg_backlog", topicLabel) == 6.0;
+            body[0] = BrokerMetrics.scrape(BROKER);
+            return BrokerMetrics.value(body[0], "pulsar_msg_backlog", topicLabel) == 6.0;
         });
-        assertThat(metric(body[0], "pulsar_in_messages_total", topicLabel)).isEqualTo(10.0);
-        assertThat(metric(body[0], "pulsar_storage_size", topicLabel)).isGreaterThanOrEqualTo(1000.0);
+        assertThat(BrokerMetrics.value(body[0], "pulsar_in_messages_total", topicLabel)).isEqualTo(10.0);
+        assertThat(BrokerMetrics.value(body[0], "pulsar_storage_size", topicLabel)).isGreaterThanOrEqualTo(1000.0);
     }
 
     @Test
@@ -122,17 +113,6 @@ class StatsMetricsAndStartupChecksTest {
         }
         // The index interceptor recovers the last index from the last entry when the topic loads again.
         assertThat(indexes).containsExactly(0L, 1L, 2L, 3L, 4L);
-    }
-
-    /** The value of the first sample {@code name{...label...} value} in Prometheus text, or NaN. */
-    private static double metric(String text, String name, String label) {
-        for (String line : text.split("\n")) {
-            int close = line.lastIndexOf('}');
-            if (line.startsWith(name + "{") && close > 0 && line.substring(0, close).contains(label)) {
-                return Double.parseDouble(line.substring(close + 1).trim().split(" ")[0]);
-            }
-        }
-        return Double.NaN;
     }
 
     @Test

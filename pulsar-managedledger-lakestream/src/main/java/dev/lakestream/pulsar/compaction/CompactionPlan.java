@@ -38,6 +38,7 @@ final class CompactionPlan {
     private final Map<String, MessageId> latest = new HashMap<>();
     private long observed;
     private long kept;
+    private long removed;
 
     CompactionPlan(boolean retainNullKey) {
         this.retainNullKey = retainNullKey;
@@ -55,8 +56,13 @@ final class CompactionPlan {
             RawMessage raw = raw(position, message);
             try {
                 for (ImmutableTriple<MessageId, String, Integer> m : RawBatchConverter.extractIdsAndKeysAndSize(raw, md)) {
-                    if (m != null && m.getMiddle() != null) {
+                    if (m == null) {
+                        continue;
+                    }
+                    if (m.getMiddle() != null) {
                         apply(m.getMiddle(), m.getRight(), m.getLeft());
+                    } else {
+                        keyless();
                     }
                 }
             } catch (IOException e) {
@@ -70,14 +76,27 @@ final class CompactionPlan {
         if (md.hasPartitionKey()) {
             int size = md.hasUncompressedSize() ? md.getUncompressedSize() : b.readableBytes();
             apply(md.getPartitionKey(), size, idOf(position));
+        } else {
+            keyless();
         }
     }
 
+    /** A removed event (as Pulsar's statistics count them): a value that replaces an earlier one, or a tombstone. */
     private void apply(String key, Integer size, MessageId id) {
         if (size != null && size > 0) {
-            latest.put(key, id);
+            if (latest.put(key, id) != null) {
+                removed++;
+            }
         } else {
             latest.remove(key);
+            removed++;
+        }
+    }
+
+    /** A message without a key is a removed event too, unless the view keeps those. */
+    private void keyless() {
+        if (!retainNullKey) {
+            removed++;
         }
     }
 
@@ -124,6 +143,14 @@ final class CompactionPlan {
     /** Keys with a live value after phase one. */
     int keys() {
         return latest.size();
+    }
+
+    /**
+     * Messages phase one found removed from the view: each value that replaced an earlier one of its key, each
+     * tombstone, and each message without a key unless those are kept. Pulsar's {@code lastCompactionRemovedEventCount}.
+     */
+    long removedEvents() {
+        return removed;
     }
 
     long observed() {

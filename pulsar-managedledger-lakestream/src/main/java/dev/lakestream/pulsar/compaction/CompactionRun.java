@@ -5,11 +5,13 @@ import io.netty.buffer.ByteBuf;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.AsyncCallbacks;
 import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
+import org.apache.pulsar.compaction.CompactorMXBeanImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +20,10 @@ import org.slf4j.LoggerFactory;
  * latest message, phase two writes what the view keeps to a new stream (each message with its original position),
  * then one mark-delete of the {@code __compaction} cursor at the new horizon, carrying the new stream id, commits the
  * run. Until that write the previous view stays the committed one; a run that fails deletes its stream.
+ *
+ * <p>It records what Pulsar's compactor records, in the broker's compaction statistics: the start and end (success or
+ * failure, duration) of every run, including one with nothing new; the bytes phase one reads and phase two writes; the
+ * latency of each write; and the removed events ({@link CompactionPlan#removedEvents()}).
  */
 final class CompactionRun {
 
@@ -30,9 +36,11 @@ final class CompactionRun {
     private final Optional<CompactionState> previous;
     private final boolean retainNullKey;
     private final Executor executor;
+    private final CompactorMXBeanImpl statistics;
 
     CompactionRun(String topic, CompactedStreams streams, ManagedLedger ledger, ManagedCursor compactionCursor,
-                  Optional<CompactionState> previous, boolean retainNullKey, Executor executor) {
+                  Optional<CompactionState> previous, boolean retainNullKey, Executor executor,
+                  CompactorMXBeanImpl statistics) {
         this.topic = topic;
         this.streams = streams;
         this.ledger = ledger;
@@ -40,10 +48,22 @@ final class CompactionRun {
         this.previous = previous;
         this.retainNullKey = retainNullKey;
         this.executor = executor;
+        this.statistics = statistics;
     }
 
     /** Runs; completes with the new committed state, or the previous one when there was nothing new to compact. */
     CompletableFuture<Optional<CompactionState>> run() {
+        statistics.addCompactionStartOp(topic);
+        CompletableFuture<Optional<CompactionState>> run;
+        try {
+            run = compact();
+        } catch (RuntimeException e) {
+            run = CompletableFuture.failedFuture(e);
+        }
+        return run.whenComplete((s, e) -> statistics.addCompactionEndOp(topic, e == null));
+    }
+
+    private CompletableFuture<Optional<CompactionState>> compact() {
         Position end = ledger.getLastConfirmedEntry();
         Position after = previous.map(CompactionState::horizon).orElse(null);
         if (end == null || end.getEntryId() < 0 && after == null && ledger.getNumberOfEntries() == 0
@@ -59,9 +79,15 @@ final class CompactionRun {
         LOG.info("Compaction of {}: phase one over {} compacted entries and the messages after {} up to {}", topic,
                 prevEntries, after, end);
         return input.forEach((p, m) -> {
+            statistics.addCompactionReadOp(topic, m.readableBytes());
             plan.observe(p, m);
             return null;
-        }).thenCompose(v -> streams.create(topic)).thenCompose(out -> writeAndCommit(input, plan, out, end)
+        }).thenCompose(v -> {
+            for (long i = plan.removedEvents(); i > 0; i--) {
+                statistics.addCompactionRemovedEvent(topic);
+            }
+            return streams.create(topic);
+        }).thenCompose(out -> writeAndCommit(input, plan, out, end)
                 .handle((s, e) -> {
                     if (e == null) {
                         LOG.info("Compaction of {} committed {} entries ({} keys) in {} up to {} in {} ms", topic,
@@ -87,7 +113,13 @@ final class CompactionRun {
             ByteBuf record = CompactedRecord.encode(p, keep.get());
             try {
                 written[0]++;
-                return out.append(1, record).thenApply(r -> null);
+                int bytes = record.readableBytes();
+                long sent = System.nanoTime();
+                return out.append(1, record).thenApply(r -> {
+                    statistics.addCompactionWriteOp(topic, bytes);
+                    statistics.addCompactionLatencyOp(topic, System.nanoTime() - sent, TimeUnit.NANOSECONDS);
+                    return null;
+                });
             } finally {
                 record.release();
             }

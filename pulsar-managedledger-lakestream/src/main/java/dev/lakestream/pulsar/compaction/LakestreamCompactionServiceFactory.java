@@ -8,7 +8,8 @@ import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.service.TopicEventsListener;
 import org.apache.pulsar.broker.storage.ManagedLedgerStorage;
 import org.apache.pulsar.common.naming.TopicName;
-import org.apache.pulsar.compaction.CompactionServiceFactory;
+import org.apache.pulsar.compaction.Compactor;
+import org.apache.pulsar.compaction.PulsarCompactionServiceFactory;
 import org.apache.pulsar.compaction.TopicCompactionService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,14 +19,18 @@ import org.slf4j.LoggerFactory;
  * Pulsar's own factory writes compacted ledgers to BookKeeper; this one writes each compacted view to a Lakestream
  * stream and records it on the topic's {@code __compaction} cursor. Honours {@code topicCompactionRetainNullKey}.
  * When a topic is deleted its compacted streams are deleted too.
+ *
+ * <p>It extends Pulsar's factory only because the broker looks for compaction statistics on that class's compactor
+ * (see {@link CompactionStatsHolder}); nothing of Pulsar's compaction path is used.
  */
-public final class LakestreamCompactionServiceFactory implements CompactionServiceFactory {
+public final class LakestreamCompactionServiceFactory extends PulsarCompactionServiceFactory {
 
     private static final Logger LOG = LoggerFactory.getLogger(LakestreamCompactionServiceFactory.class);
 
     private PulsarService pulsar;
     private Lakestream log;
     private boolean retainNullKey;
+    private CompactionStatsHolder stats;
     private final AtomicBoolean listening = new AtomicBoolean();
 
     @Override
@@ -37,8 +42,10 @@ public final class LakestreamCompactionServiceFactory implements CompactionServi
                     + LakestreamManagedLedgerStorage.class.getName() + " (initialised from the broker's properties); "
                     + "this broker's storage is " + (storage == null ? "not initialised" : storage.getClass().getName())));
         }
+        super.initialize(pulsarService);
         this.pulsar = pulsarService;
         this.log = ls.lakestream();
+        this.stats = new CompactionStatsHolder(pulsarService.getConfiguration(), pulsarService.getCompactorExecutor());
         this.retainNullKey = pulsarService.getConfiguration().isTopicCompactionRetainNullKey();
         LOG.info("Lakestream topic compaction initialised (topicCompactionRetainNullKey={})", retainNullKey);
         return CompletableFuture.completedFuture(null);
@@ -53,7 +60,23 @@ public final class LakestreamCompactionServiceFactory implements CompactionServi
         listenForDeletes();
         return CompletableFuture.completedFuture(new LakestreamTopicCompactionService(topic,
                 new BrokerCompactionTopic(pulsar, topic), streamsOf(topic), retainNullKey,
-                pulsar.getCompactorExecutor()));
+                pulsar.getCompactorExecutor(), stats.statistics()));
+    }
+
+    /** The holder of the compaction statistics the broker reports; null before {@link #initialize}. */
+    @Override
+    public Compactor getNullableCompactor() {
+        return stats;
+    }
+
+    @Override
+    public Compactor getCompactor() {
+        return stats;
+    }
+
+    @Override
+    protected Compactor newCompactor() {
+        return stats;
     }
 
     private CompactedStreams streamsOf(String topic) {

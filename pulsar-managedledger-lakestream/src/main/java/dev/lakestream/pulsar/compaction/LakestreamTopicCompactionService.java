@@ -9,6 +9,7 @@ import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.Position;
+import org.apache.pulsar.compaction.CompactorMXBeanImpl;
 import org.apache.pulsar.compaction.TopicCompactionService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,18 +29,20 @@ public final class LakestreamTopicCompactionService implements TopicCompactionSe
     private final CompactedStreams streams;
     private final boolean retainNullKey;
     private final Executor executor;
+    private final CompactorMXBeanImpl statistics;
 
     private CompletableFuture<Optional<CompactedView>> view;
     private CompletableFuture<Void> running = CompletableFuture.completedFuture(null);
     private volatile boolean closed;
 
     LakestreamTopicCompactionService(String topic, CompactionTopic access, CompactedStreams streams,
-                                     boolean retainNullKey, Executor executor) {
+                                     boolean retainNullKey, Executor executor, CompactorMXBeanImpl statistics) {
         this.topic = topic;
         this.access = access;
         this.streams = streams;
         this.retainNullKey = retainNullKey;
         this.executor = executor;
+        this.statistics = statistics;
     }
 
     @Override
@@ -61,7 +64,7 @@ public final class LakestreamTopicCompactionService implements TopicCompactionSe
 
     private CompletableFuture<Void> runOnce(ManagedLedger ledger, ManagedCursor cursor, Optional<CompactedView> prev) {
         Optional<CompactionState> before = prev.map(CompactedView::state);
-        return new CompactionRun(topic, streams, ledger, cursor, before, retainNullKey, executor).run()
+        return new CompactionRun(topic, streams, ledger, cursor, before, retainNullKey, executor, statistics).run()
                 .thenAccept(after -> {
                     if (after.isEmpty() || after.equals(before)) {
                         return;

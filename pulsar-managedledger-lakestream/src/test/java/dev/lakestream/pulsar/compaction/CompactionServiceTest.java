@@ -38,6 +38,8 @@ import org.apache.bookkeeper.mledger.ManagedLedgerFactoryConfig;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionFactory;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.compaction.CompactionRecord;
+import org.apache.pulsar.compaction.CompactorMXBeanImpl;
 import org.apache.pulsar.compaction.TopicCompactionService.MessagePosition;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
@@ -75,6 +77,8 @@ abstract class CompactionServiceTest {
     private ManagedLedger ml;
     private String name;
     private final ExecutorService executor = Executors.newSingleThreadExecutor();
+    /** The broker's compaction statistics, as the factory shares them between the topics' services. */
+    private final CompactorMXBeanImpl statistics = new CompactorMXBeanImpl();
     /** Set by a test to break the {@code __compaction} cursor the runs commit on. */
     private ManagedCursor brokenCursor;
 
@@ -117,7 +121,12 @@ abstract class CompactionServiceTest {
 
     private LakestreamTopicCompactionService service(boolean retainNullKey) {
         return new LakestreamTopicCompactionService("persistent://" + name, new TestTopic(),
-                new CompactedStreams(log, ml.getName()), retainNullKey, executor);
+                new CompactedStreams(log, ml.getName()), retainNullKey, executor, statistics);
+    }
+
+    /** This topic's compaction statistics, as topic stats and the broker's metrics report them. */
+    private CompactionRecord statistics() {
+        return statistics.getCompactionRecordForTopic("persistent://" + name).orElseThrow();
     }
 
     private final class TestTopic implements CompactionTopic {
@@ -211,6 +220,18 @@ abstract class CompactionServiceTest {
         assertThat(get(s.getLastCompactedPosition())).isEqualTo(last);
         assertThat(get(s.getLastMessagePosition()))
                 .isEqualTo(new MessagePosition(c2.getLedgerId(), c2.getEntryId(), -1, 107));
+        // Removed: a=1 and c=1 (replaced), the keyless message, the tombstones of b and d; the marker is not counted.
+        CompactionRecord r = statistics();
+        assertThat(r.getLastCompactionRemovedEventCount()).isEqualTo(5);
+        assertThat(r.getCompactionRemovedEventCount()).isEqualTo(5);
+        assertThat(r.getCompactionSucceedCount()).isEqualTo(1);
+        assertThat(r.getCompactionFailedCount()).isZero();
+        assertThat(r.getLastCompactionSucceedTimestamp()).isPositive();
+        assertThat(r.getLastCompactionFailedTimestamp()).isZero();
+        assertThat(r.getCompactionReadBytes()).as("the bytes of the 10 entries phase one read").isPositive();
+        assertThat(r.getCompactionWriteBytes()).as("the bytes of the 2 entries written").isPositive()
+                .isLessThan(r.getCompactionReadBytes());
+        assertThat(r.getCompactionLatencyStats().getCount()).as("one latency per entry written").isEqualTo(2);
     }
 
     @Test
@@ -222,6 +243,8 @@ abstract class CompactionServiceTest {
         LakestreamTopicCompactionService s = service(true);
         get(s.compact());
         assertThat(all(s)).containsExactly("=x", "=y", "a=2");
+        // Only a=1, replaced: kept keyless messages are not removed events.
+        assertThat(statistics().getLastCompactionRemovedEventCount()).isEqualTo(1);
     }
 
     @Test
@@ -244,6 +267,8 @@ abstract class CompactionServiceTest {
         assertThat(lastMessage.batchIndex()).isEqualTo(1);
         assertThat(lastMessage.entryId()).isEqualTo(ps.get(3).getEntryId());
         assertThat(get(s.getLastCompactedPosition())).isEqualTo(b5);
+        // Removed, message by message: b=1, the tombstone of a, e=1, the tombstones of f and g.
+        assertThat(statistics().getLastCompactionRemovedEventCount()).isEqualTo(5);
     }
 
     @Test
@@ -267,9 +292,15 @@ abstract class CompactionServiceTest {
         // The previous stream is deleted once the new one is committed.
         assertThat(waitFor(() -> streamsOfTopic().equals(List.of(second)))).isTrue();
 
-        // Nothing new: the run is skipped and the view stays.
+        // The second run's removed events: a=1 (in the view) replaced, and b's tombstone.
+        assertThat(statistics().getLastCompactionRemovedEventCount()).isEqualTo(2);
+        assertThat(statistics().getCompactionRemovedEventCount()).isEqualTo(2);
+
+        // Nothing new: the run is skipped and the view stays; it counts as a compaction that succeeded.
         get(s.compact());
         assertThat(get(s.compactedStreamId())).contains(second);
+        assertThat(statistics().getCompactionSucceedCount()).isEqualTo(3);
+        assertThat(statistics().getLastCompactionRemovedEventCount()).isZero();
     }
 
     @Test
@@ -376,6 +407,9 @@ abstract class CompactionServiceTest {
 
         assertThatThrownBy(() -> get(s.compact())).hasMessageContaining("could not commit")
                 .hasMessageContaining("injected");
+        assertThat(statistics().getCompactionFailedCount()).isEqualTo(1);
+        assertThat(statistics().getLastCompactionFailedTimestamp()).isPositive();
+        assertThat(statistics().getCompactionSucceedCount()).isEqualTo(1);
 
         assertThat(get(s.compactedStreamId())).contains(committed);
         assertThat(get(s.getLastCompactedPosition())).isEqualTo(first);
