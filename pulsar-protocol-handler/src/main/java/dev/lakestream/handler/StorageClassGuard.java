@@ -128,25 +128,31 @@ public class StorageClassGuard implements BrokerInterceptor {
         return defaultClass();
     }
 
-    /** Topics in the change's scope whose managed ledger lives in a storage other than {@code target}. */
+    /**
+     * Topics in the change's scope whose managed ledger lives in a storage other than {@code target}. The ledgers'
+     * records are read all at once, so the request thread waits for one round of reads, not one per topic.
+     */
     private TreeMap<String, String> ledgersNotIn(PersistenceChange c, String target) throws InterceptException {
         MetadataStore store = pulsar.getLocalMetadataStore();
         String dir = MANAGED_LEDGERS + c.namespace() + "/persistent";
-        TreeMap<String, String> out = new TreeMap<>();
         List<String> children = await(store.getChildren(dir), "listing " + dir);
         Pattern partitions = c.topic() == null ? null
                 : Pattern.compile(Pattern.quote(c.topic()) + "-partition-\\d+");
+        TreeMap<String, CompletableFuture<Optional<GetResult>>> reads = new TreeMap<>();
         for (String child : children) {
-            if (partitions != null && !child.equals(c.topic()) && !partitions.matcher(child).matches()) {
-                continue;
+            if (partitions == null || child.equals(c.topic()) || partitions.matcher(child).matches()) {
+                reads.put(child, store.get(dir + "/" + child));
             }
-            String path = dir + "/" + child;
-            Optional<GetResult> node = await(store.get(path), "reading " + path);
-            Optional<String> storage = node.flatMap(r -> LedgerStorage.of(r.getValue(), json));
+        }
+        await(CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)),
+                "reading the " + reads.size() + " managed-ledger record(s) under " + dir);
+        TreeMap<String, String> out = new TreeMap<>();
+        reads.forEach((child, read) -> {
+            Optional<String> storage = read.join().flatMap(r -> LedgerStorage.of(r.getValue(), json));
             if (storage.isPresent() && !storage.get().equals(target)) {
                 out.put("persistent://" + c.namespace() + "/" + Codec.decode(child), storage.get());
             }
-        }
+        });
         return out;
     }
 
