@@ -13,10 +13,13 @@ import dev.lakestream.core.config.ConfigReader;
  *     default 1 MiB)
  * @param prefetchRecords how many index records past the ones read a sequential reader fetches ahead
  *     ({@code lakestream.reader.prefetchRecords}, default 4; 0 turns prefetch off)
+ * @param readAheadBytes how far a sequential reader of a large object (one read by range) has the stream's next bytes
+ *     fetched ahead, in GETs of at least half this size, kept within a quarter of {@code cacheBytes}
+ *     ({@code lakestream.reader.readAheadSize}, default 4 MiB; 0 turns it off)
  */
-public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefetchRecords) {
+public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefetchRecords, long readAheadBytes) {
 
-    public static final ReaderConfig DEFAULT = new ReaderConfig(256L << 20, 1L << 20, 4);
+    public static final ReaderConfig DEFAULT = new ReaderConfig(256L << 20, 1L << 20, 4, 4L << 20);
 
     public ReaderConfig {
         if (cacheBytes < 0) {
@@ -30,11 +33,21 @@ public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefet
             throw new ConfigException("lakestream.reader.prefetchRecords", String.valueOf(prefetchRecords),
                     "must not be negative");
         }
+        if (readAheadBytes < 0 || readAheadBytes > Integer.MAX_VALUE) {
+            throw new ConfigException("lakestream.reader.readAheadSize", String.valueOf(readAheadBytes),
+                    "must be between 0 and 2 GiB");
+        }
+    }
+
+    /** This configuration with another {@link #readAheadBytes}. */
+    public ReaderConfig withReadAhead(long bytes) {
+        return new ReaderConfig(cacheBytes, wholeObjectMaxBytes, prefetchRecords, bytes);
     }
 
     public static ReaderConfig fromProperties(ConfigReader r) {
         return new ReaderConfig(r.bytes("lakestream.reader.cacheSize", DEFAULT.cacheBytes),
                 r.bytes("lakestream.reader.wholeObjectMaxSize", DEFAULT.wholeObjectMaxBytes),
-                r.integer("lakestream.reader.prefetchRecords", DEFAULT.prefetchRecords));
+                r.integer("lakestream.reader.prefetchRecords", DEFAULT.prefetchRecords),
+                r.bytes("lakestream.reader.readAheadSize", DEFAULT.readAheadBytes));
     }
 }

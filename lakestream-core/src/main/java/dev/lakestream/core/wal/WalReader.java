@@ -24,8 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Small objects are fetched whole and cached, so readers of the other streams in them hit the cache.
  * Large objects are read by range: their index first (its length is in the index record), then only the
- * bytes of the entries wanted. A reader that reads on from where its last read ended is sequential, and
- * fetches the next few objects ahead into the cache.
+ * bytes of the entries wanted. A reader that reads on from where its last read ended is sequential: it
+ * fetches the next few small objects ahead into the cache, and in a large object the stream's next bytes, a
+ * read-ahead window at a time ({@link RangeCache}), going on into the next object as it nears the end of this one.
  *
  * <p>Data that cannot be read back intact fails with {@link EntryUnreadableException} naming the stream,
  * the offset and the object; wrong bytes are never returned.
@@ -36,10 +37,12 @@ public final class WalReader {
     private final OffsetIndex index;
     private final ObjectCache cache;
     private final ReaderConfig config;
-    private final Map<Long, Long> lastReadEnd = new ConcurrentHashMap<>();
+    private final Map<Long, ReadEnds> readEnds = new ConcurrentHashMap<>();
     /** Object indexes fetched for ranged reads: every stream in a large object needs the same one. */
     private final ObjectCache headers;
     private final Map<String, CompletableFuture<ByteBuffer>> headerFetches = new ConcurrentHashMap<>();
+    /** Read-ahead of large objects; null when it is off. */
+    private final RangeCache ranges;
 
     /** Index records scanned per read (plus prefetch); a read returns fewer entries when records hold one each. */
     static final int MAX_RECORDS_PER_READ = 32;
@@ -50,6 +53,9 @@ public final class WalReader {
         this.cache = cache;
         this.config = config;
         this.headers = new ObjectCache(Math.min(config.cacheBytes() / 8, 32L << 20));
+        long readAheadMemory = config.cacheBytes() / 4;
+        this.ranges = config.readAheadBytes() > 0 && readAheadMemory >= config.readAheadBytes()
+                ? new RangeCache(objects, readAheadMemory) : null;
     }
 
     /**
@@ -61,7 +67,8 @@ public final class WalReader {
         if (maxEntries < 1) {
             return CompletableFuture.completedFuture(List.of());
         }
-        boolean sequential = Long.valueOf(fromOffset).equals(lastReadEnd.get(streamId));
+        ReadEnds ends = readEnds.computeIfAbsent(streamId, id -> new ReadEnds());
+        boolean sequential = ends.continues(fromOffset);
         int prefetch = sequential ? config.prefetchRecords() : 0;
         // An index record holds all of a stream's entries in one object, often many: a few records go a long way.
         int scan = Math.min(maxEntries, MAX_RECORDS_PER_READ) + prefetch;
@@ -83,7 +90,12 @@ public final class WalReader {
                 List<LogEntry> out = new ArrayList<>();
                 parts.forEach(p -> out.addAll(p.join()));
                 if (!out.isEmpty()) {
-                    lastReadEnd.put(streamId, out.get(out.size() - 1).endOffset());
+                    ends.ended(fromOffset, out.get(out.size() - 1).endOffset());
+                }
+                if (sequential && ranges != null) {
+                    Selection last = plan.get(plan.size() - 1);
+                    readAhead(fetches.get(last.record.value().location()).join(), last,
+                            used < records.size() ? records.get(used) : null);
                 }
                 return out;
             });
@@ -129,6 +141,32 @@ public final class WalReader {
         return plan;
     }
 
+    /**
+     * After a sequential read whose last entries came from a large object: has the stream's next bytes in that object
+     * fetched ahead and, when less than half a window of them is left, the first bytes of its next record's object.
+     */
+    private void readAhead(ObjectView view, Selection last, IndexRecord next) {
+        long window = config.readAheadBytes();
+        long left = view.readAhead(ranges, last, window);
+        if (left < 0 || left >= window / 2 || next == null) {
+            return;
+        }
+        IndexValue v = next.value();
+        if (v.fileSize() <= config.wholeObjectMaxBytes() || !v.extraData().containsKey(IndexValue.EXTRA_INDEX_LENGTH)
+                || cache.get(v.location()) != null) {
+            return;
+        }
+        long offset = next.entryOffsets()[0];
+        header(v.location(), headerLength(v)).thenAccept(h -> {
+            ObjectView following = ObjectView.indexOnly(h, next, offset);
+            following.readAheadFrom(ranges, v.location(), 0, window);
+        }).exceptionally(e -> null); // only a hint: the read that needs these bytes reports what went wrong
+    }
+
+    private static int headerLength(IndexValue v) {
+        return WalObjectFormat.LENGTH_PREFIX_BYTES + Integer.parseInt(v.extraData().get(IndexValue.EXTRA_INDEX_LENGTH));
+    }
+
     private void prefetch(List<IndexRecord> ahead) {
         for (IndexRecord r : ahead) {
             IndexValue v = r.value();
@@ -167,14 +205,12 @@ public final class WalReader {
                 return view;
             });
         }
-        int headerLength = WalObjectFormat.LENGTH_PREFIX_BYTES
-                + Integer.parseInt(v.extraData().get(IndexValue.EXTRA_INDEX_LENGTH));
-        return header(key, headerLength).handle((h, e) -> {
+        return header(key, headerLength(v)).handle((h, e) -> {
             if (e != null) {
                 throw unreadable(streamId, offset, key, e);
             }
             return ObjectView.indexOnly(h, s.record, offset);
-        }).thenCompose(view -> view.fetchRange(objects, s));
+        }).thenCompose(view -> view.fetchRange(objects, ranges, s));
     }
 
     /**
@@ -235,6 +271,8 @@ public final class WalReader {
         private final List<WalObjectFormat.EntryLocation> entries;
         private ByteBuffer data;
         private long dataBase;
+        /** Holds only the bytes of a range (a large object), not the whole object. */
+        private boolean ranged;
 
         private ObjectView(WalObjectFormat.Index objectIndex, List<WalObjectFormat.EntryLocation> entries) {
             this.objectIndex = objectIndex;
@@ -269,14 +307,19 @@ public final class WalReader {
             return new ObjectView(idx, entries);
         }
 
-        CompletableFuture<ObjectView> fetchRange(ObjectStore store, Selection s) {
+        /** Fetches the selected entries' bytes: from a range read ahead when one holds them, else by a ranged GET. */
+        CompletableFuture<ObjectView> fetchRange(ObjectStore store, RangeCache ranges, Selection s) {
             WalObjectFormat.EntryLocation first = entries.get(s.first);
             WalObjectFormat.EntryLocation last = entries.get(s.last);
             long start = objectIndex.dataStart() + first.dataOffset();
             long length = last.dataOffset() + last.size() - first.dataOffset();
             String key = s.record.value().location();
             long offset = s.record.entryOffsets()[s.first];
-            return store.get(key, start, length).handle((b, e) -> {
+            CompletableFuture<ByteBuffer> bytes = ranges == null ? null : ranges.find(key, start, length)
+                    // A read-ahead that failed is fetched again here, so that this read reports its own error.
+                    .map(f -> f.exceptionallyCompose(e -> store.get(key, start, length)))
+                    .orElse(null);
+            return (bytes != null ? bytes : store.get(key, start, length)).handle((b, e) -> {
                 if (e != null) {
                     throw unreadable(s.record.streamId(), offset, key, e);
                 }
@@ -286,8 +329,30 @@ public final class WalReader {
                 }
                 data = b;
                 dataBase = start;
+                ranged = true;
                 return this;
             });
+        }
+
+        /**
+         * After a read that ended at entry {@code s.last}: reads ahead the stream's next bytes in this object, if it was
+         * read by range. Returns how many of the stream's bytes in this object follow that entry, or -1 when the view
+         * holds the whole object (nothing to read ahead).
+         */
+        long readAhead(RangeCache ranges, Selection s, long window) {
+            return ranged ? readAheadFrom(ranges, s.record.value().location(), s.last + 1, window) : -1;
+        }
+
+        /** Reads ahead this stream's bytes in the object from its entry {@code next} on; returns how many there are. */
+        long readAheadFrom(RangeCache ranges, String key, int next, long window) {
+            if (next >= entries.size()) {
+                return 0;
+            }
+            WalObjectFormat.EntryLocation last = entries.get(entries.size() - 1);
+            long from = objectIndex.dataStart() + entries.get(next).dataOffset();
+            long end = objectIndex.dataStart() + last.dataOffset() + last.size();
+            ranges.readAhead(key, from, end, window);
+            return end - from;
         }
 
         List<LogEntry> slice(Selection s) {

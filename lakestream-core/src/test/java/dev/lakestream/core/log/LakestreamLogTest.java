@@ -242,13 +242,87 @@ public abstract class LakestreamLogTest {
         CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).join();
 
         // A second log with an empty cache and a 64 KiB whole-object limit must use ranged reads.
-        Lakestream reader = log(LakestreamConfig.DEFAULT.withReader(new ReaderConfig(0, 64 << 10, 0)));
+        Lakestream reader = log(LakestreamConfig.DEFAULT.withReader(new ReaderConfig(0, 64 << 10, 0, 0)));
         List<LogEntry> entries = readAll(reader.stream(small.id()), 0);
         assertThat(entries).extracting(LakestreamLogTest::text)
                 .containsExactlyElementsOf(java.util.stream.IntStream.range(0, 40).mapToObj(i -> "small-" + i).toList());
         List<LogEntry> bigEntries = readAll(reader.stream(big.id()), 38);
         assertThat(bigEntries).hasSize(2);
         assertThat(text(bigEntries.get(0))).startsWith("38:bbb").hasSize(50_003);
+    }
+
+    /** One stream of 8,000 entries of 1 KiB in objects of 4 MiB: each object holds about 4 MiB of the stream. */
+    private StreamLog writeOneLargeStream(String name) {
+        Lakestream writer = log(LakestreamConfig.DEFAULT.withWriter(
+                new WalWriterConfig(4 << 20, Duration.ofMillis(200), 64L << 20, WalWriterConfig.WhenFull.WAIT)));
+        StreamLog stream = newStream(writer, name);
+        List<CompletableFuture<AppendResult>> fs = new ArrayList<>();
+        for (int i = 0; i < 8000; i++) {
+            fs.add(stream.append(1, bytes(entry(i))));
+        }
+        CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).join();
+        return stream;
+    }
+
+    private static String entry(int i) {
+        String head = i + ":";
+        return head + "x".repeat(1024 - head.length());
+    }
+
+    /** Reads the stream from offset 0 as a broker's dispatcher does, 50 entries at a time; returns the reads made. */
+    private int readInSmallSteps(Lakestream reader, long streamId) {
+        StreamLog s = reader.stream(streamId);
+        long next = 0;
+        int reads = 0;
+        while (next < 8000) {
+            List<LogEntry> batch = s.read(next, 50, 5 << 20).join();
+            reads++;
+            assertThat(batch).as("read %d from offset %d", reads, next).isNotEmpty();
+            for (LogEntry e : batch) {
+                assertThat(e.offset()).isEqualTo(next);
+                assertThat(text(e)).isEqualTo(entry((int) next));
+                next++;
+            }
+        }
+        return reads;
+    }
+
+    private Lakestream reader(CountingObjectStore objects, long readAheadBytes) {
+        // An empty cache of its own and a 64 KiB whole-object limit: the 4 MiB objects are read by range.
+        Lakestream l = Lakestream.open(objects, stores.metadata(), own(LakestreamConfig.DEFAULT
+                .withReader(new ReaderConfig(16 << 20, 64 << 10, 4, readAheadBytes))));
+        toClose.add(l);
+        return l;
+    }
+
+    @Test
+    void aSequentialReaderOfLargeObjectsReadsAheadInLargeRanges() {
+        StreamLog stream = writeOneLargeStream("read-ahead");
+
+        CountingObjectStore without = new CountingObjectStore(stores.objects());
+        int reads = readInSmallSteps(reader(without, 0), stream.id());
+        assertThat(reads).isEqualTo(160);
+        // Without read-ahead every read is a GET of its own 50 KiB (plus one index GET per object).
+        assertThat(without.rangedGets()).hasSizeGreaterThanOrEqualTo(reads);
+
+        CountingObjectStore with = new CountingObjectStore(stores.objects());
+        assertThat(readInSmallSteps(reader(with, 1 << 20), stream.id())).isEqualTo(reads);
+        List<Long> gets = with.rangedGets();
+        // A GET per half window (512 KiB) of the 8 MiB, the first two reads' own GETs, one index GET per object.
+        assertThat(gets).as("ranged GETs with read-ahead: %s", gets).hasSizeLessThanOrEqualTo(30);
+        long fetched = gets.stream().mapToLong(Long::longValue).sum();
+        assertThat(fetched).as("bytes fetched for 8,000 KiB of entries").isLessThan(8_000L * 1024 * 12 / 10);
+    }
+
+    @Test
+    void aReadAheadThatFailsIsFetchedAgainByTheReadThatNeedsIt() {
+        StreamLog stream = writeOneLargeStream("read-ahead-fails");
+        CountingObjectStore failing = new CountingObjectStore(stores.objects());
+        // Read-ahead GETs are of 512 KiB to 1 MiB; the reads' own are 50 KiB, the objects' indexes smaller.
+        failing.failRangedGets(length -> length > 256 << 10);
+
+        assertThat(readInSmallSteps(reader(failing, 1 << 20), stream.id())).isEqualTo(160);
+        assertThat(failing.rangedGets()).as("read-ahead was tried").anyMatch(length -> length > 256 << 10);
     }
 
     @Test

@@ -1,0 +1,49 @@
+package dev.lakestream.core.wal;
+
+/**
+ * Where the last few reads of one stream ended, so that a read starting at one of them is known to be sequential
+ * even while other readers of the stream (a broker's subscriptions at other positions) read elsewhere in between.
+ * Thread-safe.
+ */
+final class ReadEnds {
+
+    /** Sequential readers of one stream told apart; a further one takes the place of the least recent. */
+    static final int TRACKED = 4;
+
+    private final long[] ends = new long[TRACKED];
+    private final long[] used = new long[TRACKED];
+    private long clock;
+
+    ReadEnds() {
+        java.util.Arrays.fill(ends, -1);
+    }
+
+    /** Whether a read from {@code offset} continues where an earlier read ended. */
+    synchronized boolean continues(long offset) {
+        return indexOf(offset) >= 0;
+    }
+
+    /** Records that a read from {@code from} ended at {@code end}: it replaces the read it continued, if any. */
+    synchronized void ended(long from, long end) {
+        int slot = indexOf(from);
+        if (slot < 0) {
+            slot = 0;
+            for (int i = 1; i < TRACKED; i++) {
+                if (used[i] < used[slot]) {
+                    slot = i;
+                }
+            }
+        }
+        ends[slot] = end;
+        used[slot] = ++clock;
+    }
+
+    private int indexOf(long offset) {
+        for (int i = 0; i < TRACKED; i++) {
+            if (ends[i] == offset) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
