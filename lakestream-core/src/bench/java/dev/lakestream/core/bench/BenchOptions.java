@@ -26,6 +26,9 @@ final class BenchOptions {
     int latencyWarmupSeconds = 3;
     int latencySeconds = 20;
     int catchUpMib = 192;
+    /** The one stream read as a broker's dispatcher reads, with injected latency (see {@link CatchUpRead#dispatch}). */
+    int dispatchMib = 16;
+    int dispatchReps = 3;
     int rawGetSeconds = 6;
     double injectP50Millis = 30;
     double injectP99Millis = 120;
@@ -51,6 +54,8 @@ final class BenchOptions {
                     o.latencySeconds = 4;
                     o.catchUpMib = 64;
                     o.rawGetSeconds = 3;
+                    o.dispatchMib = 8;
+                    o.dispatchReps = 1;
                 }
                 case "--doc" -> o.doc = Path.of(value(args, ++i, a));
                 case "--no-doc" -> o.doc = null;
@@ -66,6 +71,8 @@ final class BenchOptions {
                 case "--rate" -> o.rate = positive(args, ++i, a);
                 case "--latency-seconds" -> o.latencySeconds = positive(args, ++i, a);
                 case "--catchup-mib" -> o.catchUpMib = positive(args, ++i, a);
+                case "--dispatch-mib" -> o.dispatchMib = positive(args, ++i, a);
+                case "--dispatch-reps" -> o.dispatchReps = positive(args, ++i, a);
                 default -> throw new IllegalArgumentException(
                         "unknown option " + a + " (see the LogBenchmark class comment)");
             }

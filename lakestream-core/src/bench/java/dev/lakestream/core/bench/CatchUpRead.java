@@ -4,6 +4,7 @@ import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.wal.ReaderConfig;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,13 +33,18 @@ final class CatchUpRead {
         this.o = ctx.o;
     }
 
+    /** A broker's dispatcher reads at most this many entries at a time ({@code dispatcherMaxReadBatchSize}). */
+    static final int DISPATCH_MAX_ENTRIES = 100;
+    /** ... and at most this many bytes ({@code dispatcherMaxReadSizeBytes}). */
+    static final long DISPATCH_MAX_BYTES = 5L << 20;
+
     /**
-     * Writes the catch-up data set: {@code o.catchUpMib} MiB spread evenly over the streams, at full speed
-     * (the same window of appends in flight as the throughput runs).
+     * Writes a catch-up data set: {@code mib} MiB spread evenly over the streams, at full speed (the same window of
+     * appends in flight as the throughput runs).
      */
-    WrittenStreams fill(Lakestream log, List<StreamInfo> infos) throws InterruptedException {
+    WrittenStreams fill(Lakestream log, List<StreamInfo> infos, int mib) throws InterruptedException {
         List<StreamLog> streams = BenchContext.handles(log, infos);
-        long perStream = Math.max(1, ((long) o.catchUpMib << 20) / o.entryBytes / streams.size());
+        long perStream = Math.max(1, ((long) mib << 20) / o.entryBytes / streams.size());
         long[] seqs = new long[streams.size()];
         Semaphore permits = new Semaphore(o.outstanding);
         AtomicLong failures = new AtomicLong();
@@ -78,7 +84,8 @@ final class CatchUpRead {
             CpuMeter.Snapshot c0 = ctx.cpu.snapshot();
             List<CompletableFuture<Void>> all = new ArrayList<>();
             for (int k = 0; k < w.infos().size(); k++) {
-                all.add(readFrom(reader.stream(w.infos().get(k)), 0, w.ends()[k], entries, bytes, mismatches));
+                all.add(readFrom(reader.stream(w.infos().get(k)), 0, w.ends()[k], READ_MAX_ENTRIES, READ_MAX_BYTES,
+                        entries, bytes, mismatches));
             }
             awaitWithProgress(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), entries);
             CpuMeter.Snapshot c1 = ctx.cpu.snapshot();
@@ -118,13 +125,42 @@ final class CatchUpRead {
         }
     }
 
+    /**
+     * The first stream of {@code w} read from offset 0 to its end as a broker's dispatcher reads a topic for a
+     * subscription catching up (one read of at most {@value #DISPATCH_MAX_ENTRIES} entries after another), by a fresh
+     * instance on {@code objects} (in the benchmark: the store with injected latency) with {@code reader} settings.
+     */
+    DispatchRun dispatch(WrittenStreams w, Instrumented objects, ReaderConfig reader) throws Exception {
+        AtomicLong entries = new AtomicLong();
+        AtomicLong bytes = new AtomicLong();
+        AtomicLong mismatches = new AtomicLong();
+        try (Lakestream log = Lakestream.open(objects.asObjectStore(), ctx.metadata, ctx.config.withReader(reader))) {
+            objects.reset();
+            long t0 = System.nanoTime();
+            readFrom(log.stream(w.infos().get(0)), 0, w.ends()[0], DISPATCH_MAX_ENTRIES, DISPATCH_MAX_BYTES, entries,
+                    bytes, mismatches).get(10, TimeUnit.MINUTES);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            if (entries.get() != w.ends()[0]) {
+                mismatches.addAndGet(Math.abs(w.ends()[0] - entries.get()));
+            }
+            Instrumented.OpStats range = objects.op("getRange");
+            return new DispatchRun(seconds, bytes.get(), reads(w.ends()[0]), range.calls.get(), range.bytes.get(),
+                    mismatches.get());
+        }
+    }
+
+    /** How many reads of {@value #DISPATCH_MAX_ENTRIES} entries {@code entries} take. */
+    private static long reads(long entries) {
+        return (entries + DISPATCH_MAX_ENTRIES - 1) / DISPATCH_MAX_ENTRIES;
+    }
+
     /** Reads {@code stream} from {@code from} to {@code end}, one read after another, checking each entry. */
-    private CompletableFuture<Void> readFrom(StreamLog stream, long from, long end, AtomicLong entries,
-                                             AtomicLong bytes, AtomicLong mismatches) {
+    private CompletableFuture<Void> readFrom(StreamLog stream, long from, long end, int maxEntries, long maxBytes,
+                                             AtomicLong entries, AtomicLong bytes, AtomicLong mismatches) {
         if (from >= end) {
             return CompletableFuture.completedFuture(null);
         }
-        return stream.read(from, READ_MAX_ENTRIES, READ_MAX_BYTES).thenCompose(list -> {
+        return stream.read(from, maxEntries, maxBytes).thenCompose(list -> {
             if (list.isEmpty()) {
                 return CompletableFuture.failedFuture(new IllegalStateException(stream + " returned nothing at offset "
                         + from + " of " + end));
@@ -146,7 +182,7 @@ final class CatchUpRead {
                     e.payload().release();
                 }
             }
-            return readFrom(stream, next, end, entries, bytes, mismatches);
+            return readFrom(stream, next, end, maxEntries, maxBytes, entries, bytes, mismatches);
         });
     }
 }

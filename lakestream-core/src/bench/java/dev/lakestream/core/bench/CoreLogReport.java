@@ -67,6 +67,9 @@ final class CoreLogReport {
     private final WrittenStreams backlog;
     private final List<ReadRun> reads;
     private final List<RawRun> rawGets;
+    private final WrittenStreams dispatchSet;
+    private final List<DispatchRun> dispatchOff;
+    private final List<DispatchRun> dispatchOn;
 
     // Figures more than one section quotes.
     /** Per run: writer / raw PUT at the window's concurrency, and at the writer's own. */
@@ -105,6 +108,9 @@ final class CoreLogReport {
         this.backlog = x.backlog();
         this.reads = x.reads();
         this.rawGets = x.rawGets();
+        this.dispatchSet = x.dispatchSet();
+        this.dispatchOff = x.dispatchOff();
+        this.dispatchOn = x.dispatchOn();
         for (int i = 0; i < writers.size(); i++) {
             ratios.add(writers.get(i).mibPerSecond() / raws.get(i).mibPerSecond());
             ratiosSame.add(writers.get(i).mibPerSecond() / rawsAtWriter.get(i).mibPerSecond());
@@ -124,6 +130,7 @@ final class CoreLogReport {
         target();
         pinned();
         details();
+        dispatch();
         latency();
         requests();
         cpu();
@@ -455,6 +462,42 @@ final class CoreLogReport {
                         + "%.0f ms flush delay after the batch's first append, so about half of it on average), then "
                         + "for the PUT, then for its stream's index commit: p50 %.1f ms, p99 %.1f ms.\n",
                 o.rate, flush, ms(plain.append(), 0.5), ms(plain.append(), 0.99)));
+    }
+
+    /** One stream read as a dispatcher reads it, against injected latency, with read-ahead off and on. */
+    private void dispatch() {
+        b.append("### One stream read as a broker's dispatcher reads it\n\n");
+        b.append(String.format(Locale.ROOT, "One stream of %,d entries (%.0f MiB in %d WAL objects, each object "
+                        + "holding only this stream), written at full speed, then read from offset 0 to its end by a "
+                        + "fresh instance, one read of at most %d entries after another, as a broker's dispatcher "
+                        + "reads a topic for a subscription catching up (`dispatcherMaxReadBatchSize`), with every "
+                        + "object GET delayed as in the injected latency run below (lognormal, p50 %.0f ms, p99 %.0f "
+                        + "ms). Read-ahead off (`lakestream.reader.readAheadSize=0`) and at its default (%s) "
+                        + "alternate, %d times each; both check every entry's offset and bytes.\n\n",
+                dispatchSet.ends()[0], dispatchSet.ends()[0] * (double) o.entryBytes / MIB, dispatchSet.objects(),
+                CatchUpRead.DISPATCH_MAX_ENTRIES, o.injectP50Millis, o.injectP99Millis, size(r.readAheadBytes()),
+                dispatchOff.size()));
+        List<Double> speedUps = new ArrayList<>();
+        List<Double> mismatches = new ArrayList<>();
+        for (int i = 0; i < dispatchOff.size(); i++) {
+            speedUps.add(dispatchOn.get(i).mibPerSecond() / dispatchOff.get(i).mibPerSecond());
+            mismatches.add((double) dispatchOff.get(i).mismatches() + dispatchOn.get(i).mismatches());
+        }
+        b.append("| | ");
+        for (int i = 1; i <= dispatchOff.size(); i++) {
+            b.append("run ").append(i).append(" | ");
+        }
+        b.append("median |\n|---|").append("---|".repeat(dispatchOff.size() + 1)).append("\n");
+        row(b, "Read-ahead off (MiB/s)", dispatchOff, DispatchRun::mibPerSecond, "%.1f");
+        row(b, "Read-ahead on (MiB/s)", dispatchOn, DispatchRun::mibPerSecond, "%.1f");
+        row(b, "On / off", speedUps, x -> x, "%.1f");
+        row(b, "Reads", dispatchOn, x -> x.reads(), "%,.0f");
+        row(b, "Ranged GETs, read-ahead off", dispatchOff, x -> x.rangeGets(), "%,.0f");
+        row(b, "Ranged GETs, read-ahead on", dispatchOn, x -> x.rangeGets(), "%,.0f");
+        row(b, "Bytes fetched per payload byte, read-ahead on", dispatchOn,
+                x -> x.bytesFetched() / (double) x.bytes(), "%.2f");
+        row(b, "Mismatches (off + on)", mismatches, x -> x, "%.0f");
+        b.append("\n");
     }
 
     private static <T> void row(StringBuilder b, String label, List<T> runs, ToDoubleFunction<T> f, String format) {

@@ -17,10 +17,12 @@ import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.core.wal.WalWriterConfig;
 import dev.lakestream.testkit.BenchmarksDoc;
 import dev.lakestream.testkit.OxiaServer;
+import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The core log benchmark: the WAL writer and reader of {@link Lakestream} against a real S3Proxy and a real
@@ -37,13 +39,15 @@ import java.util.List;
  *       just before from offset 0, checking every entry's bytes; side by side with raw ranged GETs.</li>
  *   <li>The latency run again with every object put and get delayed (lognormal, p50 30 ms, p99 120 ms),
  *       compared with flushDelay + PUT p99 + index-commit p99 measured in the same run.</li>
+ *   <li>One stream read to its end as a broker's dispatcher reads it (100 entries at a time), against the same
+ *       injected latency, with the reader's read-ahead off and on, alternating.</li>
  * </ol>
  * Throughput figures (1, 2, 5) are repeated and the report quotes medians. Raw PUT and writer runs
  * alternate, so drift in the machine's load hits both alike.
  *
  * <p>Usage: {@code LogBenchmark [--doc docs/benchmarks.md | --no-doc] [--command TEXT] [--quick] [--reps N]
  * [--pinned-reps N] [--streams N] [--entry-bytes N] [--outstanding N] [--jit-warmup-seconds N] [--writer-seconds N]
- * [--raw-seconds N] [--rate N] [--latency-seconds N] [--catchup-mib N]}. It always prints the report; with {@code --doc} (and not
+ * [--raw-seconds N] [--rate N] [--latency-seconds N] [--catchup-mib N] [--dispatch-mib N] [--dispatch-reps N]}. It always prints the report; with {@code --doc} (and not
  * {@code --quick}) it also writes it as the {@code ## Core log} section of that file, replacing that section
  * and keeping the others. {@code bin/bench-core} compiles and runs it.
  *
@@ -139,6 +143,7 @@ public final class LogBenchmark {
         List<ReadRun> reads = new ArrayList<>();
         List<RawRun> rawGets = new ArrayList<>();
         WrittenStreams backlog;
+        WrittenStreams dispatchSet;
 
         try (Lakestream log = Lakestream.open(ctx.objects, ctx.metadata, config)) {
             // Warm-up: JIT of all three processes, connection pools, Oxia's first sessions and subscriptions.
@@ -208,7 +213,12 @@ public final class LogBenchmark {
             log("latency: append p50 %.1f ms p99 %.1f ms; PUT p99 %.1f ms; commit p99 %.1f ms",
                     ms(plain.append(), 0.5), ms(plain.append(), 0.99), ms(plain.put(), 0.99), ms(plain.commit(), 0.99));
 
-            backlog = catchUp.fill(log, ctx.createStreams(log, "backlog"));
+            backlog = catchUp.fill(log, ctx.createStreams(log, "backlog"), o.catchUpMib);
+            StreamInfo dispatchStream = log.catalog().create("bench", "dispatch", Map.of()).join();
+            log.stream(dispatchStream).fence().join();
+            dispatchSet = catchUp.fill(log, List.of(dispatchStream), o.dispatchMib);
+            log("dispatch data: 1 stream x %,d entries, %,d WAL objects", dispatchSet.ends()[0],
+                    dispatchSet.objects());
             log("catch-up data: %d streams x %,d entries, %,d WAL objects, %,d index records", o.streams,
                     backlog.ends()[0], backlog.objects(), backlog.indexRecords());
         }
@@ -253,11 +263,27 @@ public final class LogBenchmark {
                 ms(injected.append(), 0.5), ms(injected.append(), 0.99), ms(injected.put(), 0.99),
                 ms(injected.commit(), 0.99));
 
+        // One stream read as a dispatcher reads it, against the same injected latency: read-ahead off, then on.
+        List<DispatchRun> dispatchOff = new ArrayList<>();
+        List<DispatchRun> dispatchOn = new ArrayList<>();
+        try (LatencyInjector injector = new LatencyInjector(ctx.s3, o.injectP50Millis, o.injectP99Millis, 43)) {
+            Instrumented slowI = Instrumented.objectStore(injector.asObjectStore());
+            for (int rep = 1; rep <= o.dispatchReps; rep++) {
+                DispatchRun off = catchUp.dispatch(dispatchSet, slowI, config.reader().withReadAhead(0));
+                DispatchRun on = catchUp.dispatch(dispatchSet, slowI, config.reader());
+                dispatchOff.add(off);
+                dispatchOn.add(on);
+                log("run %d dispatcher-sized reads, injected latency: read-ahead off %.1f MiB/s (%d ranged GETs), "
+                        + "on %.1f MiB/s (%d ranged GETs); mismatches %d", rep, off.mibPerSecond(), off.rangeGets(),
+                        on.mibPerSecond(), on.rangeGets(), off.mismatches() + on.mismatches());
+            }
+        }
+
         String loadAfter = Machine.loadAverage();
         double minutes = progress.minutes();
         Measurements measured = new Measurements(machine, loadBefore, loadAfter, date, minutes, maxObject,
                 rawConcurrency, raws, rawsAtWriter, writers, pinning, pinnedWriters, pinnedRaws, rawObserved, plain, injected, injectedLarge,
-                injectedInRun, backlog, reads, rawGets);
+                injectedInRun, backlog, reads, rawGets, dispatchSet, dispatchOff, dispatchOn);
         return new CoreLogReport(o, config, ctx.s3Concurrency(), measured).render();
     }
 

@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Everything one benchmark run measured, for the report: the machine and its load, the raw PUT runs (at the
  * append window's concurrency and at the writer's), the writer runs, the fixed-rate runs with and without
- * injected latency (and the injected delays themselves), the catch-up data set, reads and raw ranged GETs.
+ * injected latency (and the injected delays themselves), the catch-up data set, reads and raw ranged GETs, and the
+ * one-stream data set read as a dispatcher reads it, with read-ahead off and on.
  * {@code rawObserved} is null where the writer's objects were within 5% of the maximum size. {@code pinning}
  * says how the pinned runs placed the processes, or why there are none.
  */
@@ -15,4 +16,5 @@ record Measurements(Machine machine, String loadBefore, String loadAfter, Instan
                     List<WriterRun> writers, String pinning, List<WriterRun> pinnedWriters,
                     List<RawRun> pinnedRaws, RawRun rawObserved, LatencyRun plain, LatencyRun injected,
                     Histogram injectedLarge, Histogram injectedInRun, WrittenStreams backlog, List<ReadRun> reads,
-                    List<RawRun> rawGets) {}
+                    List<RawRun> rawGets, WrittenStreams dispatchSet, List<DispatchRun> dispatchOff,
+                    List<DispatchRun> dispatchOn) {}
