@@ -89,7 +89,9 @@ public final class WalReader {
             return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> {
                 List<LogEntry> out = new ArrayList<>();
                 parts.forEach(p -> out.addAll(p.join()));
-                if (!out.isEmpty()) {
+                // A read of one entry that continues nothing (a redelivery, a lookup) starts no sequence: it does
+                // not take the place of a sequential reader's.
+                if (sequential || out.size() > 1) {
                     ends.ended(fromOffset, out.get(out.size() - 1).endOffset());
                 }
                 if (sequential && ranges != null) {
