@@ -33,6 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class WalReader {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WalReader.class);
+
     private final ObjectStore objects;
     private final OffsetIndex index;
     private final ObjectCache cache;
@@ -96,8 +98,13 @@ public final class WalReader {
                 }
                 if (sequential && ranges != null) {
                     Selection last = plan.get(plan.size() - 1);
-                    readAhead(fetches.get(last.record.value().location()).join(), last,
-                            used < records.size() ? records.get(used) : null);
+                    try {
+                        readAhead(fetches.get(last.record.value().location()).join(), last,
+                                used < records.size() ? records.get(used) : null);
+                    } catch (RuntimeException e) {
+                        // Only a hint: the read itself succeeded, and the read that needs these bytes fetches them.
+                        log.debug("Read-ahead of stream {} after offset {} not started", streamId, fromOffset, e);
+                    }
                 }
                 return out;
             });
