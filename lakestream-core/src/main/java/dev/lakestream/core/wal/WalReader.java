@@ -40,6 +40,8 @@ public final class WalReader {
     private final ObjectCache cache;
     private final ReaderConfig config;
     private final Map<Long, ReadEnds> readEnds = new ConcurrentHashMap<>();
+    /** Per stream, the fewest entries per index record its last scan returned: how many records a read needs. */
+    private final Map<Long, Integer> entriesPerRecord = new ConcurrentHashMap<>();
     /** Object indexes fetched for ranged reads: every stream in a large object needs the same one. */
     private final ObjectCache headers;
     private final Map<String, CompletableFuture<ByteBuffer>> headerFetches = new ConcurrentHashMap<>();
@@ -72,9 +74,15 @@ public final class WalReader {
         ReadEnds ends = readEnds.computeIfAbsent(streamId, id -> new ReadEnds());
         boolean sequential = ends.continues(fromOffset);
         int prefetch = sequential ? config.prefetchRecords() : 0;
-        // An index record holds all of a stream's entries in one object, often many: a few records go a long way.
-        int scan = Math.min(maxEntries, MAX_RECORDS_PER_READ) + prefetch;
+        // An index record holds all of a stream's entries in one object, often many: scan about as many records as
+        // the read needs, judged by the records of the stream's last scan (one more, as the first may be
+        // partly read already). Scanning a fixed 32 cost a busy stream's catch-up reader many times more index bytes
+        // than entry bytes.
+        int perRecord = entriesPerRecord.getOrDefault(streamId, 1);
+        int needed = (int) Math.min(MAX_RECORDS_PER_READ, (maxEntries + (long) perRecord - 1) / perRecord + 1);
+        int scan = Math.min(needed, maxEntries) + prefetch;
         return index.recordsFrom(streamId, fromOffset, scan).thenCompose(records -> {
+            rememberEntriesPerRecord(streamId, records);
             List<Selection> plan = plan(records, fromOffset, maxEntries, maxBytes);
             if (plan.isEmpty()) {
                 return CompletableFuture.completedFuture(List.<LogEntry>of());
@@ -109,6 +117,18 @@ public final class WalReader {
                 return out;
             });
         }).exceptionallyCompose(e -> CompletableFuture.failedFuture(unwrap(e)));
+    }
+
+    private void rememberEntriesPerRecord(long streamId, List<IndexRecord> records) {
+        if (records.isEmpty()) {
+            return;
+        }
+        // The smallest: where records shrink (a stream slowing down), scanning too many costs less than too few.
+        int fewest = Integer.MAX_VALUE;
+        for (IndexRecord r : records) {
+            fewest = Math.min(fewest, r.value().entryCount());
+        }
+        entriesPerRecord.put(streamId, Math.max(1, fewest));
     }
 
     /** Which entries of which records a read returns: entries {@code [first, last]} of one index record. */

@@ -315,6 +315,30 @@ public abstract class LakestreamLogTest {
     }
 
     @Test
+    void aSequentialReaderScansAboutAsManyIndexRecordsAsItsReadsNeed() {
+        // Objects of 64 KiB: about 125 index records of about 64 entries each.
+        Lakestream writer = log(LakestreamConfig.DEFAULT.withWriter(
+                new WalWriterConfig(64 << 10, Duration.ofMillis(200), 64L << 20, WalWriterConfig.WhenFull.WAIT)));
+        StreamLog stream = newStream(writer, "many-records");
+        List<CompletableFuture<AppendResult>> fs = new ArrayList<>();
+        for (int i = 0; i < 8000; i++) {
+            fs.add(stream.append(1, bytes(entry(i))));
+        }
+        CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).join();
+        long records = new OffsetIndex(stores.metadata()).recordsFrom(stream.id(), 0, 1000).join().size();
+        assertThat(records).isGreaterThan(100);
+
+        NonClosingMetadataStore counting = new NonClosingMetadataStore(stores.metadata());
+        Lakestream reader = Lakestream.open(stores.objects(), counting, own(LakestreamConfig.DEFAULT));
+        toClose.add(reader);
+        int reads = readInSmallSteps(reader, stream.id());
+        // Each read of 50 entries needs 1 or 2 records; the scan adds the 4 records prefetched ahead. It used to scan
+        // 36 records a read whatever their size.
+        assertThat(counting.recordsScanned()).as("index records scanned by %d reads of %d records", reads, records)
+                .isLessThanOrEqualTo(8L * reads);
+    }
+
+    @Test
     void aReadAheadThatFailsIsFetchedAgainByTheReadThatNeedsIt() {
         StreamLog stream = writeOneLargeStream("read-ahead-fails");
         CountingObjectStore failing = new CountingObjectStore(stores.objects());

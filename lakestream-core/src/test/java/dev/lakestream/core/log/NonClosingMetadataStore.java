@@ -12,10 +12,19 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
-/** Shares a store with a second user that must not close it (the embedded store allows one instance per directory). */
+/**
+ * Shares a store with a second user that must not close it (the embedded store allows one instance per directory);
+ * counts the records that user's range scans return.
+ */
 final class NonClosingMetadataStore implements MetadataStore {
 
     private final MetadataStore d;
+    private final java.util.concurrent.atomic.AtomicLong scanned = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Records returned by range scans through this instance so far. */
+    long recordsScanned() {
+        return scanned.get();
+    }
 
     NonClosingMetadataStore(MetadataStore delegate) {
         this.d = delegate;
@@ -48,7 +57,10 @@ final class NonClosingMetadataStore implements MetadataStore {
 
     @Override
     public CompletableFuture<List<Record>> rangeScan(String s, String e, Optional<String> p, int limit) {
-        return d.rangeScan(s, e, p, limit);
+        return d.rangeScan(s, e, p, limit).thenApply(records -> {
+            scanned.addAndGet(records.size());
+            return records;
+        });
     }
 
     @Override
