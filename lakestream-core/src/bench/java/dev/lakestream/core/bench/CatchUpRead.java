@@ -136,6 +136,7 @@ final class CatchUpRead {
         AtomicLong mismatches = new AtomicLong();
         try (Lakestream log = Lakestream.open(objects.asObjectStore(), ctx.metadata, ctx.config.withReader(reader))) {
             objects.reset();
+            ctx.metadataI.reset();
             long t0 = System.nanoTime();
             readFrom(log.stream(w.infos().get(0)), 0, w.ends()[0], DISPATCH_MAX_ENTRIES, DISPATCH_MAX_BYTES, entries,
                     bytes, mismatches).get(10, TimeUnit.MINUTES);
@@ -145,7 +146,7 @@ final class CatchUpRead {
             }
             Instrumented.OpStats range = objects.op("getRange");
             return new DispatchRun(seconds, bytes.get(), reads(w.ends()[0]), range.calls.get(), range.bytes.get(),
-                    mismatches.get());
+                    ctx.metadataI.op("rangeScan").sizes.sum(), mismatches.get());
         }
     }
 

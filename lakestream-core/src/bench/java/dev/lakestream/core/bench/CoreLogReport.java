@@ -496,6 +496,8 @@ final class CoreLogReport {
         row(b, "Ranged GETs, read-ahead on", dispatchOn, x -> x.rangeGets(), "%,.0f");
         row(b, "Bytes fetched per payload byte, read-ahead on", dispatchOn,
                 x -> x.bytesFetched() / (double) x.bytes(), "%.2f");
+        row(b, "Index records scanned per read, read-ahead on", dispatchOn,
+                x -> x.indexRecordsScanned() / (double) x.reads(), "%.1f");
         row(b, "Mismatches (off + on)", mismatches, x -> x, "%.0f");
         b.append("\n");
     }

@@ -1,7 +1,8 @@
 package dev.lakestream.core.bench;
 
-/** One stream read to its end as a broker's dispatcher reads it: time, reads, the ranged GETs they took. */
-record DispatchRun(double seconds, long bytes, long reads, long rangeGets, long bytesFetched, long mismatches) {
+/** One stream read to its end as a broker's dispatcher reads it: time, reads, the GETs and index scans they took. */
+record DispatchRun(double seconds, long bytes, long reads, long rangeGets, long bytesFetched,
+                   long indexRecordsScanned, long mismatches) {
     double mibPerSecond() {
         return bytes / Figures.MIB / seconds;
     }
