@@ -11,39 +11,65 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Byte ranges of large WAL objects fetched ahead of sequential readers, so that a reader going through a stream's
  * part of a large object in small reads (a broker's dispatcher reads about 100 entries at a time) waits for one GET
- * per read-ahead window instead of one per read, and the store is asked for a few large ranges instead of many small
- * ones.
+ * per part of its read-ahead window instead of one per read, and the store is asked for a few large ranges instead
+ * of many small ones.
  *
- * <p>The ranges of one object never overlap: {@link #readAhead} fetches only what is not covered yet. A range is kept,
- * in flight or fetched, until it is the least recently used one and the cache is over its byte budget. A range whose
- * GET fails or comes back short is dropped; a reader that was waiting on it fetches its bytes itself (see
- * {@link #find}). Thread-safe.
+ * <p>The ranges of one object never overlap: {@link #readAhead} fetches only what is not covered yet. A range read to
+ * its end is dropped at once (its reader has moved on). Read-ahead is best effort within the byte budget: a part that
+ * does not fit is not fetched, rather than pushing out parts fetched for readers that have yet to reach them; only
+ * ranges nobody touched for {@link #STALE_NANOS} (their reader went away) make room. A range whose GET fails or comes
+ * back short is dropped; a reader that was waiting on it fetches its bytes itself (see {@link #find}). Thread-safe.
  */
 final class RangeCache {
 
-    private final ObjectStore objects;
-    private final long maxBytes;
-
+    /** A read-ahead window is fetched in parts of a quarter of it. */
+    static final int PARTS = 4;
+    /** A range nobody read or fetched for this long no longer holds its place in the budget. */
+    static final long STALE_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final TreeMap<Long, Range> EMPTY = new TreeMap<>();
 
+    private final ObjectStore objects;
+    private final long maxBytes;
+    private final LongSupplier nanoClock;
+
     private final Map<String, TreeMap<Long, Range>> byObject = new HashMap<>();
-    /** Every range, least recently used first. */
-    private final LinkedHashMap<Range, Boolean> lru = new LinkedHashMap<>(16, 0.75f, true);
+    /** Every range, least recently touched first. */
+    private final LinkedHashMap<Range, Boolean> byUse = new LinkedHashMap<>(16, 0.75f, true);
     private long bytes;
     private long fetches;
     private long hits;
 
     RangeCache(ObjectStore objects, long maxBytes) {
+        this(objects, maxBytes, System::nanoTime);
+    }
+
+    RangeCache(ObjectStore objects, long maxBytes, LongSupplier nanoClock) {
         this.objects = objects;
         this.maxBytes = maxBytes;
+        this.nanoClock = nanoClock;
     }
 
     /** Bytes {@code [start, end)} of one object: fetched, or still being fetched. */
-    private record Range(String key, long start, long end, CompletableFuture<ByteBuffer> data) {
+    private static final class Range {
+        final String key;
+        final long start;
+        final long end;
+        final CompletableFuture<ByteBuffer> data = new CompletableFuture<>();
+        long touched;
+
+        Range(String key, long start, long end, long now) {
+            this.key = key;
+            this.start = start;
+            this.end = end;
+            this.touched = now;
+        }
+
         long length() {
             return end - start;
         }
@@ -51,119 +77,141 @@ final class RangeCache {
 
     /**
      * The bytes {@code [start, start + length)} of {@code key} if ranges that follow each other hold all of them: a
-     * future of exactly those bytes (copied together when they span two ranges, as a read that crosses the end of a
-     * read-ahead window does), which fails if a range's GET fails. Empty when they are not all held.
+     * future of exactly those bytes (copied together when they span two ranges, as a read that crosses from one part
+     * to the next does), which fails if a range's GET fails. Empty when they are not all held. A range this read
+     * reaches the end of is dropped.
      */
     synchronized Optional<CompletableFuture<ByteBuffer>> find(String key, long start, long length) {
         TreeMap<Long, Range> ranges = byObject.get(key);
         Map.Entry<Long, Range> floor = ranges == null ? null : ranges.floorEntry(start);
-        if (floor == null || floor.getValue().end() <= start) {
+        if (floor == null || floor.getValue().end <= start) {
             return Optional.empty();
         }
+        long end = start + length;
         List<Range> parts = new ArrayList<>(2);
         Range r = floor.getValue();
         parts.add(r);
-        while (r.end() < start + length) {
-            r = ranges.get(r.end());
+        while (r.end < end) {
+            r = ranges.get(r.end);
             if (r == null) {
                 return Optional.empty();
             }
             parts.add(r);
         }
-        parts.forEach(lru::get);
         hits++;
+        long now = nanoClock.getAsLong();
+        for (Range part : parts) {
+            if (part.end <= end) {
+                drop(part);
+            } else {
+                part.touched = now;
+                byUse.get(part);
+            }
+        }
         if (parts.size() == 1) {
             Range only = parts.get(0);
-            int at = Math.toIntExact(start - only.start());
+            int at = Math.toIntExact(start - only.start);
             int n = Math.toIntExact(length);
-            return Optional.of(only.data().thenApply(b -> b.slice(b.position() + at, n)));
+            return Optional.of(only.data.thenApply(b -> b.slice(b.position() + at, n)));
         }
-        return Optional.of(CompletableFuture.allOf(parts.stream().map(Range::data).toArray(CompletableFuture[]::new))
+        return Optional.of(CompletableFuture.allOf(parts.stream().map(p -> p.data).toArray(CompletableFuture[]::new))
                 .thenApply(v -> {
                     ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(length));
                     for (Range part : parts) {
-                        long from = Math.max(start, part.start());
-                        long to = Math.min(start + length, part.end());
-                        ByteBuffer b = part.data().join();
-                        out.put(b.slice(b.position() + Math.toIntExact(from - part.start()), Math.toIntExact(to - from)));
+                        long from = Math.max(start, part.start);
+                        long to = Math.min(end, part.end);
+                        ByteBuffer b = part.data.join();
+                        out.put(b.slice(b.position() + Math.toIntExact(from - part.start), Math.toIntExact(to - from)));
                     }
                     return out.flip();
                 }));
     }
 
     /**
-     * Makes sure the bytes of {@code key} from {@code from} on, up to {@code window} bytes but not past {@code end},
-     * are fetched or being fetched. Nothing is fetched while at least half of that is already covered (so a reader
-     * moving on in small steps triggers one GET per half window); otherwise one GET fetches the rest of the window.
+     * Makes sure the bytes of {@code key} from {@code from} on, {@code wanted} of them but not past {@code end}, are
+     * fetched or being fetched: what is not yet is fetched in whole parts of {@code part} bytes (the last part of the
+     * stream's bytes in the object may be shorter), in parallel, as far as the budget allows. So a reader moving on
+     * in small steps triggers one GET per part, not one per step, and keeps about {@code wanted} bytes of GETs going
+     * ahead of it.
      */
-    void readAhead(String key, long from, long end, long window) {
-        Range added;
+    void readAhead(String key, long from, long end, long wanted, long part) {
+        List<Range> added = new ArrayList<>(PARTS);
         synchronized (this) {
-            long wanted = Math.min(end, from + window);
+            long now = nanoClock.getAsLong();
             TreeMap<Long, Range> ranges = byObject.getOrDefault(key, EMPTY);
             long covered = coveredFrom(ranges, from);
-            if (covered >= Math.min(end, from + window / 2) || covered >= wanted) {
-                return;
+            long until = Math.min(end, from + wanted);
+            while (covered < until) {
+                long stop = Math.min(end, covered + part);
+                // Stop short of the next range, so that ranges never overlap.
+                Long next = ranges.higherKey(covered);
+                if (next != null && next < stop) {
+                    stop = next;
+                }
+                if (!makeRoom(stop - covered, now)) {
+                    break;
+                }
+                Range r = new Range(key, covered, stop, now);
+                ranges = byObject.computeIfAbsent(key, k -> new TreeMap<>());
+                ranges.put(r.start, r);
+                byUse.put(r, Boolean.TRUE);
+                bytes += r.length();
+                fetches++;
+                added.add(r);
+                covered = coveredFrom(ranges, stop);
             }
-            // Stop short of the next range, so that ranges never overlap.
-            Long next = ranges.higherKey(covered);
-            long fetchEnd = next == null ? wanted : Math.min(wanted, next);
-            if (fetchEnd <= covered) {
-                return;
-            }
-            added = new Range(key, covered, fetchEnd, new CompletableFuture<>());
-            byObject.computeIfAbsent(key, k -> new TreeMap<>()).put(added.start(), added);
-            lru.put(added, Boolean.TRUE);
-            bytes += added.length();
-            fetches++;
-            evictOver(added);
         }
-        Range range = added;
-        objects.get(key, range.start(), range.length()).whenComplete((b, e) -> {
-            if (e == null && b.remaining() == range.length()) {
-                range.data().complete(b);
-                return;
-            }
-            remove(range);
-            range.data().completeExceptionally(e != null ? e : new IllegalStateException("read-ahead of " + key
-                    + " bytes " + range.start() + ".." + range.end() + " returned " + b.remaining() + " bytes"));
-        });
+        for (Range range : added) {
+            objects.get(key, range.start, range.length()).whenComplete((b, e) -> {
+                if (e == null && b.remaining() == range.length()) {
+                    range.data.complete(b);
+                    return;
+                }
+                synchronized (this) {
+                    drop(range);
+                }
+                range.data.completeExceptionally(e != null ? e : new IllegalStateException("read-ahead of " + key
+                        + " bytes " + range.start + ".." + range.end + " returned " + b.remaining() + " bytes"));
+            });
+        }
     }
 
     /** Where the ranges that follow each other from {@code from} on end ({@code from} itself when none holds it). */
     private static long coveredFrom(TreeMap<Long, Range> ranges, long from) {
         Map.Entry<Long, Range> floor = ranges.floorEntry(from);
-        long covered = floor != null && floor.getValue().end() > from ? floor.getValue().end() : from;
+        long covered = floor != null && floor.getValue().end > from ? floor.getValue().end : from;
         Range next;
         while ((next = ranges.get(covered)) != null) {
-            covered = next.end();
+            covered = next.end;
         }
         return covered;
     }
 
-    private void evictOver(Range keep) {
-        Iterator<Range> it = lru.keySet().iterator();
-        while (bytes > maxBytes && it.hasNext()) {
+    /** Whether {@code length} more bytes fit, once ranges untouched for {@link #STALE_NANOS} are dropped. */
+    private boolean makeRoom(long length, long now) {
+        Iterator<Range> it = byUse.keySet().iterator();
+        while (bytes + length > maxBytes && it.hasNext()) {
             Range r = it.next();
-            if (r == keep) {
-                continue;
+            if (now - r.touched < STALE_NANOS) {
+                break;
             }
             it.remove();
             forget(r);
         }
+        return bytes + length <= maxBytes;
     }
 
-    private synchronized void remove(Range r) {
-        if (lru.remove(r) != null) {
+    private void drop(Range r) {
+        if (byUse.remove(r) != null) {
             forget(r);
         }
     }
 
     private void forget(Range r) {
         bytes -= r.length();
-        TreeMap<Long, Range> ranges = byObject.get(r.key());
-        if (ranges != null && ranges.remove(r.start(), r) && ranges.isEmpty()) {
-            byObject.remove(r.key());
+        TreeMap<Long, Range> ranges = byObject.get(r.key);
+        if (ranges != null && ranges.remove(r.start, r) && ranges.isEmpty()) {
+            byObject.remove(r.key);
         }
     }
 

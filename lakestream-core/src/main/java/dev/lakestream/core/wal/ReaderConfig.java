@@ -14,7 +14,7 @@ import dev.lakestream.core.config.ConfigReader;
  * @param prefetchRecords how many index records past the ones read a sequential reader fetches ahead
  *     ({@code lakestream.reader.prefetchRecords}, default 4; 0 turns prefetch off)
  * @param readAheadBytes how far a sequential reader of a large object (one read by range) has the stream's next bytes
- *     fetched ahead, in GETs of at least half this size, kept within a quarter of {@code cacheBytes}
+ *     fetched ahead, in parallel GETs of a quarter of this size, kept within a quarter of {@code cacheBytes}
  *     ({@code lakestream.reader.readAheadSize}, default 4 MiB; 0 turns it off)
  */
 public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefetchRecords, long readAheadBytes) {

@@ -172,12 +172,13 @@ public final class WalReader {
 
     /**
      * After a sequential read whose last entries came from a large object: has the stream's next bytes in that object
-     * fetched ahead and, when less than half a window of them is left, the first bytes of its next record's object.
+     * fetched ahead and, when less than a window of them is left, the first bytes of its next record's object (the rest
+     * of the window), so that the reader's GETs go on across objects.
      */
     private void readAhead(ObjectView view, Selection last, IndexRecord next) {
         long window = config.readAheadBytes();
         long left = view.readAhead(ranges, last, window);
-        if (left < 0 || left >= window / 2 || next == null) {
+        if (left < 0 || left >= window || next == null) {
             return;
         }
         IndexValue v = next.value();
@@ -188,7 +189,7 @@ public final class WalReader {
         long offset = next.entryOffsets()[0];
         header(v.location(), headerLength(v)).thenAccept(h -> {
             ObjectView following = ObjectView.indexOnly(h, next, offset);
-            following.readAheadFrom(ranges, v.location(), 0, window);
+            following.readAheadFrom(ranges, v.location(), 0, window - left, window);
         }).exceptionally(e -> null); // only a hint: the read that needs these bytes reports what went wrong
     }
 
@@ -369,18 +370,21 @@ public final class WalReader {
          * holds the whole object (nothing to read ahead).
          */
         long readAhead(RangeCache ranges, Selection s, long window) {
-            return ranged ? readAheadFrom(ranges, s.record.value().location(), s.last + 1, window) : -1;
+            return ranged ? readAheadFrom(ranges, s.record.value().location(), s.last + 1, window, window) : -1;
         }
 
-        /** Reads ahead this stream's bytes in the object from its entry {@code next} on; returns how many there are. */
-        long readAheadFrom(RangeCache ranges, String key, int next, long window) {
+        /**
+         * Reads ahead {@code wanted} of this stream's bytes in the object from its entry {@code next} on, in parts of a
+         * {@value RangeCache#PARTS}th of {@code window}; returns how many of the stream's bytes there are from there.
+         */
+        long readAheadFrom(RangeCache ranges, String key, int next, long wanted, long window) {
             if (next >= entries.size()) {
                 return 0;
             }
             WalObjectFormat.EntryLocation last = entries.get(entries.size() - 1);
             long from = objectIndex.dataStart() + entries.get(next).dataOffset();
             long end = objectIndex.dataStart() + last.dataOffset() + last.size();
-            ranges.readAhead(key, from, end, window);
+            ranges.readAhead(key, from, end, wanted, Math.max(1, window / RangeCache.PARTS));
             return end - from;
         }
 
