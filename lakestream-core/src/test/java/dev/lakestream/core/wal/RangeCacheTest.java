@@ -1,0 +1,125 @@
+package dev.lakestream.core.wal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
+import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The read-ahead ranges over a real (local filesystem) object store, with a clock the test moves. */
+class RangeCacheTest {
+
+    private static final String KEY = "2026/11/30/00/00/00/object";
+    private static final int SIZE = 64 << 10;
+
+    @TempDir
+    Path dir;
+    private ObjectStore store;
+    private final AtomicLong now = new AtomicLong();
+
+    @BeforeEach
+    void open() {
+        store = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir));
+        byte[] bytes = new byte[SIZE];
+        for (int i = 0; i < SIZE; i++) {
+            bytes[i] = (byte) (i * 31);
+        }
+        store.put(KEY, ByteBuffer.wrap(bytes)).join();
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    private RangeCache cache(long maxBytes) {
+        return new RangeCache(store, maxBytes, now::get);
+    }
+
+    private static void assertBytesOf(CompletableFuture<ByteBuffer> f, long start, int length) throws Exception {
+        ByteBuffer b = f.get(10, TimeUnit.SECONDS);
+        assertThat(b.remaining()).isEqualTo(length);
+        for (int i = 0; i < length; i++) {
+            assertThat(b.get(b.position() + i)).as("byte %d", start + i).isEqualTo((byte) ((start + i) * 31));
+        }
+    }
+
+    @Test
+    void fetchesAWindowInPartsAndServesReadsWithinAndAcrossThem() throws Exception {
+        RangeCache c = cache(1 << 20);
+        c.readAhead(KEY, 1000, SIZE, 16 << 10, 4 << 10);
+        assertThat(c.fetches()).isEqualTo(4);
+        assertThat(c.bytes()).isEqualTo(16 << 10);
+        // Nothing new while the window is covered; a reader that moved on gets one more whole part, not a sliver.
+        c.readAhead(KEY, 1000, SIZE, 16 << 10, 4 << 10);
+        assertThat(c.fetches()).isEqualTo(4);
+        c.readAhead(KEY, 1200, SIZE, 16 << 10, 4 << 10);
+        assertThat(c.fetches()).isEqualTo(5);
+        assertThat(c.bytes()).isEqualTo(20 << 10);
+        // Inside one part, and across the first and second.
+        assertBytesOf(c.find(KEY, 1100, 100).orElseThrow(), 1100, 100);
+        assertBytesOf(c.find(KEY, 5000, 200).orElseThrow(), 5000, 200);
+        // Not held: before the window, past it.
+        assertThat(c.find(KEY, 500, 100)).isEmpty();
+        assertThat(c.find(KEY, 21_480, 1000)).isEmpty();
+    }
+
+    @Test
+    void aRangeReadToItsEndIsDroppedAndTheWindowMovesOn() throws Exception {
+        RangeCache c = cache(1 << 20);
+        c.readAhead(KEY, 0, SIZE, 8 << 10, 4 << 10);
+        assertBytesOf(c.find(KEY, 0, 4 << 10).orElseThrow(), 0, 4 << 10);
+        assertThat(c.bytes()).isEqualTo(4 << 10);
+        assertThat(c.find(KEY, 0, 10)).isEmpty();
+        // The reader is at 4 KiB: the window [4 KiB, 12 KiB) needs one more part.
+        c.readAhead(KEY, 4 << 10, SIZE, 8 << 10, 4 << 10);
+        assertThat(c.fetches()).isEqualTo(3);
+        // The last part of the object is shorter.
+        c.readAhead(KEY, SIZE - 1000, SIZE, 8 << 10, 4 << 10);
+        assertBytesOf(c.find(KEY, SIZE - 1000, 1000).orElseThrow(), SIZE - 1000, 1000);
+    }
+
+    @Test
+    void aFullBudgetStopsReadAheadInsteadOfEvictingWhatReadersHaveYetToReach() {
+        RangeCache c = cache(8 << 10);
+        c.readAhead(KEY, 0, SIZE, 16 << 10, 4 << 10);
+        assertThat(c.fetches()).as("two parts fit the budget").isEqualTo(2);
+        // Another reader elsewhere gets nothing while those are fresh...
+        c.readAhead(KEY, 32 << 10, SIZE, 8 << 10, 4 << 10);
+        assertThat(c.fetches()).isEqualTo(2);
+        assertThat(c.find(KEY, 0, 100)).isPresent();
+        // ... and takes their place once nobody touched them for a while (their reader went away).
+        now.addAndGet(RangeCache.STALE_NANOS + 1);
+        c.readAhead(KEY, 32 << 10, SIZE, 8 << 10, 4 << 10);
+        assertThat(c.fetches()).isEqualTo(4);
+        assertThat(c.bytes()).isEqualTo(8 << 10);
+        assertThat(c.find(KEY, 0, 100)).isEmpty();
+    }
+
+    @Test
+    void aRangeWhoseGetFailsIsDropped() throws Exception {
+        RangeCache c = cache(1 << 20);
+        // Past the end of the object: the store refuses the range.
+        c.readAhead("2026/11/30/00/00/00/missing", 0, 8 << 10, 8 << 10, 4 << 10);
+        Optional<CompletableFuture<ByteBuffer>> f = c.find("2026/11/30/00/00/00/missing", 0, 100);
+        if (f.isPresent()) {
+            assertThat(f.get()).failsWithin(10, TimeUnit.SECONDS);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (c.bytes() > 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(c.bytes()).isZero();
+        assertThat(c.find("2026/11/30/00/00/00/missing", 0, 100)).isEmpty();
+    }
+}
