@@ -3,14 +3,11 @@ package dev.lakestream.pulsar;
 import com.google.common.collect.BoundType;
 import com.google.common.collect.Range;
 import dev.lakestream.core.StreamLog;
-import dev.lakestream.core.log.AppendResult;
 import dev.lakestream.core.log.LogEntry;
-import dev.lakestream.core.log.StreamFencedException;
 import dev.lakestream.core.metadata.UnexpectedVersionException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -75,24 +72,15 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final LakestreamManagedLedgerMBean stats;
 
     // --- guarded by this
-    private final VirtualLedgers ledgers;
+    final VirtualLedgers ledgers;
     private ManagedLedgerRecord record;
-    private State state = State.OPEN;
-    private long nextOffset;
-    private long lceOffset;
+    State state = State.OPEN;
+    long lceOffset;
     private long startOffset;
-    private boolean switching;
-    private boolean needNewLedger;
-    private long currentLedgerCreatedAt;
-    private long assignedEntries;
-    private long assignedBytes;
-    private final ArrayDeque<AddOp> inflight = new ArrayDeque<>();
-    private final ArrayDeque<AddOp> unsent = new ArrayDeque<>();
-    private final List<Runnable> onDrained = new ArrayList<>();
     private CompletableFuture<Void> metadataChain = CompletableFuture.completedFuture(null);
-    private long entriesAddedCounter;
-    private volatile long lastAddEntryTime;
-    private volatile Position lastConfirmed;
+    volatile Position lastConfirmed;
+    /** The write path; its own fields are guarded by this ledger's monitor too. */
+    private final AppendPipeline appends;
 
     final Map<String, CompletableFuture<LakestreamManagedCursor>> cursors = new ConcurrentHashMap<>();
     final Map<LakestreamManagedCursor, Boolean> nonDurable = new ConcurrentHashMap<>();
@@ -110,10 +98,9 @@ public class LakestreamManagedLedger implements ManagedLedger {
         this.readOnly = readOnly;
         this.executor = new SerialExecutor(factory.pool());
         this.stats = new LakestreamManagedLedgerMBean(this);
-        this.nextOffset = ledgers.end();
+        this.appends = new AppendPipeline(this, ledgers.end(), now());
         this.lceOffset = ledgers.end() - 1;
         this.startOffset = startOffset;
-        this.currentLedgerCreatedAt = now();
         this.lastConfirmed = ledgers.positionOf(lceOffset);
         if (record.terminatedOffset != null) {
             state = State.TERMINATED;
@@ -343,29 +330,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncAddEntry(ByteBuf buffer, int numberOfMessages, AddEntryCallback cb, Object ctx) {
-        buffer.retain();
-        AddOp op = new AddOp(buffer, numberOfMessages, cb, ctx);
-        ManagedLedgerException refused;
-        synchronized (this) {
-            refused = writeRefusalLocked();
-            if (refused == null) {
-                unsent.add(op);
-                sendQueuedLocked();
-            }
-        }
-        if (refused != null) {
-            stats.recordAddEntryError();
-            executor.execute(() -> {
-                try {
-                    cb.addFailed(refused, ctx);
-                } finally {
-                    buffer.release();
-                }
-            });
-        }
+        appends.add(buffer, numberOfMessages, cb, ctx);
     }
 
-    private ManagedLedgerException writeRefusalLocked() {
+    /** Why adds (and terminate) are refused in the current state; null when they are accepted. */
+    ManagedLedgerException writeRefusalLocked() {
         if (readOnly) {
             return Errors.unsupported("asyncAddEntry", "the managed ledger " + name + " is read-only");
         }
@@ -382,266 +351,19 @@ public class LakestreamManagedLedger implements ManagedLedger {
         };
     }
 
-    private boolean currentLedgerFullLocked() {
-        if (needNewLedger || ledgers.current() == null) {
-            return true;
-        }
-        long t = now();
-        boolean space = assignedEntries >= config.getMaxEntriesPerLedger()
-                || assignedBytes >= (long) config.getMaxSizePerLedgerMb() * MB;
-        boolean time = assignedEntries > 0 && t - currentLedgerCreatedAt >= config.getMaximumRolloverTimeMs();
-        if (!space && !time) {
-            return false;
-        }
-        return config.getMinimumRolloverTimeMs() <= 0 || t - currentLedgerCreatedAt >= config.getMinimumRolloverTimeMs();
-    }
-
-    private void sendQueuedLocked() {
-        while (!unsent.isEmpty() && state == State.OPEN && !switching) {
-            if (currentLedgerFullLocked()) {
-                startRolloverLocked(null);
-                return;
-            }
-            AddOp op = unsent.poll();
-            sendLocked(op);
-            if (currentLedgerFullLocked() && !needNewLedger) {
-                // Roll now, as BookKeeper-backed ledgers do when a ledger fills, and hold this entry's completion
-                // until the next ledger is durable so callers see the new ledger when they are told.
-                op.holdUntilRolled = true;
-                startRolloverLocked(null);
-                return;
-            }
-        }
-    }
-
-    /** Fails an add whose interceptor threw before it was sent; it completes in add order like any other. */
-    private void failBeforeSend(AddOp op, String step, Throwable t) {
-        LOG.warn("[{}] interceptor {} failed", name, step, t);
-        op.done = true;
-        op.error = new ManagedLedgerException.ManagedLedgerInterceptException(t);
-        op.offset = -1;
-        inflight.add(op);
-        drainLocked();
-    }
-
-    private void sendLocked(AddOp op) {
-        ManagedLedgerInterceptor interceptor = config.getManagedLedgerInterceptor();
-        if (interceptor != null) {
-            try {
-                interceptor.beforeAddEntry(op, op.numberOfMessages);
-            } catch (Throwable t) {
-                failBeforeSend(op, "beforeAddEntry", t);
-                return;
-            }
-        }
-        ByteBuf stored = op.data;
-        if (interceptor != null) {
-            // Payload processors (brokerEntryPayloadProcessors) transform what is stored; the callback still gets
-            // the entry as added, as with Pulsar's own managed ledger.
-            try {
-                op.payload = interceptor.processPayloadBeforeLedgerWrite(op.ctx, op.data);
-            } catch (Throwable t) {
-                // Never store the unprocessed payload in its place (a processor may encrypt or compress).
-                failBeforeSend(op, "processPayloadBeforeLedgerWrite", t);
-                return;
-            }
-            if (op.payload != null && op.payload.getProcessedPayload() != null) {
-                stored = op.payload.getProcessedPayload();
-            }
-        }
-        VirtualLedgers.Ledger cur = ledgers.current();
-        op.offset = nextOffset++;
-        op.ledgerId = cur.id();
-        op.entryId = op.offset - cur.firstOffset();
-        op.size = stored.readableBytes();
-        assignedEntries++;
-        assignedBytes += op.size;
-        inflight.add(op);
-        CompletableFuture<AppendResult> f;
-        try {
-            f = stream.append(1, stored);
-        } catch (Throwable t) {
-            f = CompletableFuture.failedFuture(t);
-        }
-        f.whenComplete((r, e) -> onAppended(op, r, e));
-    }
-
-    private void onAppended(AddOp op, AppendResult r, Throwable e) {
-        synchronized (this) {
-            if (op.finished) {
-                return;
-            }
-            op.done = true;
-            if (e != null) {
-                op.error = e;
-            } else if (r.offset() != op.offset) {
-                op.error = new StreamFencedException("stream " + stream.id() + " of managed ledger " + name
-                        + " got entry at offset " + r.offset() + ", expected " + op.offset
-                        + ": another writer appended to it");
-            }
-            drainLocked();
-        }
-    }
-
-    /** Completes finished adds in order; called under the lock. */
-    private void drainLocked() {
-        boolean advanced = false;
-        while (!inflight.isEmpty()) {
-            AddOp head = inflight.peek();
-            if (!head.done || (head.holdUntilRolled && switching && head.error == null)) {
-                break;
-            }
-            inflight.poll();
-            if (head.error != null) {
-                failAllLocked(head, head.error);
-                break;
-            }
-            head.finished = true;
-            lceOffset = head.offset;
-            ledgers.confirm(head.offset, head.size);
-            Position pos = PositionFactory.create(head.ledgerId, head.entryId);
-            lastConfirmed = pos;
-            entriesAddedCounter++;
-            lastAddEntryTime = System.currentTimeMillis();
-            stats.recordAdd(head.size);
-            advanced = true;
-            AddOp op = head;
-            executor.execute(() -> {
-                try {
-                    op.cb.addComplete(pos, op.data, op.ctx);
-                } finally {
-                    op.releasePayload();
-                    op.data.release();
-                }
-            });
-        }
-        if (advanced) {
-            notifyWaitingCursorsLocked();
-        }
-        if (inflight.isEmpty() && !onDrained.isEmpty()) {
-            List<Runnable> rs = new ArrayList<>(onDrained);
-            onDrained.clear();
-            rs.forEach(executor::execute);
-        }
-    }
-
-    private void failAllLocked(AddOp first, Throwable cause) {
-        Throwable c = Errors.unwrap(cause);
-        ManagedLedgerException mle = Errors.toMl(c);
-        if (mle instanceof ManagedLedgerException.ManagedLedgerFencedException) {
-            state = State.FENCED;
-        } else if (state == State.OPEN && !(mle instanceof ManagedLedgerException.ManagedLedgerInterceptException)) {
-            state = State.WRITE_FAILED;
-        }
-        List<AddOp> failed = new ArrayList<>();
-        failed.add(first);
-        failed.addAll(inflight);
-        failed.addAll(unsent);
-        inflight.clear();
-        unsent.clear();
-        ManagedLedgerInterceptor interceptor = config.getManagedLedgerInterceptor();
-        for (AddOp op : failed) {
-            op.finished = true;
-            stats.recordAddEntryError();
-            if (interceptor != null && op.offset >= 0) {
-                try {
-                    interceptor.afterFailedAddEntry(op.numberOfMessages);
-                } catch (Throwable t) {
-                    LOG.warn("[{}] interceptor afterFailedAddEntry failed", name, t);
-                }
-            }
-            ManagedLedgerException ex = op == first ? mle : (state == State.FENCED
-                    ? new ManagedLedgerException.ManagedLedgerFencedException(mle.getMessage())
-                    : new ManagedLedgerException("an earlier add to " + name + " failed: " + mle.getMessage()));
-            executor.execute(() -> {
-                try {
-                    op.cb.addFailed(ex, op.ctx);
-                } finally {
-                    op.releasePayload();
-                    op.data.release();
-                }
-            });
-        }
-        if (!onDrained.isEmpty()) {
-            List<Runnable> rs = new ArrayList<>(onDrained);
-            onDrained.clear();
-            rs.forEach(executor::execute);
-        }
-        LOG.warn("[{}] add failed; state {}: {}", name, state, mle.getMessage());
-    }
-
-    /** Draws a new ledger id, rolls, persists; sends what queued meanwhile. Called under the lock. */
-    private void startRolloverLocked(CompletableFuture<Void> done) {
-        switching = true;
-        boolean resync = needNewLedger;
-        CompletableFuture<Long> endF = resync ? stream.endOffset() : CompletableFuture.completedFuture(-1L);
-        endF.thenCompose(end -> ManagedLedgerRecord.newLedgerId(factory.lakestream().metadataStore(), factory.root())
-                        .thenCompose(id -> {
-                            synchronized (this) {
-                                if (end >= 0 && end > nextOffset) {
-                                    // Failed adds that landed all the same: they belong to the previous ledger.
-                                    nextOffset = end;
-                                    lceOffset = end - 1;
-                                    ledgers.confirm(end - 1, 0);
-                                    lastConfirmed = ledgers.positionOf(lceOffset);
-                                }
-                                ledgers.roll(id, nextOffset, now());
-                            }
-                            return updateRecord(r -> r.assignLedgers(ledgers));
-                        }))
-                .whenComplete((v, e) -> {
-                    synchronized (this) {
-                        switching = false;
-                        if (e != null) {
-                            LOG.warn("[{}] ledger rollover failed", name, e);
-                            if (!inflight.isEmpty() || !unsent.isEmpty()) {
-                                AddOp first = !inflight.isEmpty() ? inflight.poll() : unsent.poll();
-                                first.done = true;
-                                failAllLocked(first, e);
-                            } else if (state == State.OPEN) {
-                                state = Errors.toMl(e) instanceof ManagedLedgerException.ManagedLedgerFencedException
-                                        ? State.FENCED : State.WRITE_FAILED;
-                            }
-                        } else {
-                            needNewLedger = false;
-                            currentLedgerCreatedAt = now();
-                            assignedEntries = 0;
-                            assignedBytes = 0;
-                            drainLocked();
-                            sendQueuedLocked();
-                        }
-                    }
-                    if (done != null) {
-                        if (e != null) {
-                            done.completeExceptionally(e);
-                        } else {
-                            done.complete(null);
-                        }
-                    }
-                });
-    }
-
     /** Creates the first ledger of this session (at open): the ledger every position written now lives in. */
     CompletableFuture<Void> initializeForWriting() {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        synchronized (this) {
-            if (state != State.OPEN) {
-                return CompletableFuture.completedFuture(null);
-            }
-            needNewLedger = true;
-            startRolloverLocked(done);
-        }
-        return done;
+        return appends.initializeForWriting();
     }
 
     @Override
     public synchronized int getPendingAddEntriesCount() {
-        return inflight.size() + unsent.size();
+        return appends.pendingAddsLocked();
     }
 
     @Override
     public long getLastAddEntryTime() {
-        return lastAddEntryTime;
+        return appends.lastAddEntryTime();
     }
 
     @Override
@@ -651,35 +373,17 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void readyToCreateNewLedger() {
-        synchronized (this) {
-            if (state == State.WRITE_FAILED) {
-                state = State.OPEN;
-                needNewLedger = true;
-                sendQueuedLocked();
-            }
-        }
+        appends.readyToCreateNewLedger();
     }
 
     @Override
     public void rollCurrentLedgerIfFull() {
-        synchronized (this) {
-            if (state == State.OPEN && !switching && assignedEntries > 0 && currentLedgerFullLocked()) {
-                startRolloverLocked(null);
-            }
-        }
+        appends.rollCurrentLedgerIfFull();
     }
 
     @Override
     public boolean checkInactiveLedgerAndRollOver() {
-        synchronized (this) {
-            long inactive = config.getInactiveLedgerRollOverTimeMs();
-            if (inactive > 0 && state == State.OPEN && !switching && assignedEntries > 0 && inflight.isEmpty()
-                    && now() - lastAddEntryTime > inactive) {
-                startRolloverLocked(null);
-                return true;
-            }
-            return false;
-        }
+        return appends.checkInactiveLedgerAndRollOver();
     }
 
     @Override
@@ -688,7 +392,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     // ------------------------------------------------------------------ cursors
 
-    private void notifyWaitingCursorsLocked() {
+    void notifyWaitingCursorsLocked() {
         if (waiting.isEmpty()) {
             return;
         }
@@ -1385,18 +1089,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
                 return;
             }
             state = State.TERMINATED;
-            for (AddOp op : unsent) {
-                op.finished = true;
-                executor.execute(() -> {
-                    try {
-                        op.cb.addFailed(new ManagedLedgerException.ManagedLedgerTerminatedException(
-                                "managed ledger " + name + " was terminated"), op.ctx);
-                    } finally {
-                        op.data.release();
-                    }
-                });
-            }
-            unsent.clear();
+            appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerTerminatedException(
+                    "managed ledger " + name + " was terminated"));
             Runnable persist = () -> {
                 long last;
                 synchronized (this) {
@@ -1413,10 +1107,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
                     notifyAllWaitingLocked();
                 }
             };
-            if (inflight.isEmpty()) {
+            if (!appends.hasInflightLocked()) {
                 executor.execute(persist);
             } else {
-                onDrained.add(persist);
+                appends.onDrainedLocked(persist);
             }
         }
     }
@@ -1483,22 +1177,12 @@ public class LakestreamManagedLedger implements ManagedLedger {
             if (state != State.DELETED) {
                 state = State.CLOSED;
             }
-            for (AddOp op : unsent) {
-                op.finished = true;
-                executor.execute(() -> {
-                    try {
-                        op.cb.addFailed(new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
-                                "managed ledger " + name + " was closed"), op.ctx);
-                    } finally {
-                        op.data.release();
-                    }
-                });
-            }
-            unsent.clear();
-            if (inflight.isEmpty()) {
+            appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
+                    "managed ledger " + name + " was closed"));
+            if (!appends.hasInflightLocked()) {
                 drained.complete(null);
             } else {
-                onDrained.add(() -> drained.complete(null));
+                appends.onDrainedLocked(() -> drained.complete(null));
             }
             notifyAllWaitingLocked();
             closeFuture = drained.thenCompose(v -> {
@@ -1601,18 +1285,18 @@ public class LakestreamManagedLedger implements ManagedLedger {
     public CompletableFuture<ManagedLedgerInternalStats> getManagedLedgerInternalStats(boolean includeLedgerMetadata) {
         ManagedLedgerInternalStats s = new ManagedLedgerInternalStats();
         synchronized (this) {
-            s.entriesAddedCounter = entriesAddedCounter;
+            s.entriesAddedCounter = appends.entriesAddedCounterLocked();
             s.numberOfEntries = Math.max(0, lceOffset + 1 - startOffset);
             s.totalSize = totalSizeLocked();
             List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
             s.currentLedgerEntries = ls.isEmpty() ? 0 : ledgers.entries(ls.size() - 1);
             s.currentLedgerSize = ledgers.currentSize();
-            s.lastLedgerCreatedTimestamp = Instant.ofEpochMilli(currentLedgerCreatedAt).toString();
+            s.lastLedgerCreatedTimestamp = Instant.ofEpochMilli(appends.currentLedgerCreatedAtLocked()).toString();
             s.waitingCursorsCount = waiting.size();
-            s.pendingAddEntriesCount = inflight.size() + unsent.size();
+            s.pendingAddEntriesCount = appends.pendingAddsLocked();
             s.lastConfirmedEntry = lastConfirmed.toString();
             s.state = switch (state) {
-                case OPEN -> switching ? "CreatingLedger" : "LedgerOpened";
+                case OPEN -> appends.switchingLocked() ? "CreatingLedger" : "LedgerOpened";
                 case WRITE_FAILED -> "WriteFailed";
                 case FENCED -> "Fenced";
                 case TERMINATED -> "Terminated";
