@@ -4,7 +4,6 @@ import com.google.common.collect.BoundType;
 import com.google.common.collect.Range;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.log.LogEntry;
-import dev.lakestream.core.metadata.UnexpectedVersionException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.time.Instant;
@@ -73,11 +72,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     // --- guarded by this
     final VirtualLedgers ledgers;
-    private ManagedLedgerRecord record;
     State state = State.OPEN;
     long lceOffset;
     private long startOffset;
-    private CompletableFuture<Void> metadataChain = CompletableFuture.completedFuture(null);
+    /** The metadata record and its writes; guarded by this ledger's monitor too. */
+    private final ManagedLedgerRecordWriter recordWriter;
     volatile Position lastConfirmed;
     /** The write path; its own fields are guarded by this ledger's monitor too. */
     private final AppendPipeline appends;
@@ -93,7 +92,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
         this.name = name;
         this.stream = stream;
         this.config = config;
-        this.record = record;
+        this.recordWriter = new ManagedLedgerRecordWriter(this, record);
         this.ledgers = ledgers;
         this.readOnly = readOnly;
         this.executor = new SerialExecutor(factory.pool());
@@ -166,7 +165,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public synchronized Map<String, String> getProperties() {
-        return Collections.unmodifiableMap(new LinkedHashMap<>(record.properties));
+        return Collections.unmodifiableMap(new LinkedHashMap<>(recordWriter.recordLocked().properties));
     }
 
     @Override
@@ -224,39 +223,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     /** Applies {@code change} to a copy of the record and writes it by compare-and-set; writes are serialised. */
     CompletableFuture<Void> updateRecord(Consumer<ManagedLedgerRecord> change) {
-        CompletableFuture<Void> result = new CompletableFuture<>();
-        synchronized (this) {
-            metadataChain = metadataChain.handle((v, e) -> null).thenCompose(v -> {
-                ManagedLedgerRecord copy;
-                synchronized (this) {
-                    copy = record.copy();
-                    change.accept(copy);
-                }
-                return copy.save(factory.lakestream().metadataStore(), factory.root()).thenRun(() -> {
-                    synchronized (this) {
-                        record = copy;
-                    }
-                });
-            }).whenComplete((v, e) -> {
-                if (e != null) {
-                    Throwable c = Errors.unwrap(e);
-                    if (c instanceof UnexpectedVersionException) {
-                        synchronized (this) {
-                            if (state == State.OPEN || state == State.WRITE_FAILED) {
-                                state = State.FENCED;
-                            }
-                        }
-                        result.completeExceptionally(new ManagedLedgerException.ManagedLedgerFencedException(
-                                "managed ledger " + name + " metadata was changed by another owner: " + c.getMessage()));
-                    } else {
-                        result.completeExceptionally(c);
-                    }
-                } else {
-                    result.complete(null);
-                }
-            });
-        }
-        return result;
+        return recordWriter.update(change);
     }
 
     /**
@@ -1191,7 +1158,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
                     fs.add(c.closeAsync().exceptionally(e -> null));
                 }
                 return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
-            }).thenCompose(v -> metadataChain.handle((x, e) -> null)).thenRun(() -> {
+            }).thenCompose(v -> recordWriter.settled()).thenRun(() -> {
                 if (!readOnly) {
                     stream.releaseFence();
                 }
@@ -1316,7 +1283,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
                 }
                 s.ledgers.add(li);
             }
-            s.properties = new LinkedHashMap<>(record.properties);
+            s.properties = new LinkedHashMap<>(recordWriter.recordLocked().properties);
         }
         s.cursors = new LinkedHashMap<>();
         for (LakestreamManagedCursor c : allCursors()) {
@@ -1326,7 +1293,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     synchronized ManagedLedgerRecord recordSnapshot() {
-        return record.copy();
+        return recordWriter.recordLocked().copy();
     }
 
     @Override
