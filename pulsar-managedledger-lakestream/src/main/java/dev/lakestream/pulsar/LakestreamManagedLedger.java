@@ -19,7 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.AsyncCallbacks;
@@ -74,12 +73,13 @@ public class LakestreamManagedLedger implements ManagedLedger {
     final VirtualLedgers ledgers;
     State state = State.OPEN;
     long lceOffset;
-    private long startOffset;
+    long startOffset;
     /** The metadata record and its writes; guarded by this ledger's monitor too. */
     private final ManagedLedgerRecordWriter recordWriter;
     volatile Position lastConfirmed;
     /** The write path; its own fields are guarded by this ledger's monitor too. */
     private final AppendPipeline appends;
+    private final RetentionTrimmer trimmer = new RetentionTrimmer(this);
 
     final Map<String, CompletableFuture<LakestreamManagedCursor>> cursors = new ConcurrentHashMap<>();
     final Map<LakestreamManagedCursor, Boolean> nonDurable = new ConcurrentHashMap<>();
@@ -124,6 +124,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return lceOffset;
     }
 
+    boolean isReadOnly() {
+        return readOnly;
+    }
+
     synchronized long startOffset() {
         return startOffset;
     }
@@ -138,7 +142,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return entries <= 0 ? 1024 : Math.max(1, size / entries);
     }
 
-    private long totalSizeLocked() {
+    long totalSizeLocked() {
         long total = 0;
         for (int i = 0; i < ledgers.ledgers().size(); i++) {
             total += ledgers.size(i);
@@ -909,112 +913,14 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     // ------------------------------------------------------------------ trim / retention
 
-    private final AtomicReference<CompletableFuture<Void>> trimming = new AtomicReference<>();
-
     @Override
     public void trimConsumedLedgersInBackground(CompletableFuture<?> promise) {
-        @SuppressWarnings("unchecked")
-        CompletableFuture<Object> p = (CompletableFuture<Object>) promise;
-        if (readOnly) {
-            p.complete(null);
-            return;
-        }
-        CompletableFuture<Void> mine = new CompletableFuture<>();
-        if (!trimming.compareAndSet(null, mine)) {
-            trimming.get().whenComplete((v, e) -> trimConsumedLedgersInBackground(promise));
-            return;
-        }
-        CompletableFuture<Void> run;
-        try {
-            run = trimOnce();
-        } catch (Throwable t) {
-            run = CompletableFuture.failedFuture(t);
-        }
-        run.whenComplete((v, e) -> {
-            trimming.set(null);
-            mine.complete(null);
-            if (e != null) {
-                LOG.warn("[{}] trimming consumed ledgers failed", name, e);
-                p.completeExceptionally(Errors.toMl(e));
-            } else {
-                p.complete(null);
-            }
-        });
-    }
-
-    private CompletableFuture<Void> trimOnce() {
-        long slowest = slowestAckedBefore(true);
-        long newStart;
-        int remove = 0;
-        synchronized (this) {
-            if (state != State.OPEN && state != State.TERMINATED) {
-                return CompletableFuture.completedFuture(null);
-            }
-            List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
-            long retentionMs = config.getRetentionTimeMillis();
-            long retentionBytes = config.getRetentionSizeInMB() < 0 ? -1 : config.getRetentionSizeInMB() * MB;
-            long total = totalSizeLocked();
-            long toDelete = 0;
-            long t = now();
-            for (int i = 0; i + 1 < ls.size(); i++) {
-                long ledgerEnd = ls.get(i + 1).firstOffset();
-                if (ledgerEnd > slowest) {
-                    break;
-                }
-                boolean overSize = retentionBytes >= 0 && total - toDelete > retentionBytes;
-                boolean expired = retentionMs >= 0 && t - ls.get(i).timestamp() > retentionMs;
-                if (!overSize && !expired) {
-                    break;
-                }
-                toDelete += ls.get(i).size();
-                remove = i + 1;
-            }
-            if (remove == 0) {
-                return CompletableFuture.completedFuture(null);
-            }
-            newStart = ls.get(remove).firstOffset();
-        }
-        long target = newStart;
-        return updateRecord(r -> {
-            VirtualLedgers copy = new VirtualLedgers(r.toLedgers(), 0);
-            copy.removeBelow(target);
-            r.assignLedgers(copy);
-        }).thenCompose(v -> {
-            synchronized (this) {
-                ledgers.removeBelow(target);
-                startOffset = Math.max(startOffset, target);
-            }
-            return stream.trim(target);
-        });
+        trimmer.trimConsumedLedgersInBackground(promise);
     }
 
     void maybeTrimAfterMarkDelete() {
         // Trimming runs when the broker asks (trimConsumedLedgersInBackground, every retention check), not on
         // every acknowledgement: a reset or rewind right after an ack can still reach the consumed ledgers.
-    }
-
-    void trimIfConsumed() {
-        boolean worth;
-        synchronized (this) {
-            List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
-            worth = ls.size() > 1 && trimming.get() == null && ls.get(1).firstOffset() <= slowestAckedBeforeCheap();
-        }
-        if (worth) {
-            trimConsumedLedgersInBackground(new CompletableFuture<>());
-        }
-    }
-
-    private long slowestAckedBeforeCheap() {
-        long min = Long.MAX_VALUE;
-        for (CompletableFuture<LakestreamManagedCursor> f : cursors.values()) {
-            if (f.isDone() && !f.isCompletedExceptionally()) {
-                min = Math.min(min, f.join().ackedBefore());
-            }
-        }
-        for (LakestreamManagedCursor c : nonDurable.keySet()) {
-            min = Math.min(min, c.ackedBefore());
-        }
-        return min == Long.MAX_VALUE ? lceOffset + 1 : min;
     }
 
     @Override
