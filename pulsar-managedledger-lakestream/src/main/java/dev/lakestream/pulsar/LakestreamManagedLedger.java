@@ -80,6 +80,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     /** The write path; its own fields are guarded by this ledger's monitor too. */
     private final AppendPipeline appends;
     private final RetentionTrimmer trimmer = new RetentionTrimmer(this);
+    private final LedgerLifecycle lifecycle;
 
     final Map<String, CompletableFuture<LakestreamManagedCursor>> cursors = new ConcurrentHashMap<>();
     final Map<LakestreamManagedCursor, Boolean> nonDurable = new ConcurrentHashMap<>();
@@ -98,6 +99,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
         this.executor = new SerialExecutor(factory.pool());
         this.stats = new LakestreamManagedLedgerMBean(this);
         this.appends = new AppendPipeline(this, ledgers.end(), now());
+        this.lifecycle = new LedgerLifecycle(this, appends, recordWriter);
         this.lceOffset = ledgers.end() - 1;
         this.startOffset = startOffset;
         this.lastConfirmed = ledgers.positionOf(lceOffset);
@@ -370,6 +372,14 @@ public class LakestreamManagedLedger implements ManagedLedger {
         List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
         for (LakestreamManagedCursor c : ws) {
             waiting.remove(c);
+            executor.execute(c::notifyEntriesAvailable);
+        }
+    }
+
+    void notifyAllWaitingLocked() {
+        List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
+        waiting.clear();
+        for (LakestreamManagedCursor c : ws) {
             executor.execute(c::notifyEntriesAvailable);
         }
     }
@@ -950,50 +960,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncTerminate(TerminateCallback cb, Object ctx) {
-        synchronized (this) {
-            if (state == State.TERMINATED) {
-                Position p = lastConfirmed;
-                executor.execute(() -> cb.terminateComplete(p, ctx));
-                return;
-            }
-            ManagedLedgerException refused = writeRefusalLocked();
-            if (refused != null) {
-                executor.execute(() -> cb.terminateFailed(refused, ctx));
-                return;
-            }
-            state = State.TERMINATED;
-            appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerTerminatedException(
-                    "managed ledger " + name + " was terminated"));
-            Runnable persist = () -> {
-                long last;
-                synchronized (this) {
-                    last = lceOffset;
-                }
-                updateRecord(r -> r.terminatedOffset = last).whenCompleteAsync((v, e) -> {
-                    if (e != null) {
-                        cb.terminateFailed(Errors.toMl(e), ctx);
-                    } else {
-                        cb.terminateComplete(lastConfirmed, ctx);
-                    }
-                }, executor);
-                synchronized (this) {
-                    notifyAllWaitingLocked();
-                }
-            };
-            if (!appends.hasInflightLocked()) {
-                executor.execute(persist);
-            } else {
-                appends.onDrainedLocked(persist);
-            }
-        }
-    }
-
-    private void notifyAllWaitingLocked() {
-        List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
-        waiting.clear();
-        for (LakestreamManagedCursor c : ws) {
-            executor.execute(c::notifyEntriesAvailable);
-        }
+        lifecycle.terminate(cb, ctx);
     }
 
     @Override
@@ -1039,39 +1006,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }, executor);
     }
 
-    private CompletableFuture<Void> closeFuture;
-
     CompletableFuture<Void> closeAsync() {
-        CompletableFuture<Void> drained = new CompletableFuture<>();
-        synchronized (this) {
-            if (closeFuture != null) {
-                return closeFuture;
-            }
-            if (state != State.DELETED) {
-                state = State.CLOSED;
-            }
-            appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
-                    "managed ledger " + name + " was closed"));
-            if (!appends.hasInflightLocked()) {
-                drained.complete(null);
-            } else {
-                appends.onDrainedLocked(() -> drained.complete(null));
-            }
-            notifyAllWaitingLocked();
-            closeFuture = drained.thenCompose(v -> {
-                List<CompletableFuture<?>> fs = new ArrayList<>();
-                for (LakestreamManagedCursor c : allCursors()) {
-                    fs.add(c.closeAsync().exceptionally(e -> null));
-                }
-                return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
-            }).thenCompose(v -> recordWriter.settled()).thenRun(() -> {
-                if (!readOnly) {
-                    stream.releaseFence();
-                }
-                factory.evict(name, this);
-            });
-            return closeFuture;
-        }
+        return lifecycle.close();
     }
 
     synchronized boolean isClosedOrDeleted() {
@@ -1107,10 +1043,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     CompletableFuture<Void> deleteAsync() {
-        synchronized (this) {
-            state = State.DELETED;
-        }
-        return closeAsync().thenCompose(v -> factory.deleteStorage(name, stream.id()));
+        return lifecycle.delete();
     }
 
     // ------------------------------------------------------------------ offload (unsupported)
