@@ -863,35 +863,21 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     // ------------------------------------------------------------------ ledger info
 
-    private LedgerInfo ledgerInfo(int i) {
-        VirtualLedgers.Ledger l = ledgers.ledgers().get(i);
-        LedgerInfo info = new LedgerInfo().setLedgerId(l.id()).setEntries(ledgers.entries(i)).setSize(ledgers.size(i));
-        if (l.timestamp() > 0) {
-            info.setTimestamp(l.timestamp());
-        }
-        return info;
-    }
-
     @Override
     public synchronized NavigableMap<Long, LedgerInfo> getLedgersInfo() {
-        TreeMap<Long, LedgerInfo> out = new TreeMap<>();
-        List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
-        for (int i = 0; i < ls.size(); i++) {
-            out.put(ls.get(i).id(), ledgerInfo(i));
-        }
-        return Collections.unmodifiableNavigableMap(out);
+        return LedgerInfos.all(ledgers);
     }
 
     @Override
     public synchronized CompletableFuture<LedgerInfo> getLedgerInfo(long ledgerId) {
         int i = ledgers.indexOf(ledgerId);
-        return CompletableFuture.completedFuture(i < 0 ? null : ledgerInfo(i));
+        return CompletableFuture.completedFuture(i < 0 ? null : LedgerInfos.info(ledgers, i));
     }
 
     @Override
     public synchronized Optional<LedgerInfo> getOptionalLedgerInfo(long ledgerId) {
         int i = ledgers.indexOf(ledgerId);
-        return i < 0 ? Optional.empty() : Optional.of(ledgerInfo(i));
+        return i < 0 ? Optional.empty() : Optional.of(LedgerInfos.info(ledgers, i));
     }
 
     synchronized List<VirtualLedgers.Ledger> ledgerList() {
@@ -1109,19 +1095,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
                 case CLOSED -> "Closed";
                 case DELETED -> "Deleted";
             };
-            s.ledgers = new ArrayList<>();
-            for (int i = 0; i < ls.size(); i++) {
-                ManagedLedgerInternalStats.LedgerInfo li = new ManagedLedgerInternalStats.LedgerInfo();
-                li.ledgerId = ls.get(i).id();
-                li.entries = ledgers.entries(i);
-                li.size = ledgers.size(i);
-                li.offloaded = false;
-                if (includeLedgerMetadata) {
-                    li.metadata = "lakestream{streamId=" + stream.id() + ", firstOffset=" + ls.get(i).firstOffset()
-                            + ", timestamp=" + ls.get(i).timestamp() + "}";
-                }
-                s.ledgers.add(li);
-            }
+            s.ledgers = LedgerInfos.forInternalStats(ledgers, stream.id(), includeLedgerMetadata);
             s.properties = new LinkedHashMap<>(recordWriter.recordLocked().properties);
         }
         s.cursors = new LinkedHashMap<>();
