@@ -210,7 +210,7 @@ final class AppendPipeline {
             });
         }
         if (advanced) {
-            ledger.notifyWaitingCursorsLocked();
+            ledger.cursors.notifyWaitingLocked();
         }
         if (inflight.isEmpty() && !onDrained.isEmpty()) {
             runOnDrainedLocked();

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -81,9 +80,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final RetentionTrimmer trimmer = new RetentionTrimmer(this);
     private final LedgerLifecycle lifecycle;
 
-    final Map<String, CompletableFuture<LakestreamManagedCursor>> cursors = new ConcurrentHashMap<>();
-    final Map<LakestreamManagedCursor, Boolean> nonDurable = new ConcurrentHashMap<>();
-    final Map<LakestreamManagedCursor, Boolean> waiting = new ConcurrentHashMap<>();
+    final LedgerCursors cursors = new LedgerCursors(this);
 
     LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
                             ManagedLedgerConfig config, ManagedLedgerRecord record, VirtualLedgers ledgers,
@@ -364,41 +361,13 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     // ------------------------------------------------------------------ cursors
 
-    void notifyWaitingCursorsLocked() {
-        if (waiting.isEmpty()) {
-            return;
-        }
-        List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
-        for (LakestreamManagedCursor c : ws) {
-            waiting.remove(c);
-            executor.execute(c::notifyEntriesAvailable);
-        }
-    }
-
-    void notifyAllWaitingLocked() {
-        List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
-        waiting.clear();
-        for (LakestreamManagedCursor c : ws) {
-            executor.execute(c::notifyEntriesAvailable);
-        }
-    }
-
     void addWaiting(LakestreamManagedCursor c) {
-        waiting.put(c, Boolean.TRUE);
-        // An add may have landed between the cursor's check and its registration.
-        synchronized (this) {
-            if (c.hasEntriesBeyondRead(lceOffset)) {
-                waiting.remove(c);
-                executor.execute(c::notifyEntriesAvailable);
-            }
-        }
+        cursors.addWaiting(c);
     }
 
     @Override
     public void removeWaitingCursor(ManagedCursor cursor) {
-        if (cursor instanceof LakestreamManagedCursor c) {
-            waiting.remove(c);
-        }
+        cursors.removeWaiting(cursor);
     }
 
     @Override
@@ -416,7 +385,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     public ManagedCursor openCursor(String name, InitialPosition initialPosition, Map<String, Long> properties,
                                     Map<String, String> cursorProperties)
             throws InterruptedException, ManagedLedgerException {
-        return Sync.await(openCursorAsync(name, initialPosition, properties, cursorProperties));
+        return Sync.await(cursors.open(name, initialPosition, properties, cursorProperties));
     }
 
     @Override
@@ -432,7 +401,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     @Override
     public void asyncOpenCursor(String name, InitialPosition initialPosition, Map<String, Long> properties,
                                 Map<String, String> cursorProperties, OpenCursorCallback cb, Object ctx) {
-        openCursorAsync(name, initialPosition, properties, cursorProperties).whenCompleteAsync((c, e) -> {
+        cursors.open(name, initialPosition, properties, cursorProperties).whenCompleteAsync((c, e) -> {
             if (e != null) {
                 cb.openCursorFailed(Errors.toMl(e), ctx);
             } else {
@@ -441,70 +410,9 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }, executor);
     }
 
-    CompletableFuture<LakestreamManagedCursor> openCursorAsync(String cursorName, InitialPosition initialPosition,
-                                                               Map<String, Long> properties,
-                                                               Map<String, String> cursorProperties) {
-        synchronized (this) {
-            if (state == State.CLOSED || state == State.DELETED) {
-                return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
-                        "managed ledger " + name + " is closed"));
-            }
-        }
-        if (readOnly) {
-            return CompletableFuture.failedFuture(Errors.unsupported("openCursor", "the managed ledger is read-only"));
-        }
-        CompletableFuture<LakestreamManagedCursor> existing = cursors.get(cursorName);
-        if (existing != null && !(existing.isDone() && !existing.isCompletedExceptionally()
-                && existing.join().isClosed())) {
-            return existing;
-        }
-        CompletableFuture<LakestreamManagedCursor> f = new CompletableFuture<>();
-        CompletableFuture<LakestreamManagedCursor> raced = existing == null
-                ? cursors.putIfAbsent(cursorName, f) : (cursors.replace(cursorName, existing, f) ? null : cursors.get(cursorName));
-        if (raced != null) {
-            return raced;
-        }
-        boolean reopen = existing != null;
-        long initial;
-        synchronized (this) {
-            initial = initialPosition == InitialPosition.Earliest ? startOffset : lceOffset + 1;
-        }
-        stream.openCursor(cursorName, initial).thenCompose(dc -> {
-            if (reopen) {
-                return CompletableFuture.completedFuture(dc);
-            }
-            CompletableFuture<Void> w = dc.markDelete(dc.ackedBefore(),
-                    properties == null || properties.isEmpty() ? null : properties);
-            if (cursorProperties != null && !cursorProperties.isEmpty()) {
-                Map<String, String> merged = new LinkedHashMap<>(dc.properties());
-                merged.putAll(cursorProperties);
-                w = dc.setProperties(merged);
-            }
-            return dc.flush().thenApply(v -> dc);
-        }).thenApply(dc -> new LakestreamManagedCursor(this, cursorName, dc, true))
-                .whenComplete((c, e) -> {
-                    if (e != null) {
-                        cursors.remove(cursorName, f);
-                        f.completeExceptionally(e);
-                    } else {
-                        f.complete(c);
-                    }
-                });
-        return f;
-    }
-
     /** Loads the cursors persisted for the stream (at open). */
     CompletableFuture<Void> recoverCursors() {
-        return stream.cursorNames().thenCompose(names -> {
-            List<CompletableFuture<?>> all = new ArrayList<>();
-            for (String n : names) {
-                CompletableFuture<LakestreamManagedCursor> f = stream.openCursor(n, 0)
-                        .thenApply(dc -> new LakestreamManagedCursor(this, n, dc, true));
-                cursors.put(n, f);
-                all.add(f);
-            }
-            return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
-        });
+        return cursors.recover();
     }
 
     @Override
@@ -522,35 +430,16 @@ public class LakestreamManagedLedger implements ManagedLedger {
     public ManagedCursor newNonDurableCursor(Position startPosition, String cursorName,
                                              InitialPosition initialPosition, boolean isReadCompacted)
             throws ManagedLedgerException {
-        long ackedBefore;
-        synchronized (this) {
-            if (state == State.CLOSED || state == State.DELETED) {
-                throw new ManagedLedgerException.ManagedLedgerAlreadyClosedException("managed ledger " + name
-                        + " is closed");
-            }
-            if (startPosition == null || startPosition.compareTo(lastConfirmed) > 0) {
-                ackedBefore = initialPosition == InitialPosition.Earliest ? startOffset : lceOffset + 1;
-            } else if (startPosition.getLedgerId() < 0 || startPosition.equals(PositionFactory.EARLIEST)) {
-                ackedBefore = startOffset;
-            } else {
-                ackedBefore = ledgers.offsetOf(startPosition) + 1;
-            }
-            ackedBefore = Math.max(startOffset, Math.min(ackedBefore, lceOffset + 1));
-        }
-        LakestreamManagedCursor c = new LakestreamManagedCursor(this, cursorName,
-                stream.nonDurableCursor(cursorName, ackedBefore), false);
-        nonDurable.put(c, Boolean.TRUE);
-        return c;
+        return cursors.newNonDurable(startPosition, cursorName, initialPosition);
     }
 
     void removeNonDurable(LakestreamManagedCursor c) {
-        nonDurable.remove(c);
-        waiting.remove(c);
+        cursors.removeNonDurable(c);
     }
 
     @Override
     public void asyncDeleteCursor(String cursorName, DeleteCursorCallback cb, Object ctx) {
-        deleteCursorAsync(cursorName).whenCompleteAsync((v, e) -> {
+        cursors.delete(cursorName).whenCompleteAsync((v, e) -> {
             if (e != null) {
                 cb.deleteCursorFailed(Errors.toMl(e), ctx);
             } else {
@@ -559,74 +448,24 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }, executor);
     }
 
-    CompletableFuture<Void> deleteCursorAsync(String cursorName) {
-        CompletableFuture<LakestreamManagedCursor> f = cursors.remove(cursorName);
-        if (f == null) {
-            for (LakestreamManagedCursor c : nonDurable.keySet()) {
-                if (c.getName().equals(cursorName)) {
-                    c.markClosed();
-                    removeNonDurable(c);
-                    return CompletableFuture.completedFuture(null);
-                }
-            }
-            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorNotFoundException(
-                    "cursor " + cursorName + " not found on " + name));
-        }
-        return f.handle((c, e) -> {
-            if (c != null) {
-                c.markClosed();
-                waiting.remove(c);
-            }
-            return null;
-        }).thenCompose(v -> stream.deleteCursor(cursorName)).thenApply(deleted -> null);
-    }
-
     @Override
     public void deleteCursor(String name) throws InterruptedException, ManagedLedgerException {
-        Sync.await(deleteCursorAsync(name));
-    }
-
-    List<LakestreamManagedCursor> durableCursors() {
-        List<LakestreamManagedCursor> out = new ArrayList<>();
-        for (CompletableFuture<LakestreamManagedCursor> f : cursors.values()) {
-            if (f.isDone() && !f.isCompletedExceptionally()) {
-                out.add(f.join());
-            }
-        }
-        return out;
-    }
-
-    List<LakestreamManagedCursor> allCursors() {
-        List<LakestreamManagedCursor> out = durableCursors();
-        out.addAll(nonDurable.keySet());
-        return out;
+        Sync.await(cursors.delete(name));
     }
 
     @Override
     public Iterable<ManagedCursor> getCursors() {
-        return new ArrayList<>(durableCursors());
+        return new ArrayList<>(cursors.durableCursors());
     }
 
     @Override
     public Iterable<ManagedCursor> getActiveCursors() {
-        List<ManagedCursor> out = new ArrayList<>();
-        for (LakestreamManagedCursor c : allCursors()) {
-            if (c.isActive()) {
-                out.add(c);
-            }
-        }
-        return out;
+        return cursors.activeCursors();
     }
 
     @Override
     public ManagedCursor getSlowestConsumer() {
-        LakestreamManagedCursor slowest = null;
-        for (LakestreamManagedCursor c : durableCursors()) {
-            if (slowest == null || c.ackedBefore() < slowest.ackedBefore()) {
-                slowest = c;
-            }
-        }
-        return slowest;
+        return cursors.slowestConsumer();
     }
 
     // ------------------------------------------------------------------ reads
@@ -766,23 +605,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public long getNumberOfActiveEntries() {
-        long slowest = slowestAckedBefore(false);
+        long slowest = cursors.slowestAckedBefore(false);
         synchronized (this) {
             return Math.max(0, lceOffset + 1 - Math.max(slowest, startOffset));
         }
-    }
-
-    long slowestAckedBefore(boolean includeNonDurable) {
-        long min = Long.MAX_VALUE;
-        for (LakestreamManagedCursor c : includeNonDurable ? allCursors() : durableCursors()) {
-            min = Math.min(min, c.ackedBefore());
-        }
-        if (min == Long.MAX_VALUE) {
-            synchronized (this) {
-                return lceOffset + 1;
-            }
-        }
-        return min;
     }
 
     @Override
@@ -805,7 +631,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public CompletableFuture<Long> getEarliestMessagePublishTimeInBacklog() {
-        long from = Math.max(slowestAckedBefore(false), startOffset());
+        long from = Math.max(cursors.slowestAckedBefore(false), startOffset());
         if (from > lceOffset()) {
             return CompletableFuture.completedFuture(-1L);
         }
@@ -1083,7 +909,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
             s.currentLedgerEntries = ls.isEmpty() ? 0 : ledgers.entries(ls.size() - 1);
             s.currentLedgerSize = ledgers.currentSize();
             s.lastLedgerCreatedTimestamp = Instant.ofEpochMilli(appends.currentLedgerCreatedAtLocked()).toString();
-            s.waitingCursorsCount = waiting.size();
+            s.waitingCursorsCount = cursors.waitingCount();
             s.pendingAddEntriesCount = appends.pendingAddsLocked();
             s.lastConfirmedEntry = lastConfirmed.toString();
             s.state = switch (state) {
@@ -1098,7 +924,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
             s.properties = new LinkedHashMap<>(recordWriter.recordLocked().properties);
         }
         s.cursors = new LinkedHashMap<>();
-        for (LakestreamManagedCursor c : allCursors()) {
+        for (LakestreamManagedCursor c : cursors.allCursors()) {
             s.cursors.put(c.getName(), c.getCursorStats());
         }
         return CompletableFuture.completedFuture(s);

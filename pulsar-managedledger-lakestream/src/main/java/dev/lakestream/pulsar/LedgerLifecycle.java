@@ -58,7 +58,7 @@ final class LedgerLifecycle {
                     }
                 }, ledger.executor);
                 synchronized (ledger) {
-                    ledger.notifyAllWaitingLocked();
+                    ledger.cursors.notifyAllWaitingLocked();
                 }
             };
             if (!appends.hasInflightLocked()) {
@@ -85,10 +85,10 @@ final class LedgerLifecycle {
             } else {
                 appends.onDrainedLocked(() -> drained.complete(null));
             }
-            ledger.notifyAllWaitingLocked();
+            ledger.cursors.notifyAllWaitingLocked();
             closeFuture = drained.thenCompose(v -> {
                 List<CompletableFuture<?>> fs = new ArrayList<>();
-                for (LakestreamManagedCursor c : ledger.allCursors()) {
+                for (LakestreamManagedCursor c : ledger.cursors.allCursors()) {
                     fs.add(c.closeAsync().exceptionally(e -> null));
                 }
                 return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));

@@ -57,7 +57,7 @@ final class RetentionTrimmer {
     }
 
     private CompletableFuture<Void> trimOnce() {
-        long slowest = ledger.slowestAckedBefore(true);
+        long slowest = ledger.cursors.slowestAckedBefore(true);
         long newStart;
         int remove = 0;
         synchronized (ledger) {
@@ -119,12 +119,12 @@ final class RetentionTrimmer {
 
     private long slowestAckedBeforeCheap() {
         long min = Long.MAX_VALUE;
-        for (CompletableFuture<LakestreamManagedCursor> f : ledger.cursors.values()) {
+        for (CompletableFuture<LakestreamManagedCursor> f : ledger.cursors.durable.values()) {
             if (f.isDone() && !f.isCompletedExceptionally()) {
                 min = Math.min(min, f.join().ackedBefore());
             }
         }
-        for (LakestreamManagedCursor c : ledger.nonDurable.keySet()) {
+        for (LakestreamManagedCursor c : ledger.cursors.nonDurable.keySet()) {
             min = Math.min(min, c.ackedBefore());
         }
         return min == Long.MAX_VALUE ? ledger.lceOffset + 1 : min;
