@@ -37,7 +37,6 @@ import org.apache.bookkeeper.mledger.ManagedLedgerMXBean;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionBound;
 import org.apache.bookkeeper.mledger.PositionFactory;
-import org.apache.bookkeeper.mledger.impl.EntryImpl;
 import org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor;
 import org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo.LedgerInfo;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
@@ -81,6 +80,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final LedgerLifecycle lifecycle;
 
     final LedgerCursors cursors = new LedgerCursors(this);
+    private final EntryReader reader = new EntryReader(this);
 
     LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
                             ManagedLedgerConfig config, ManagedLedgerRecord record, VirtualLedgers ledgers,
@@ -472,67 +472,21 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     /** Reads raw entries; Entry objects are made by the caller with {@link #toEntry}. */
     CompletableFuture<List<LogEntry>> readRaw(long from, int maxEntries, long maxBytes) {
-        return stream.read(from, maxEntries, maxBytes);
+        return reader.readRaw(from, maxEntries, maxBytes);
     }
 
     Entry toEntry(LogEntry e) {
-        Position p = positionOf(e.offset());
-        EntryImpl entry = EntryImpl.create(p.getLedgerId(), p.getEntryId(), e.payload());
-        e.payload().release();
-        return entry;
+        return reader.toEntry(e);
     }
 
     /** The entry at {@code offset}, or a failure naming it when it is not readable. */
     CompletableFuture<Entry> readOne(long offset) {
-        long lce;
-        long start;
-        synchronized (this) {
-            lce = lceOffset;
-            start = startOffset;
-        }
-        if (offset < start || offset > lce) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.NonRecoverableLedgerException(
-                    "Message not found: position " + positionOf(offset) + " of " + name + " is outside the readable"
-                            + " entries " + positionOf(start) + ".." + positionOf(lce)));
-        }
-        return readRaw(offset, 1, Long.MAX_VALUE).thenApply(list -> {
-            Entry found = null;
-            for (LogEntry e : list) {
-                if (e.offset() == offset && found == null) {
-                    found = toEntry(e);
-                } else {
-                    e.payload().release();
-                }
-            }
-            if (found == null) {
-                throw new java.util.concurrent.CompletionException(
-                        new ManagedLedgerException.NonRecoverableLedgerException("Message not found: position "
-                                + positionOf(offset) + " of " + name + " was trimmed"));
-            }
-            stats.recordRead(1, found.getLength());
-            return found;
-        });
+        return reader.readOne(offset);
     }
 
     @Override
     public void asyncReadEntry(Position position, ReadEntryCallback cb, Object ctx) {
-        long offset;
-        synchronized (this) {
-            if (ledgers.indexOf(position.getLedgerId()) < 0) {
-                executor.execute(() -> cb.readEntryFailed(new ManagedLedgerException.NonRecoverableLedgerException(
-                        "Message not found, the ledgerId " + position.getLedgerId()
-                                + " does not belong to this topic or has been deleted"), ctx));
-                return;
-            }
-            offset = ledgers.offsetOf(position);
-        }
-        readOne(offset).whenCompleteAsync((entry, e) -> {
-            if (e != null) {
-                cb.readEntryFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.readEntryComplete(entry, ctx);
-            }
-        }, executor);
+        reader.readEntry(position, cb, ctx);
     }
 
     LakestreamManagedLedgerMBean mbean() {
@@ -631,23 +585,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public CompletableFuture<Long> getEarliestMessagePublishTimeInBacklog() {
-        long from = Math.max(cursors.slowestAckedBefore(false), startOffset());
-        if (from > lceOffset()) {
-            return CompletableFuture.completedFuture(-1L);
-        }
-        return readOne(from).handle((entry, e) -> {
-            if (e != null) {
-                return -1L;
-            }
-            try {
-                return org.apache.pulsar.common.protocol.Commands.parseMessageMetadata(entry.getDataBuffer())
-                        .getPublishTime();
-            } catch (Throwable t) {
-                return -1L;
-            } finally {
-                entry.release();
-            }
-        });
+        return reader.earliestPublishTimeInBacklog();
     }
 
     @Override
@@ -657,33 +595,12 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public CompletableFuture<Position> asyncFindPosition(Predicate<Entry> predicate) {
-        long lo = startOffset();
-        long hi = lceOffset();
-        return Search.newestMatching(this, predicate, lo, hi).thenApply(found -> found < 0
-                ? positionOf(lo) : positionOf(found + 1));
+        return reader.findPosition(predicate);
     }
 
     @Override
     public CompletableFuture<Position> getLastDispatchablePosition(Predicate<Entry> predicate, Position startPosition) {
-        long from = Math.min(offsetOf(startPosition), lceOffset());
-        long floor = startOffset();
-        return scanBack(predicate, from, floor, 100_000);
-    }
-
-    private CompletableFuture<Position> scanBack(Predicate<Entry> predicate, long offset, long floor, int budget) {
-        if (offset < floor || budget <= 0) {
-            return CompletableFuture.completedFuture(positionOf(floor - 1));
-        }
-        return readOne(offset).thenCompose(entry -> {
-            boolean ok;
-            try {
-                ok = predicate.test(entry);
-            } finally {
-                entry.release();
-            }
-            return ok ? CompletableFuture.completedFuture(positionOf(offset))
-                    : scanBack(predicate, offset - 1, floor, budget - 1);
-        });
+        return reader.lastDispatchablePosition(predicate, startPosition);
     }
 
     // ------------------------------------------------------------------ ledger info
