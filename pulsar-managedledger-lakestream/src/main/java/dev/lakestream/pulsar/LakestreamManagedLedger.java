@@ -6,7 +6,6 @@ import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.log.LogEntry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -817,34 +816,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public CompletableFuture<ManagedLedgerInternalStats> getManagedLedgerInternalStats(boolean includeLedgerMetadata) {
-        ManagedLedgerInternalStats s = new ManagedLedgerInternalStats();
-        synchronized (this) {
-            s.entriesAddedCounter = appends.entriesAddedCounterLocked();
-            s.numberOfEntries = Math.max(0, lceOffset + 1 - startOffset);
-            s.totalSize = totalSizeLocked();
-            List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
-            s.currentLedgerEntries = ls.isEmpty() ? 0 : ledgers.entries(ls.size() - 1);
-            s.currentLedgerSize = ledgers.currentSize();
-            s.lastLedgerCreatedTimestamp = Instant.ofEpochMilli(appends.currentLedgerCreatedAtLocked()).toString();
-            s.waitingCursorsCount = cursors.waitingCount();
-            s.pendingAddEntriesCount = appends.pendingAddsLocked();
-            s.lastConfirmedEntry = lastConfirmed.toString();
-            s.state = switch (state) {
-                case OPEN -> appends.switchingLocked() ? "CreatingLedger" : "LedgerOpened";
-                case WRITE_FAILED -> "WriteFailed";
-                case FENCED -> "Fenced";
-                case TERMINATED -> "Terminated";
-                case CLOSED -> "Closed";
-                case DELETED -> "Deleted";
-            };
-            s.ledgers = LedgerInfos.forInternalStats(ledgers, stream.id(), includeLedgerMetadata);
-            s.properties = new LinkedHashMap<>(recordWriter.recordLocked().properties);
-        }
-        s.cursors = new LinkedHashMap<>();
-        for (LakestreamManagedCursor c : cursors.allCursors()) {
-            s.cursors.put(c.getName(), c.getCursorStats());
-        }
-        return CompletableFuture.completedFuture(s);
+        return CompletableFuture.completedFuture(
+                InternalStatsSnapshot.take(this, appends, recordWriter, includeLedgerMetadata));
     }
 
     synchronized ManagedLedgerRecord recordSnapshot() {
