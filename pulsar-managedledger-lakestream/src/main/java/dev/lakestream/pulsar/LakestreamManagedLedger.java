@@ -1,6 +1,5 @@
 package dev.lakestream.pulsar;
 
-import com.google.common.collect.BoundType;
 import com.google.common.collect.Range;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.log.LogEntry;
@@ -35,7 +34,6 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerMXBean;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionBound;
-import org.apache.bookkeeper.mledger.PositionFactory;
 import org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor;
 import org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo.LedgerInfo;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
@@ -80,6 +78,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     final LedgerCursors cursors = new LedgerCursors(this);
     private final EntryReader reader = new EntryReader(this);
+    private final LedgerPositions positions = new LedgerPositions(this);
 
     LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
                             ManagedLedgerConfig config, ManagedLedgerRecord record, VirtualLedgers ledgers,
@@ -133,10 +132,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return state == State.TERMINATED && offset > lceOffset;
     }
 
-    synchronized long averageEntrySize() {
-        long entries = lceOffset + 1 - startOffset;
-        long size = totalSizeLocked();
-        return entries <= 0 ? 1024 : Math.max(1, size / entries);
+    long averageEntrySize() {
+        return positions.averageEntrySize();
     }
 
     long totalSizeLocked() {
@@ -496,51 +493,22 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public Position getFirstPosition() {
-        synchronized (this) {
-            VirtualLedgers.Ledger first = ledgers.first();
-            return first == null ? null : PositionFactory.create(first.id(), -1);
-        }
+        return positions.first();
     }
 
     @Override
-    public synchronized Position getNextValidPosition(Position position) {
-        long off = ledgers.offsetOf(position) + 1;
-        off = Math.max(off, startOffset);
-        return ledgers.positionOf(Math.min(off, lceOffset + 1));
+    public Position getNextValidPosition(Position position) {
+        return positions.nextValid(position);
     }
 
     @Override
-    public synchronized Position getPreviousPosition(Position position) {
-        long off = ledgers.offsetOf(position) - 1;
-        if (off < startOffset) {
-            return getFirstPosition();
-        }
-        return ledgers.positionOf(off);
+    public Position getPreviousPosition(Position position) {
+        return positions.previous(position);
     }
 
     @Override
-    public synchronized Position getPositionAfterN(Position startPosition, long n, PositionBound startRange) {
-        long off = ledgers.offsetOf(startPosition);
-        if (startRange == PositionBound.startIncluded) {
-            off--;
-        }
-        off = Math.max(off, startOffset - 1);
-        long target = off + n;
-        if (target < off) {
-            target = Long.MAX_VALUE / 4;
-        }
-        return ledgers.positionOf(Math.min(target, lceOffset));
-    }
-
-    /** Offsets {@code [from, to]} of a range of positions, clamped to the readable entries; null when empty. */
-    synchronized long[] offsetsOf(Range<Position> range) {
-        long lo = range.hasLowerBound() ? ledgers.offsetOf(range.lowerEndpoint())
-                + (range.lowerBoundType() == BoundType.OPEN ? 1 : 0) : startOffset;
-        long hi = range.hasUpperBound() ? ledgers.offsetOf(range.upperEndpoint())
-                - (range.upperBoundType() == BoundType.OPEN ? 1 : 0) : lceOffset;
-        lo = Math.max(lo, startOffset);
-        hi = Math.min(hi, lceOffset);
-        return lo > hi ? null : new long[] {lo, hi};
+    public Position getPositionAfterN(Position startPosition, long n, PositionBound startRange) {
+        return positions.afterN(startPosition, n, startRange);
     }
 
     @Override
@@ -552,16 +520,12 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public long getNumberOfEntries(Range<Position> range) {
-        long[] r = offsetsOf(range);
-        return r == null ? 0 : r[1] - r[0] + 1;
+        return positions.numberOfEntries(range);
     }
 
     @Override
     public long getNumberOfActiveEntries() {
-        long slowest = cursors.slowestAckedBefore(false);
-        synchronized (this) {
-            return Math.max(0, lceOffset + 1 - Math.max(slowest, startOffset));
-        }
+        return positions.numberOfActiveEntries();
     }
 
     @Override
@@ -576,10 +540,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public long getEstimatedBacklogSize(Position position) {
-        long off = offsetOf(position);
-        synchronized (this) {
-            return Math.max(0, lceOffset - Math.max(off, startOffset - 1)) * averageEntrySize();
-        }
+        return positions.estimatedBacklogSize(position);
     }
 
     @Override
