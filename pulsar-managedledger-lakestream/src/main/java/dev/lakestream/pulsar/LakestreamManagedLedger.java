@@ -257,19 +257,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     @Override
     public Position addEntry(byte[] data, int numberOfMessages, int offset, int length)
             throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Position> f = new CompletableFuture<>();
-        asyncAddEntry(Unpooled.wrappedBuffer(data, offset, length), numberOfMessages, new AddEntryCallback() {
-            @Override
-            public void addComplete(Position position, ByteBuf entryData, Object ctx) {
-                f.complete(position);
-            }
-
-            @Override
-            public void addFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        return Sync.await(f);
+        return BlockingCalls.addEntry(this, Unpooled.wrappedBuffer(data, offset, length), numberOfMessages);
     }
 
     @Override
@@ -631,19 +619,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public Position terminate() throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Position> f = new CompletableFuture<>();
-        asyncTerminate(new TerminateCallback() {
-            @Override
-            public void terminateComplete(Position lastCommittedPosition, Object ctx) {
-                f.complete(lastCommittedPosition);
-            }
-
-            @Override
-            public void terminateFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        return Sync.await(f);
+        return BlockingCalls.terminate(this);
     }
 
     @Override
@@ -668,19 +644,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void close() throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        asyncClose(new CloseCallback() {
-            @Override
-            public void closeComplete(Object ctx) {
-                f.complete(null);
-            }
-
-            @Override
-            public void closeFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        Sync.await(f);
+        BlockingCalls.close(this);
     }
 
     @Override
@@ -704,19 +668,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void delete() throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        asyncDelete(new DeleteLedgerCallback() {
-            @Override
-            public void deleteLedgerComplete(Object ctx) {
-                f.complete(null);
-            }
-
-            @Override
-            public void deleteLedgerFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        Sync.await(f);
+        BlockingCalls.delete(this);
     }
 
     @Override
