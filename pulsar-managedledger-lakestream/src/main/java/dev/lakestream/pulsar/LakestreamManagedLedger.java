@@ -168,27 +168,27 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void setProperty(String key, String value) throws InterruptedException, ManagedLedgerException {
-        Sync.await(updateProperties(p -> p.put(key, value)));
+        Sync.await(recordWriter.updateProperties(p -> p.put(key, value)));
     }
 
     @Override
     public void asyncSetProperty(String key, String value, UpdatePropertiesCallback cb, Object ctx) {
-        propertiesCallback(updateProperties(p -> p.put(key, value)), cb, ctx);
+        propertiesCallback(recordWriter.updateProperties(p -> p.put(key, value)), cb, ctx);
     }
 
     @Override
     public void deleteProperty(String key) throws InterruptedException, ManagedLedgerException {
-        Sync.await(updateProperties(p -> p.remove(key)));
+        Sync.await(recordWriter.updateProperties(p -> p.remove(key)));
     }
 
     @Override
     public void asyncDeleteProperty(String key, UpdatePropertiesCallback cb, Object ctx) {
-        propertiesCallback(updateProperties(p -> p.remove(key)), cb, ctx);
+        propertiesCallback(recordWriter.updateProperties(p -> p.remove(key)), cb, ctx);
     }
 
     @Override
     public void setProperties(Map<String, String> properties) throws InterruptedException, ManagedLedgerException {
-        Sync.await(updateProperties(p -> {
+        Sync.await(recordWriter.updateProperties(p -> {
             p.clear();
             p.putAll(properties);
         }));
@@ -196,17 +196,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncSetProperties(Map<String, String> properties, UpdatePropertiesCallback cb, Object ctx) {
-        propertiesCallback(updateProperties(p -> {
+        propertiesCallback(recordWriter.updateProperties(p -> {
             p.clear();
             p.putAll(properties);
         }), cb, ctx);
-    }
-
-    private CompletableFuture<Map<String, String>> updateProperties(Consumer<Map<String, String>> change) {
-        if (readOnly) {
-            return CompletableFuture.failedFuture(Errors.unsupported("setProperties", "the managed ledger is read-only"));
-        }
-        return updateRecord(r -> change.accept(r.properties)).thenApply(v -> getProperties());
     }
 
     private void propertiesCallback(CompletableFuture<Map<String, String>> f, UpdatePropertiesCallback cb, Object ctx) {

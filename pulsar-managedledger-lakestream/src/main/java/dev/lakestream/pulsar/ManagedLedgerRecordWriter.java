@@ -1,6 +1,7 @@
 package dev.lakestream.pulsar;
 
 import dev.lakestream.core.metadata.UnexpectedVersionException;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
@@ -68,6 +69,14 @@ final class ManagedLedgerRecordWriter {
             });
         }
         return result;
+    }
+
+    /** Changes the ledger's properties, kept in the record; completes with the properties as stored. */
+    CompletableFuture<Map<String, String>> updateProperties(Consumer<Map<String, String>> change) {
+        if (ledger.isReadOnly()) {
+            return CompletableFuture.failedFuture(Errors.unsupported("setProperties", "the managed ledger is read-only"));
+        }
+        return update(r -> change.accept(r.properties)).thenApply(v -> ledger.getProperties());
     }
 
     /**
