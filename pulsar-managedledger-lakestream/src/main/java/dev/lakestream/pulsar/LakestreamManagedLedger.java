@@ -38,19 +38,22 @@ import org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor;
 import org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo.LedgerInfo;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A Pulsar managed ledger on one Lakestream stream: each entry is one record, positions map to offsets through
  * {@link VirtualLedgers}, the metadata lives in a {@link ManagedLedgerRecord}. See docs/managed-ledger.md.
  *
- * <p>State is guarded by {@code this}; callbacks run on the ledger's {@link SerialExecutor}, never under the lock
- * and never on a core or Netty thread.
+ * <p>This class owns the ledger's state and answers the {@code ManagedLedger} API; its parts do the work:
+ * {@link AppendPipeline} (adds, rollover), {@link ManagedLedgerRecordWriter} (metadata writes, properties),
+ * {@link LedgerCursors}, {@link EntryReader}, {@link LedgerPositions}, {@link RetentionTrimmer},
+ * {@link LedgerLifecycle} (terminate, close, delete), {@link InternalStatsSnapshot} and {@link BlockingCalls}.
+ *
+ * <p>State is guarded by {@code this}. The parts have no lock of their own: where they read or change the state (or
+ * their own fields marked "guarded by ledger") they hold this same monitor. Callbacks run on the ledger's
+ * {@link SerialExecutor}, never under the lock and never on a core or Netty thread.
  */
 public class LakestreamManagedLedger implements ManagedLedger {
 
-    private static final Logger LOG = LoggerFactory.getLogger(LakestreamManagedLedger.class);
     static final long MB = 1024L * 1024L;
 
     enum State { OPEN, WRITE_FAILED, FENCED, TERMINATED, CLOSED, DELETED }
@@ -63,22 +66,21 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final boolean readOnly;
     private final LakestreamManagedLedgerMBean stats;
 
-    // --- guarded by this
+    // --- guarded by this (read and written by the parts below under the same monitor)
     final VirtualLedgers ledgers;
     State state = State.OPEN;
     long lceOffset;
     long startOffset;
-    /** The metadata record and its writes; guarded by this ledger's monitor too. */
-    private final ManagedLedgerRecordWriter recordWriter;
     volatile Position lastConfirmed;
-    /** The write path; its own fields are guarded by this ledger's monitor too. */
-    private final AppendPipeline appends;
-    private final RetentionTrimmer trimmer = new RetentionTrimmer(this);
-    private final LedgerLifecycle lifecycle;
 
+    // --- the parts
+    private final ManagedLedgerRecordWriter recordWriter;
+    private final AppendPipeline appends;
+    private final LedgerLifecycle lifecycle;
     final LedgerCursors cursors = new LedgerCursors(this);
     private final EntryReader reader = new EntryReader(this);
     private final LedgerPositions positions = new LedgerPositions(this);
+    private final RetentionTrimmer trimmer = new RetentionTrimmer(this);
 
     LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
                             ManagedLedgerConfig config, ManagedLedgerRecord record, VirtualLedgers ledgers,
