@@ -1,12 +1,16 @@
 package dev.lakestream.pulsar;
 
 import io.netty.buffer.ByteBuf;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.AddEntryCallback;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor;
 
 /**
- * One add in a {@link LakestreamManagedLedger}'s {@link AppendPipeline}: the entry, its callback, and where it was
- * placed. Mutable fields are guarded by the ledger's monitor, as the pipeline's queues are.
+ * One add in a {@link LakestreamManagedLedger}'s {@link AppendPipeline}: the entry, its callback, where it was
+ * placed, and its completion. Mutable fields are guarded by the ledger's monitor, as the pipeline's queues are.
  */
 final class AddOp implements ManagedLedgerInterceptor.AddEntryOperation {
     ByteBuf data;
@@ -30,6 +34,30 @@ final class AddOp implements ManagedLedgerInterceptor.AddEntryOperation {
         if (p != null) {
             p.release();
         }
+    }
+
+    /** Runs the callback's {@code addComplete} on {@code executor}, then releases the buffers. */
+    void completeOn(Executor executor, Position position) {
+        executor.execute(() -> {
+            try {
+                cb.addComplete(position, data, ctx);
+            } finally {
+                releasePayload();
+                data.release();
+            }
+        });
+    }
+
+    /** Runs the callback's {@code addFailed} on {@code executor} with what {@code error} gives there, then releases. */
+    void failOn(Executor executor, Supplier<ManagedLedgerException> error) {
+        executor.execute(() -> {
+            try {
+                cb.addFailed(error.get(), ctx);
+            } finally {
+                releasePayload();
+                data.release();
+            }
+        });
     }
 
     AddOp(ByteBuf data, int numberOfMessages, AddEntryCallback cb, Object ctx) {

@@ -65,13 +65,7 @@ final class AppendPipeline {
         }
         if (refused != null) {
             ledger.mbean().recordAddEntryError();
-            ledger.executor.execute(() -> {
-                try {
-                    cb.addFailed(refused, ctx);
-                } finally {
-                    buffer.release();
-                }
-            });
+            op.failOn(ledger.executor, () -> refused);
         }
     }
 
@@ -199,15 +193,7 @@ final class AppendPipeline {
             lastAddEntryTime = System.currentTimeMillis();
             ledger.mbean().recordAdd(head.size);
             advanced = true;
-            AddOp op = head;
-            ledger.executor.execute(() -> {
-                try {
-                    op.cb.addComplete(pos, op.data, op.ctx);
-                } finally {
-                    op.releasePayload();
-                    op.data.release();
-                }
-            });
+            head.completeOn(ledger.executor, pos);
         }
         if (advanced) {
             ledger.cursors.notifyWaitingLocked();
@@ -253,14 +239,7 @@ final class AppendPipeline {
             ManagedLedgerException ex = op == first ? mle : (ledger.state == LakestreamManagedLedger.State.FENCED
                     ? new ManagedLedgerException.ManagedLedgerFencedException(mle.getMessage())
                     : new ManagedLedgerException("an earlier add to " + name + " failed: " + mle.getMessage()));
-            ledger.executor.execute(() -> {
-                try {
-                    op.cb.addFailed(ex, op.ctx);
-                } finally {
-                    op.releasePayload();
-                    op.data.release();
-                }
-            });
+            op.failOn(ledger.executor, () -> ex);
         }
         if (!onDrained.isEmpty()) {
             runOnDrainedLocked();
@@ -369,18 +348,12 @@ final class AppendPipeline {
 
     /**
      * Fails the adds not sent yet (the ledger is terminating or closing) with the exception {@code error} makes when
-     * their callback runs; adds already sent complete as the stream answers.
+     * their callback runs; adds already sent complete as the stream answers. Unsent adds hold no processed payload.
      */
     void failUnsentLocked(Supplier<ManagedLedgerException> error) {
         for (AddOp op : unsent) {
             op.finished = true;
-            ledger.executor.execute(() -> {
-                try {
-                    op.cb.addFailed(error.get(), op.ctx);
-                } finally {
-                    op.data.release();
-                }
-            });
+            op.failOn(ledger.executor, error);
         }
         unsent.clear();
     }
