@@ -11,8 +11,8 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 
 /**
- * The blocking forms of a managed ledger's callback calls: each makes the asynchronous call with a callback that
- * completes a future, then waits for it with {@link LakestreamManagedLedger.Sync#await}. Not for callback threads.
+ * The blocking forms of a managed ledger's callback calls: each makes the asynchronous call with a {@link Waiter} as
+ * its callback, then waits for it with {@link LakestreamManagedLedger.Sync#await}. Not for callback threads.
  */
 final class BlockingCalls {
 
@@ -20,66 +20,71 @@ final class BlockingCalls {
 
     static Position addEntry(ManagedLedger ml, ByteBuf data, int numberOfMessages)
             throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Position> f = new CompletableFuture<>();
-        ml.asyncAddEntry(data, numberOfMessages, new AddEntryCallback() {
-            @Override
-            public void addComplete(Position position, ByteBuf entryData, Object ctx) {
-                f.complete(position);
-            }
-
-            @Override
-            public void addFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        return LakestreamManagedLedger.Sync.await(f);
+        Waiter w = new Waiter();
+        ml.asyncAddEntry(data, numberOfMessages, w, null);
+        return LakestreamManagedLedger.Sync.await(w);
     }
 
     static Position terminate(ManagedLedger ml) throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Position> f = new CompletableFuture<>();
-        ml.asyncTerminate(new TerminateCallback() {
-            @Override
-            public void terminateComplete(Position lastCommittedPosition, Object ctx) {
-                f.complete(lastCommittedPosition);
-            }
-
-            @Override
-            public void terminateFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        return LakestreamManagedLedger.Sync.await(f);
+        Waiter w = new Waiter();
+        ml.asyncTerminate(w, null);
+        return LakestreamManagedLedger.Sync.await(w);
     }
 
     static void close(ManagedLedger ml) throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        ml.asyncClose(new CloseCallback() {
-            @Override
-            public void closeComplete(Object ctx) {
-                f.complete(null);
-            }
-
-            @Override
-            public void closeFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        LakestreamManagedLedger.Sync.await(f);
+        Waiter w = new Waiter();
+        ml.asyncClose(w, null);
+        LakestreamManagedLedger.Sync.await(w);
     }
 
     static void delete(ManagedLedger ml) throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        ml.asyncDelete(new DeleteLedgerCallback() {
-            @Override
-            public void deleteLedgerComplete(Object ctx) {
-                f.complete(null);
-            }
+        Waiter w = new Waiter();
+        ml.asyncDelete(w, null);
+        LakestreamManagedLedger.Sync.await(w);
+    }
 
-            @Override
-            public void deleteLedgerFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        LakestreamManagedLedger.Sync.await(f);
+    /** One callback for the four calls: completes with the position (add, terminate) or null, or the failure. */
+    private static final class Waiter extends CompletableFuture<Position>
+            implements AddEntryCallback, TerminateCallback, CloseCallback, DeleteLedgerCallback {
+
+        @Override
+        public void addComplete(Position position, ByteBuf entryData, Object ctx) {
+            complete(position);
+        }
+
+        @Override
+        public void addFailed(ManagedLedgerException exception, Object ctx) {
+            completeExceptionally(exception);
+        }
+
+        @Override
+        public void terminateComplete(Position lastCommittedPosition, Object ctx) {
+            complete(lastCommittedPosition);
+        }
+
+        @Override
+        public void terminateFailed(ManagedLedgerException exception, Object ctx) {
+            completeExceptionally(exception);
+        }
+
+        @Override
+        public void closeComplete(Object ctx) {
+            complete(null);
+        }
+
+        @Override
+        public void closeFailed(ManagedLedgerException exception, Object ctx) {
+            completeExceptionally(exception);
+        }
+
+        @Override
+        public void deleteLedgerComplete(Object ctx) {
+            complete(null);
+        }
+
+        @Override
+        public void deleteLedgerFailed(ManagedLedgerException exception, Object ctx) {
+            completeExceptionally(exception);
+        }
     }
 }
