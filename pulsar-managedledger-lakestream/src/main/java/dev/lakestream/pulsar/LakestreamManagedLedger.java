@@ -1,16 +1,10 @@
 package dev.lakestream.pulsar;
 
-import com.google.common.collect.BoundType;
 import com.google.common.collect.Range;
 import dev.lakestream.core.StreamLog;
-import dev.lakestream.core.log.AppendResult;
 import dev.lakestream.core.log.LogEntry;
-import dev.lakestream.core.log.StreamFencedException;
-import dev.lakestream.core.metadata.UnexpectedVersionException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -18,12 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.AsyncCallbacks;
@@ -43,25 +34,26 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerMXBean;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionBound;
-import org.apache.bookkeeper.mledger.PositionFactory;
-import org.apache.bookkeeper.mledger.impl.EntryImpl;
 import org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor;
 import org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo.LedgerInfo;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A Pulsar managed ledger on one Lakestream stream: each entry is one record, positions map to offsets through
  * {@link VirtualLedgers}, the metadata lives in a {@link ManagedLedgerRecord}. See docs/managed-ledger.md.
  *
- * <p>State is guarded by {@code this}; callbacks run on the ledger's {@link SerialExecutor}, never under the lock
- * and never on a core or Netty thread.
+ * <p>This class owns the ledger's state and answers the {@code ManagedLedger} API; its parts do the work:
+ * {@link AppendPipeline} (adds, rollover), {@link ManagedLedgerRecordWriter} (metadata writes, properties),
+ * {@link LedgerCursors}, {@link EntryReader}, {@link LedgerPositions}, {@link RetentionTrimmer},
+ * {@link LedgerLifecycle} (terminate, close, delete), {@link InternalStatsSnapshot} and {@link BlockingCalls}.
+ *
+ * <p>State is guarded by {@code this}. The parts have no lock of their own: where they read or change the state (or
+ * their own fields marked "guarded by ledger") they hold this same monitor. Callbacks run on the ledger's
+ * {@link SerialExecutor}, never under the lock and never on a core or Netty thread.
  */
 public class LakestreamManagedLedger implements ManagedLedger {
 
-    private static final Logger LOG = LoggerFactory.getLogger(LakestreamManagedLedger.class);
     static final long MB = 1024L * 1024L;
 
     enum State { OPEN, WRITE_FAILED, FENCED, TERMINATED, CLOSED, DELETED }
@@ -74,29 +66,21 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final boolean readOnly;
     private final LakestreamManagedLedgerMBean stats;
 
-    // --- guarded by this
-    private final VirtualLedgers ledgers;
-    private ManagedLedgerRecord record;
-    private State state = State.OPEN;
-    private long nextOffset;
-    private long lceOffset;
-    private long startOffset;
-    private boolean switching;
-    private boolean needNewLedger;
-    private long currentLedgerCreatedAt;
-    private long assignedEntries;
-    private long assignedBytes;
-    private final ArrayDeque<AddOp> inflight = new ArrayDeque<>();
-    private final ArrayDeque<AddOp> unsent = new ArrayDeque<>();
-    private final List<Runnable> onDrained = new ArrayList<>();
-    private CompletableFuture<Void> metadataChain = CompletableFuture.completedFuture(null);
-    private long entriesAddedCounter;
-    private volatile long lastAddEntryTime;
-    private volatile Position lastConfirmed;
+    // --- guarded by this (read and written by the parts below under the same monitor)
+    final VirtualLedgers ledgers;
+    State state = State.OPEN;
+    long lceOffset;
+    long startOffset;
+    volatile Position lastConfirmed;
 
-    final Map<String, CompletableFuture<LakestreamManagedCursor>> cursors = new ConcurrentHashMap<>();
-    final Map<LakestreamManagedCursor, Boolean> nonDurable = new ConcurrentHashMap<>();
-    final Map<LakestreamManagedCursor, Boolean> waiting = new ConcurrentHashMap<>();
+    // --- the parts
+    private final ManagedLedgerRecordWriter recordWriter;
+    private final AppendPipeline appends;
+    private final LedgerLifecycle lifecycle;
+    final LedgerCursors cursors = new LedgerCursors(this);
+    private final EntryReader reader = new EntryReader(this);
+    private final LedgerPositions positions = new LedgerPositions(this);
+    private final RetentionTrimmer trimmer = new RetentionTrimmer(this);
 
     LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
                             ManagedLedgerConfig config, ManagedLedgerRecord record, VirtualLedgers ledgers,
@@ -105,15 +89,15 @@ public class LakestreamManagedLedger implements ManagedLedger {
         this.name = name;
         this.stream = stream;
         this.config = config;
-        this.record = record;
+        this.recordWriter = new ManagedLedgerRecordWriter(this, record);
         this.ledgers = ledgers;
         this.readOnly = readOnly;
         this.executor = new SerialExecutor(factory.pool());
         this.stats = new LakestreamManagedLedgerMBean(this);
-        this.nextOffset = ledgers.end();
+        this.appends = new AppendPipeline(this, ledgers.end(), now());
+        this.lifecycle = new LedgerLifecycle(this, appends, recordWriter);
         this.lceOffset = ledgers.end() - 1;
         this.startOffset = startOffset;
-        this.currentLedgerCreatedAt = now();
         this.lastConfirmed = ledgers.positionOf(lceOffset);
         if (record.terminatedOffset != null) {
             state = State.TERMINATED;
@@ -138,6 +122,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return lceOffset;
     }
 
+    boolean isReadOnly() {
+        return readOnly;
+    }
+
     synchronized long startOffset() {
         return startOffset;
     }
@@ -146,13 +134,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return state == State.TERMINATED && offset > lceOffset;
     }
 
-    synchronized long averageEntrySize() {
-        long entries = lceOffset + 1 - startOffset;
-        long size = totalSizeLocked();
-        return entries <= 0 ? 1024 : Math.max(1, size / entries);
+    long averageEntrySize() {
+        return positions.averageEntrySize();
     }
 
-    private long totalSizeLocked() {
+    long totalSizeLocked() {
         long total = 0;
         for (int i = 0; i < ledgers.ledgers().size(); i++) {
             total += ledgers.size(i);
@@ -179,32 +165,32 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public synchronized Map<String, String> getProperties() {
-        return Collections.unmodifiableMap(new LinkedHashMap<>(record.properties));
+        return Collections.unmodifiableMap(new LinkedHashMap<>(recordWriter.recordLocked().properties));
     }
 
     @Override
     public void setProperty(String key, String value) throws InterruptedException, ManagedLedgerException {
-        Sync.await(updateProperties(p -> p.put(key, value)));
+        Sync.await(recordWriter.updateProperties(p -> p.put(key, value)));
     }
 
     @Override
     public void asyncSetProperty(String key, String value, UpdatePropertiesCallback cb, Object ctx) {
-        propertiesCallback(updateProperties(p -> p.put(key, value)), cb, ctx);
+        propertiesCallback(recordWriter.updateProperties(p -> p.put(key, value)), cb, ctx);
     }
 
     @Override
     public void deleteProperty(String key) throws InterruptedException, ManagedLedgerException {
-        Sync.await(updateProperties(p -> p.remove(key)));
+        Sync.await(recordWriter.updateProperties(p -> p.remove(key)));
     }
 
     @Override
     public void asyncDeleteProperty(String key, UpdatePropertiesCallback cb, Object ctx) {
-        propertiesCallback(updateProperties(p -> p.remove(key)), cb, ctx);
+        propertiesCallback(recordWriter.updateProperties(p -> p.remove(key)), cb, ctx);
     }
 
     @Override
     public void setProperties(Map<String, String> properties) throws InterruptedException, ManagedLedgerException {
-        Sync.await(updateProperties(p -> {
+        Sync.await(recordWriter.updateProperties(p -> {
             p.clear();
             p.putAll(properties);
         }));
@@ -212,17 +198,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncSetProperties(Map<String, String> properties, UpdatePropertiesCallback cb, Object ctx) {
-        propertiesCallback(updateProperties(p -> {
+        propertiesCallback(recordWriter.updateProperties(p -> {
             p.clear();
             p.putAll(properties);
         }), cb, ctx);
-    }
-
-    private CompletableFuture<Map<String, String>> updateProperties(Consumer<Map<String, String>> change) {
-        if (readOnly) {
-            return CompletableFuture.failedFuture(Errors.unsupported("setProperties", "the managed ledger is read-only"));
-        }
-        return updateRecord(r -> change.accept(r.properties)).thenApply(v -> getProperties());
     }
 
     private void propertiesCallback(CompletableFuture<Map<String, String>> f, UpdatePropertiesCallback cb, Object ctx) {
@@ -237,39 +216,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     /** Applies {@code change} to a copy of the record and writes it by compare-and-set; writes are serialised. */
     CompletableFuture<Void> updateRecord(Consumer<ManagedLedgerRecord> change) {
-        CompletableFuture<Void> result = new CompletableFuture<>();
-        synchronized (this) {
-            metadataChain = metadataChain.handle((v, e) -> null).thenCompose(v -> {
-                ManagedLedgerRecord copy;
-                synchronized (this) {
-                    copy = record.copy();
-                    change.accept(copy);
-                }
-                return copy.save(factory.lakestream().metadataStore(), factory.root()).thenRun(() -> {
-                    synchronized (this) {
-                        record = copy;
-                    }
-                });
-            }).whenComplete((v, e) -> {
-                if (e != null) {
-                    Throwable c = Errors.unwrap(e);
-                    if (c instanceof UnexpectedVersionException) {
-                        synchronized (this) {
-                            if (state == State.OPEN || state == State.WRITE_FAILED) {
-                                state = State.FENCED;
-                            }
-                        }
-                        result.completeExceptionally(new ManagedLedgerException.ManagedLedgerFencedException(
-                                "managed ledger " + name + " metadata was changed by another owner: " + c.getMessage()));
-                    } else {
-                        result.completeExceptionally(c);
-                    }
-                } else {
-                    result.complete(null);
-                }
-            });
-        }
-        return result;
+        return recordWriter.update(change);
     }
 
     /**
@@ -286,53 +233,6 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     // ------------------------------------------------------------------ append
-
-    private final class AddOp implements ManagedLedgerInterceptor.AddEntryOperation {
-        ByteBuf data;
-        final int numberOfMessages;
-        final AddEntryCallback cb;
-        final Object ctx;
-        long offset = -1;
-        long ledgerId;
-        long entryId;
-        int size;
-        boolean done;
-        boolean finished;
-        boolean holdUntilRolled;
-        Throwable error;
-        /** The interceptor's processed payload (what was stored instead of {@link #data}), released when done. */
-        ManagedLedgerInterceptor.PayloadProcessorHandle payload;
-
-        void releasePayload() {
-            ManagedLedgerInterceptor.PayloadProcessorHandle p = payload;
-            payload = null;
-            if (p != null) {
-                p.release();
-            }
-        }
-
-        AddOp(ByteBuf data, int numberOfMessages, AddEntryCallback cb, Object ctx) {
-            this.data = data;
-            this.numberOfMessages = numberOfMessages;
-            this.cb = cb;
-            this.ctx = ctx;
-        }
-
-        @Override
-        public ByteBuf getData() {
-            return data;
-        }
-
-        @Override
-        public void setData(ByteBuf data) {
-            this.data = data;
-        }
-
-        @Override
-        public Object getCtx() {
-            return ctx;
-        }
-    }
 
     @Override
     public Position addEntry(byte[] data) throws InterruptedException, ManagedLedgerException {
@@ -352,19 +252,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     @Override
     public Position addEntry(byte[] data, int numberOfMessages, int offset, int length)
             throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Position> f = new CompletableFuture<>();
-        asyncAddEntry(Unpooled.wrappedBuffer(data, offset, length), numberOfMessages, new AddEntryCallback() {
-            @Override
-            public void addComplete(Position position, ByteBuf entryData, Object ctx) {
-                f.complete(position);
-            }
-
-            @Override
-            public void addFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        return Sync.await(f);
+        return BlockingCalls.addEntry(this, Unpooled.wrappedBuffer(data, offset, length), numberOfMessages);
     }
 
     @Override
@@ -390,29 +278,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncAddEntry(ByteBuf buffer, int numberOfMessages, AddEntryCallback cb, Object ctx) {
-        buffer.retain();
-        AddOp op = new AddOp(buffer, numberOfMessages, cb, ctx);
-        ManagedLedgerException refused;
-        synchronized (this) {
-            refused = writeRefusalLocked();
-            if (refused == null) {
-                unsent.add(op);
-                sendQueuedLocked();
-            }
-        }
-        if (refused != null) {
-            stats.recordAddEntryError();
-            executor.execute(() -> {
-                try {
-                    cb.addFailed(refused, ctx);
-                } finally {
-                    buffer.release();
-                }
-            });
-        }
+        appends.add(buffer, numberOfMessages, cb, ctx);
     }
 
-    private ManagedLedgerException writeRefusalLocked() {
+    /** Why adds (and terminate) are refused in the current state; null when they are accepted. */
+    ManagedLedgerException writeRefusalLocked() {
         if (readOnly) {
             return Errors.unsupported("asyncAddEntry", "the managed ledger " + name + " is read-only");
         }
@@ -429,266 +299,19 @@ public class LakestreamManagedLedger implements ManagedLedger {
         };
     }
 
-    private boolean currentLedgerFullLocked() {
-        if (needNewLedger || ledgers.current() == null) {
-            return true;
-        }
-        long t = now();
-        boolean space = assignedEntries >= config.getMaxEntriesPerLedger()
-                || assignedBytes >= (long) config.getMaxSizePerLedgerMb() * MB;
-        boolean time = assignedEntries > 0 && t - currentLedgerCreatedAt >= config.getMaximumRolloverTimeMs();
-        if (!space && !time) {
-            return false;
-        }
-        return config.getMinimumRolloverTimeMs() <= 0 || t - currentLedgerCreatedAt >= config.getMinimumRolloverTimeMs();
-    }
-
-    private void sendQueuedLocked() {
-        while (!unsent.isEmpty() && state == State.OPEN && !switching) {
-            if (currentLedgerFullLocked()) {
-                startRolloverLocked(null);
-                return;
-            }
-            AddOp op = unsent.poll();
-            sendLocked(op);
-            if (currentLedgerFullLocked() && !needNewLedger) {
-                // Roll now, as BookKeeper-backed ledgers do when a ledger fills, and hold this entry's completion
-                // until the next ledger is durable so callers see the new ledger when they are told.
-                op.holdUntilRolled = true;
-                startRolloverLocked(null);
-                return;
-            }
-        }
-    }
-
-    /** Fails an add whose interceptor threw before it was sent; it completes in add order like any other. */
-    private void failBeforeSend(AddOp op, String step, Throwable t) {
-        LOG.warn("[{}] interceptor {} failed", name, step, t);
-        op.done = true;
-        op.error = new ManagedLedgerException.ManagedLedgerInterceptException(t);
-        op.offset = -1;
-        inflight.add(op);
-        drainLocked();
-    }
-
-    private void sendLocked(AddOp op) {
-        ManagedLedgerInterceptor interceptor = config.getManagedLedgerInterceptor();
-        if (interceptor != null) {
-            try {
-                interceptor.beforeAddEntry(op, op.numberOfMessages);
-            } catch (Throwable t) {
-                failBeforeSend(op, "beforeAddEntry", t);
-                return;
-            }
-        }
-        ByteBuf stored = op.data;
-        if (interceptor != null) {
-            // Payload processors (brokerEntryPayloadProcessors) transform what is stored; the callback still gets
-            // the entry as added, as with Pulsar's own managed ledger.
-            try {
-                op.payload = interceptor.processPayloadBeforeLedgerWrite(op.ctx, op.data);
-            } catch (Throwable t) {
-                // Never store the unprocessed payload in its place (a processor may encrypt or compress).
-                failBeforeSend(op, "processPayloadBeforeLedgerWrite", t);
-                return;
-            }
-            if (op.payload != null && op.payload.getProcessedPayload() != null) {
-                stored = op.payload.getProcessedPayload();
-            }
-        }
-        VirtualLedgers.Ledger cur = ledgers.current();
-        op.offset = nextOffset++;
-        op.ledgerId = cur.id();
-        op.entryId = op.offset - cur.firstOffset();
-        op.size = stored.readableBytes();
-        assignedEntries++;
-        assignedBytes += op.size;
-        inflight.add(op);
-        CompletableFuture<AppendResult> f;
-        try {
-            f = stream.append(1, stored);
-        } catch (Throwable t) {
-            f = CompletableFuture.failedFuture(t);
-        }
-        f.whenComplete((r, e) -> onAppended(op, r, e));
-    }
-
-    private void onAppended(AddOp op, AppendResult r, Throwable e) {
-        synchronized (this) {
-            if (op.finished) {
-                return;
-            }
-            op.done = true;
-            if (e != null) {
-                op.error = e;
-            } else if (r.offset() != op.offset) {
-                op.error = new StreamFencedException("stream " + stream.id() + " of managed ledger " + name
-                        + " got entry at offset " + r.offset() + ", expected " + op.offset
-                        + ": another writer appended to it");
-            }
-            drainLocked();
-        }
-    }
-
-    /** Completes finished adds in order; called under the lock. */
-    private void drainLocked() {
-        boolean advanced = false;
-        while (!inflight.isEmpty()) {
-            AddOp head = inflight.peek();
-            if (!head.done || (head.holdUntilRolled && switching && head.error == null)) {
-                break;
-            }
-            inflight.poll();
-            if (head.error != null) {
-                failAllLocked(head, head.error);
-                break;
-            }
-            head.finished = true;
-            lceOffset = head.offset;
-            ledgers.confirm(head.offset, head.size);
-            Position pos = PositionFactory.create(head.ledgerId, head.entryId);
-            lastConfirmed = pos;
-            entriesAddedCounter++;
-            lastAddEntryTime = System.currentTimeMillis();
-            stats.recordAdd(head.size);
-            advanced = true;
-            AddOp op = head;
-            executor.execute(() -> {
-                try {
-                    op.cb.addComplete(pos, op.data, op.ctx);
-                } finally {
-                    op.releasePayload();
-                    op.data.release();
-                }
-            });
-        }
-        if (advanced) {
-            notifyWaitingCursorsLocked();
-        }
-        if (inflight.isEmpty() && !onDrained.isEmpty()) {
-            List<Runnable> rs = new ArrayList<>(onDrained);
-            onDrained.clear();
-            rs.forEach(executor::execute);
-        }
-    }
-
-    private void failAllLocked(AddOp first, Throwable cause) {
-        Throwable c = Errors.unwrap(cause);
-        ManagedLedgerException mle = Errors.toMl(c);
-        if (mle instanceof ManagedLedgerException.ManagedLedgerFencedException) {
-            state = State.FENCED;
-        } else if (state == State.OPEN && !(mle instanceof ManagedLedgerException.ManagedLedgerInterceptException)) {
-            state = State.WRITE_FAILED;
-        }
-        List<AddOp> failed = new ArrayList<>();
-        failed.add(first);
-        failed.addAll(inflight);
-        failed.addAll(unsent);
-        inflight.clear();
-        unsent.clear();
-        ManagedLedgerInterceptor interceptor = config.getManagedLedgerInterceptor();
-        for (AddOp op : failed) {
-            op.finished = true;
-            stats.recordAddEntryError();
-            if (interceptor != null && op.offset >= 0) {
-                try {
-                    interceptor.afterFailedAddEntry(op.numberOfMessages);
-                } catch (Throwable t) {
-                    LOG.warn("[{}] interceptor afterFailedAddEntry failed", name, t);
-                }
-            }
-            ManagedLedgerException ex = op == first ? mle : (state == State.FENCED
-                    ? new ManagedLedgerException.ManagedLedgerFencedException(mle.getMessage())
-                    : new ManagedLedgerException("an earlier add to " + name + " failed: " + mle.getMessage()));
-            executor.execute(() -> {
-                try {
-                    op.cb.addFailed(ex, op.ctx);
-                } finally {
-                    op.releasePayload();
-                    op.data.release();
-                }
-            });
-        }
-        if (!onDrained.isEmpty()) {
-            List<Runnable> rs = new ArrayList<>(onDrained);
-            onDrained.clear();
-            rs.forEach(executor::execute);
-        }
-        LOG.warn("[{}] add failed; state {}: {}", name, state, mle.getMessage());
-    }
-
-    /** Draws a new ledger id, rolls, persists; sends what queued meanwhile. Called under the lock. */
-    private void startRolloverLocked(CompletableFuture<Void> done) {
-        switching = true;
-        boolean resync = needNewLedger;
-        CompletableFuture<Long> endF = resync ? stream.endOffset() : CompletableFuture.completedFuture(-1L);
-        endF.thenCompose(end -> ManagedLedgerRecord.newLedgerId(factory.lakestream().metadataStore(), factory.root())
-                        .thenCompose(id -> {
-                            synchronized (this) {
-                                if (end >= 0 && end > nextOffset) {
-                                    // Failed adds that landed all the same: they belong to the previous ledger.
-                                    nextOffset = end;
-                                    lceOffset = end - 1;
-                                    ledgers.confirm(end - 1, 0);
-                                    lastConfirmed = ledgers.positionOf(lceOffset);
-                                }
-                                ledgers.roll(id, nextOffset, now());
-                            }
-                            return updateRecord(r -> r.assignLedgers(ledgers));
-                        }))
-                .whenComplete((v, e) -> {
-                    synchronized (this) {
-                        switching = false;
-                        if (e != null) {
-                            LOG.warn("[{}] ledger rollover failed", name, e);
-                            if (!inflight.isEmpty() || !unsent.isEmpty()) {
-                                AddOp first = !inflight.isEmpty() ? inflight.poll() : unsent.poll();
-                                first.done = true;
-                                failAllLocked(first, e);
-                            } else if (state == State.OPEN) {
-                                state = Errors.toMl(e) instanceof ManagedLedgerException.ManagedLedgerFencedException
-                                        ? State.FENCED : State.WRITE_FAILED;
-                            }
-                        } else {
-                            needNewLedger = false;
-                            currentLedgerCreatedAt = now();
-                            assignedEntries = 0;
-                            assignedBytes = 0;
-                            drainLocked();
-                            sendQueuedLocked();
-                        }
-                    }
-                    if (done != null) {
-                        if (e != null) {
-                            done.completeExceptionally(e);
-                        } else {
-                            done.complete(null);
-                        }
-                    }
-                });
-    }
-
     /** Creates the first ledger of this session (at open): the ledger every position written now lives in. */
     CompletableFuture<Void> initializeForWriting() {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        synchronized (this) {
-            if (state != State.OPEN) {
-                return CompletableFuture.completedFuture(null);
-            }
-            needNewLedger = true;
-            startRolloverLocked(done);
-        }
-        return done;
+        return appends.initializeForWriting();
     }
 
     @Override
     public synchronized int getPendingAddEntriesCount() {
-        return inflight.size() + unsent.size();
+        return appends.pendingAddsLocked();
     }
 
     @Override
     public long getLastAddEntryTime() {
-        return lastAddEntryTime;
+        return appends.lastAddEntryTime();
     }
 
     @Override
@@ -698,35 +321,17 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void readyToCreateNewLedger() {
-        synchronized (this) {
-            if (state == State.WRITE_FAILED) {
-                state = State.OPEN;
-                needNewLedger = true;
-                sendQueuedLocked();
-            }
-        }
+        appends.readyToCreateNewLedger();
     }
 
     @Override
     public void rollCurrentLedgerIfFull() {
-        synchronized (this) {
-            if (state == State.OPEN && !switching && assignedEntries > 0 && currentLedgerFullLocked()) {
-                startRolloverLocked(null);
-            }
-        }
+        appends.rollCurrentLedgerIfFull();
     }
 
     @Override
     public boolean checkInactiveLedgerAndRollOver() {
-        synchronized (this) {
-            long inactive = config.getInactiveLedgerRollOverTimeMs();
-            if (inactive > 0 && state == State.OPEN && !switching && assignedEntries > 0 && inflight.isEmpty()
-                    && now() - lastAddEntryTime > inactive) {
-                startRolloverLocked(null);
-                return true;
-            }
-            return false;
-        }
+        return appends.checkInactiveLedgerAndRollOver();
     }
 
     @Override
@@ -735,33 +340,13 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     // ------------------------------------------------------------------ cursors
 
-    private void notifyWaitingCursorsLocked() {
-        if (waiting.isEmpty()) {
-            return;
-        }
-        List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
-        for (LakestreamManagedCursor c : ws) {
-            waiting.remove(c);
-            executor.execute(c::notifyEntriesAvailable);
-        }
-    }
-
     void addWaiting(LakestreamManagedCursor c) {
-        waiting.put(c, Boolean.TRUE);
-        // An add may have landed between the cursor's check and its registration.
-        synchronized (this) {
-            if (c.hasEntriesBeyondRead(lceOffset)) {
-                waiting.remove(c);
-                executor.execute(c::notifyEntriesAvailable);
-            }
-        }
+        cursors.addWaiting(c);
     }
 
     @Override
     public void removeWaitingCursor(ManagedCursor cursor) {
-        if (cursor instanceof LakestreamManagedCursor c) {
-            waiting.remove(c);
-        }
+        cursors.removeWaiting(cursor);
     }
 
     @Override
@@ -779,7 +364,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     public ManagedCursor openCursor(String name, InitialPosition initialPosition, Map<String, Long> properties,
                                     Map<String, String> cursorProperties)
             throws InterruptedException, ManagedLedgerException {
-        return Sync.await(openCursorAsync(name, initialPosition, properties, cursorProperties));
+        return Sync.await(cursors.open(name, initialPosition, properties, cursorProperties));
     }
 
     @Override
@@ -795,7 +380,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     @Override
     public void asyncOpenCursor(String name, InitialPosition initialPosition, Map<String, Long> properties,
                                 Map<String, String> cursorProperties, OpenCursorCallback cb, Object ctx) {
-        openCursorAsync(name, initialPosition, properties, cursorProperties).whenCompleteAsync((c, e) -> {
+        cursors.open(name, initialPosition, properties, cursorProperties).whenCompleteAsync((c, e) -> {
             if (e != null) {
                 cb.openCursorFailed(Errors.toMl(e), ctx);
             } else {
@@ -804,70 +389,9 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }, executor);
     }
 
-    CompletableFuture<LakestreamManagedCursor> openCursorAsync(String cursorName, InitialPosition initialPosition,
-                                                               Map<String, Long> properties,
-                                                               Map<String, String> cursorProperties) {
-        synchronized (this) {
-            if (state == State.CLOSED || state == State.DELETED) {
-                return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
-                        "managed ledger " + name + " is closed"));
-            }
-        }
-        if (readOnly) {
-            return CompletableFuture.failedFuture(Errors.unsupported("openCursor", "the managed ledger is read-only"));
-        }
-        CompletableFuture<LakestreamManagedCursor> existing = cursors.get(cursorName);
-        if (existing != null && !(existing.isDone() && !existing.isCompletedExceptionally()
-                && existing.join().isClosed())) {
-            return existing;
-        }
-        CompletableFuture<LakestreamManagedCursor> f = new CompletableFuture<>();
-        CompletableFuture<LakestreamManagedCursor> raced = existing == null
-                ? cursors.putIfAbsent(cursorName, f) : (cursors.replace(cursorName, existing, f) ? null : cursors.get(cursorName));
-        if (raced != null) {
-            return raced;
-        }
-        boolean reopen = existing != null;
-        long initial;
-        synchronized (this) {
-            initial = initialPosition == InitialPosition.Earliest ? startOffset : lceOffset + 1;
-        }
-        stream.openCursor(cursorName, initial).thenCompose(dc -> {
-            if (reopen) {
-                return CompletableFuture.completedFuture(dc);
-            }
-            CompletableFuture<Void> w = dc.markDelete(dc.ackedBefore(),
-                    properties == null || properties.isEmpty() ? null : properties);
-            if (cursorProperties != null && !cursorProperties.isEmpty()) {
-                Map<String, String> merged = new LinkedHashMap<>(dc.properties());
-                merged.putAll(cursorProperties);
-                w = dc.setProperties(merged);
-            }
-            return dc.flush().thenApply(v -> dc);
-        }).thenApply(dc -> new LakestreamManagedCursor(this, cursorName, dc, true))
-                .whenComplete((c, e) -> {
-                    if (e != null) {
-                        cursors.remove(cursorName, f);
-                        f.completeExceptionally(e);
-                    } else {
-                        f.complete(c);
-                    }
-                });
-        return f;
-    }
-
     /** Loads the cursors persisted for the stream (at open). */
     CompletableFuture<Void> recoverCursors() {
-        return stream.cursorNames().thenCompose(names -> {
-            List<CompletableFuture<?>> all = new ArrayList<>();
-            for (String n : names) {
-                CompletableFuture<LakestreamManagedCursor> f = stream.openCursor(n, 0)
-                        .thenApply(dc -> new LakestreamManagedCursor(this, n, dc, true));
-                cursors.put(n, f);
-                all.add(f);
-            }
-            return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
-        });
+        return cursors.recover();
     }
 
     @Override
@@ -885,35 +409,16 @@ public class LakestreamManagedLedger implements ManagedLedger {
     public ManagedCursor newNonDurableCursor(Position startPosition, String cursorName,
                                              InitialPosition initialPosition, boolean isReadCompacted)
             throws ManagedLedgerException {
-        long ackedBefore;
-        synchronized (this) {
-            if (state == State.CLOSED || state == State.DELETED) {
-                throw new ManagedLedgerException.ManagedLedgerAlreadyClosedException("managed ledger " + name
-                        + " is closed");
-            }
-            if (startPosition == null || startPosition.compareTo(lastConfirmed) > 0) {
-                ackedBefore = initialPosition == InitialPosition.Earliest ? startOffset : lceOffset + 1;
-            } else if (startPosition.getLedgerId() < 0 || startPosition.equals(PositionFactory.EARLIEST)) {
-                ackedBefore = startOffset;
-            } else {
-                ackedBefore = ledgers.offsetOf(startPosition) + 1;
-            }
-            ackedBefore = Math.max(startOffset, Math.min(ackedBefore, lceOffset + 1));
-        }
-        LakestreamManagedCursor c = new LakestreamManagedCursor(this, cursorName,
-                stream.nonDurableCursor(cursorName, ackedBefore), false);
-        nonDurable.put(c, Boolean.TRUE);
-        return c;
+        return cursors.newNonDurable(startPosition, cursorName, initialPosition);
     }
 
     void removeNonDurable(LakestreamManagedCursor c) {
-        nonDurable.remove(c);
-        waiting.remove(c);
+        cursors.removeNonDurable(c);
     }
 
     @Override
     public void asyncDeleteCursor(String cursorName, DeleteCursorCallback cb, Object ctx) {
-        deleteCursorAsync(cursorName).whenCompleteAsync((v, e) -> {
+        cursors.delete(cursorName).whenCompleteAsync((v, e) -> {
             if (e != null) {
                 cb.deleteCursorFailed(Errors.toMl(e), ctx);
             } else {
@@ -922,141 +427,45 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }, executor);
     }
 
-    CompletableFuture<Void> deleteCursorAsync(String cursorName) {
-        CompletableFuture<LakestreamManagedCursor> f = cursors.remove(cursorName);
-        if (f == null) {
-            for (LakestreamManagedCursor c : nonDurable.keySet()) {
-                if (c.getName().equals(cursorName)) {
-                    c.markClosed();
-                    removeNonDurable(c);
-                    return CompletableFuture.completedFuture(null);
-                }
-            }
-            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorNotFoundException(
-                    "cursor " + cursorName + " not found on " + name));
-        }
-        return f.handle((c, e) -> {
-            if (c != null) {
-                c.markClosed();
-                waiting.remove(c);
-            }
-            return null;
-        }).thenCompose(v -> stream.deleteCursor(cursorName)).thenApply(deleted -> null);
-    }
-
     @Override
     public void deleteCursor(String name) throws InterruptedException, ManagedLedgerException {
-        Sync.await(deleteCursorAsync(name));
-    }
-
-    List<LakestreamManagedCursor> durableCursors() {
-        List<LakestreamManagedCursor> out = new ArrayList<>();
-        for (CompletableFuture<LakestreamManagedCursor> f : cursors.values()) {
-            if (f.isDone() && !f.isCompletedExceptionally()) {
-                out.add(f.join());
-            }
-        }
-        return out;
-    }
-
-    List<LakestreamManagedCursor> allCursors() {
-        List<LakestreamManagedCursor> out = durableCursors();
-        out.addAll(nonDurable.keySet());
-        return out;
+        Sync.await(cursors.delete(name));
     }
 
     @Override
     public Iterable<ManagedCursor> getCursors() {
-        return new ArrayList<>(durableCursors());
+        return new ArrayList<>(cursors.durableCursors());
     }
 
     @Override
     public Iterable<ManagedCursor> getActiveCursors() {
-        List<ManagedCursor> out = new ArrayList<>();
-        for (LakestreamManagedCursor c : allCursors()) {
-            if (c.isActive()) {
-                out.add(c);
-            }
-        }
-        return out;
+        return cursors.activeCursors();
     }
 
     @Override
     public ManagedCursor getSlowestConsumer() {
-        LakestreamManagedCursor slowest = null;
-        for (LakestreamManagedCursor c : durableCursors()) {
-            if (slowest == null || c.ackedBefore() < slowest.ackedBefore()) {
-                slowest = c;
-            }
-        }
-        return slowest;
+        return cursors.slowestConsumer();
     }
 
     // ------------------------------------------------------------------ reads
 
     /** Reads raw entries; Entry objects are made by the caller with {@link #toEntry}. */
     CompletableFuture<List<LogEntry>> readRaw(long from, int maxEntries, long maxBytes) {
-        return stream.read(from, maxEntries, maxBytes);
+        return reader.readRaw(from, maxEntries, maxBytes);
     }
 
     Entry toEntry(LogEntry e) {
-        Position p = positionOf(e.offset());
-        EntryImpl entry = EntryImpl.create(p.getLedgerId(), p.getEntryId(), e.payload());
-        e.payload().release();
-        return entry;
+        return reader.toEntry(e);
     }
 
     /** The entry at {@code offset}, or a failure naming it when it is not readable. */
     CompletableFuture<Entry> readOne(long offset) {
-        long lce;
-        long start;
-        synchronized (this) {
-            lce = lceOffset;
-            start = startOffset;
-        }
-        if (offset < start || offset > lce) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.NonRecoverableLedgerException(
-                    "Message not found: position " + positionOf(offset) + " of " + name + " is outside the readable"
-                            + " entries " + positionOf(start) + ".." + positionOf(lce)));
-        }
-        return readRaw(offset, 1, Long.MAX_VALUE).thenApply(list -> {
-            Entry found = null;
-            for (LogEntry e : list) {
-                if (e.offset() == offset && found == null) {
-                    found = toEntry(e);
-                } else {
-                    e.payload().release();
-                }
-            }
-            if (found == null) {
-                throw new java.util.concurrent.CompletionException(
-                        new ManagedLedgerException.NonRecoverableLedgerException("Message not found: position "
-                                + positionOf(offset) + " of " + name + " was trimmed"));
-            }
-            stats.recordRead(1, found.getLength());
-            return found;
-        });
+        return reader.readOne(offset);
     }
 
     @Override
     public void asyncReadEntry(Position position, ReadEntryCallback cb, Object ctx) {
-        long offset;
-        synchronized (this) {
-            if (ledgers.indexOf(position.getLedgerId()) < 0) {
-                executor.execute(() -> cb.readEntryFailed(new ManagedLedgerException.NonRecoverableLedgerException(
-                        "Message not found, the ledgerId " + position.getLedgerId()
-                                + " does not belong to this topic or has been deleted"), ctx));
-                return;
-            }
-            offset = ledgers.offsetOf(position);
-        }
-        readOne(offset).whenCompleteAsync((entry, e) -> {
-            if (e != null) {
-                cb.readEntryFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.readEntryComplete(entry, ctx);
-            }
-        }, executor);
+        reader.readEntry(position, cb, ctx);
     }
 
     LakestreamManagedLedgerMBean mbean() {
@@ -1067,51 +476,22 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public Position getFirstPosition() {
-        synchronized (this) {
-            VirtualLedgers.Ledger first = ledgers.first();
-            return first == null ? null : PositionFactory.create(first.id(), -1);
-        }
+        return positions.first();
     }
 
     @Override
-    public synchronized Position getNextValidPosition(Position position) {
-        long off = ledgers.offsetOf(position) + 1;
-        off = Math.max(off, startOffset);
-        return ledgers.positionOf(Math.min(off, lceOffset + 1));
+    public Position getNextValidPosition(Position position) {
+        return positions.nextValid(position);
     }
 
     @Override
-    public synchronized Position getPreviousPosition(Position position) {
-        long off = ledgers.offsetOf(position) - 1;
-        if (off < startOffset) {
-            return getFirstPosition();
-        }
-        return ledgers.positionOf(off);
+    public Position getPreviousPosition(Position position) {
+        return positions.previous(position);
     }
 
     @Override
-    public synchronized Position getPositionAfterN(Position startPosition, long n, PositionBound startRange) {
-        long off = ledgers.offsetOf(startPosition);
-        if (startRange == PositionBound.startIncluded) {
-            off--;
-        }
-        off = Math.max(off, startOffset - 1);
-        long target = off + n;
-        if (target < off) {
-            target = Long.MAX_VALUE / 4;
-        }
-        return ledgers.positionOf(Math.min(target, lceOffset));
-    }
-
-    /** Offsets {@code [from, to]} of a range of positions, clamped to the readable entries; null when empty. */
-    synchronized long[] offsetsOf(Range<Position> range) {
-        long lo = range.hasLowerBound() ? ledgers.offsetOf(range.lowerEndpoint())
-                + (range.lowerBoundType() == BoundType.OPEN ? 1 : 0) : startOffset;
-        long hi = range.hasUpperBound() ? ledgers.offsetOf(range.upperEndpoint())
-                - (range.upperBoundType() == BoundType.OPEN ? 1 : 0) : lceOffset;
-        lo = Math.max(lo, startOffset);
-        hi = Math.min(hi, lceOffset);
-        return lo > hi ? null : new long[] {lo, hi};
+    public Position getPositionAfterN(Position startPosition, long n, PositionBound startRange) {
+        return positions.afterN(startPosition, n, startRange);
     }
 
     @Override
@@ -1123,29 +503,12 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public long getNumberOfEntries(Range<Position> range) {
-        long[] r = offsetsOf(range);
-        return r == null ? 0 : r[1] - r[0] + 1;
+        return positions.numberOfEntries(range);
     }
 
     @Override
     public long getNumberOfActiveEntries() {
-        long slowest = slowestAckedBefore(false);
-        synchronized (this) {
-            return Math.max(0, lceOffset + 1 - Math.max(slowest, startOffset));
-        }
-    }
-
-    long slowestAckedBefore(boolean includeNonDurable) {
-        long min = Long.MAX_VALUE;
-        for (LakestreamManagedCursor c : includeNonDurable ? allCursors() : durableCursors()) {
-            min = Math.min(min, c.ackedBefore());
-        }
-        if (min == Long.MAX_VALUE) {
-            synchronized (this) {
-                return lceOffset + 1;
-            }
-        }
-        return min;
+        return positions.numberOfActiveEntries();
     }
 
     @Override
@@ -1160,31 +523,12 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public long getEstimatedBacklogSize(Position position) {
-        long off = offsetOf(position);
-        synchronized (this) {
-            return Math.max(0, lceOffset - Math.max(off, startOffset - 1)) * averageEntrySize();
-        }
+        return positions.estimatedBacklogSize(position);
     }
 
     @Override
     public CompletableFuture<Long> getEarliestMessagePublishTimeInBacklog() {
-        long from = Math.max(slowestAckedBefore(false), startOffset());
-        if (from > lceOffset()) {
-            return CompletableFuture.completedFuture(-1L);
-        }
-        return readOne(from).handle((entry, e) -> {
-            if (e != null) {
-                return -1L;
-            }
-            try {
-                return org.apache.pulsar.common.protocol.Commands.parseMessageMetadata(entry.getDataBuffer())
-                        .getPublishTime();
-            } catch (Throwable t) {
-                return -1L;
-            } finally {
-                entry.release();
-            }
-        });
+        return reader.earliestPublishTimeInBacklog();
     }
 
     @Override
@@ -1194,66 +538,31 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public CompletableFuture<Position> asyncFindPosition(Predicate<Entry> predicate) {
-        long lo = startOffset();
-        long hi = lceOffset();
-        return Search.newestMatching(this, predicate, lo, hi).thenApply(found -> found < 0
-                ? positionOf(lo) : positionOf(found + 1));
+        return reader.findPosition(predicate);
     }
 
     @Override
     public CompletableFuture<Position> getLastDispatchablePosition(Predicate<Entry> predicate, Position startPosition) {
-        long from = Math.min(offsetOf(startPosition), lceOffset());
-        long floor = startOffset();
-        return scanBack(predicate, from, floor, 100_000);
-    }
-
-    private CompletableFuture<Position> scanBack(Predicate<Entry> predicate, long offset, long floor, int budget) {
-        if (offset < floor || budget <= 0) {
-            return CompletableFuture.completedFuture(positionOf(floor - 1));
-        }
-        return readOne(offset).thenCompose(entry -> {
-            boolean ok;
-            try {
-                ok = predicate.test(entry);
-            } finally {
-                entry.release();
-            }
-            return ok ? CompletableFuture.completedFuture(positionOf(offset))
-                    : scanBack(predicate, offset - 1, floor, budget - 1);
-        });
+        return reader.lastDispatchablePosition(predicate, startPosition);
     }
 
     // ------------------------------------------------------------------ ledger info
 
-    private LedgerInfo ledgerInfo(int i) {
-        VirtualLedgers.Ledger l = ledgers.ledgers().get(i);
-        LedgerInfo info = new LedgerInfo().setLedgerId(l.id()).setEntries(ledgers.entries(i)).setSize(ledgers.size(i));
-        if (l.timestamp() > 0) {
-            info.setTimestamp(l.timestamp());
-        }
-        return info;
-    }
-
     @Override
     public synchronized NavigableMap<Long, LedgerInfo> getLedgersInfo() {
-        TreeMap<Long, LedgerInfo> out = new TreeMap<>();
-        List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
-        for (int i = 0; i < ls.size(); i++) {
-            out.put(ls.get(i).id(), ledgerInfo(i));
-        }
-        return Collections.unmodifiableNavigableMap(out);
+        return LedgerInfos.all(ledgers);
     }
 
     @Override
     public synchronized CompletableFuture<LedgerInfo> getLedgerInfo(long ledgerId) {
         int i = ledgers.indexOf(ledgerId);
-        return CompletableFuture.completedFuture(i < 0 ? null : ledgerInfo(i));
+        return CompletableFuture.completedFuture(i < 0 ? null : LedgerInfos.info(ledgers, i));
     }
 
     @Override
     public synchronized Optional<LedgerInfo> getOptionalLedgerInfo(long ledgerId) {
         int i = ledgers.indexOf(ledgerId);
-        return i < 0 ? Optional.empty() : Optional.of(ledgerInfo(i));
+        return i < 0 ? Optional.empty() : Optional.of(LedgerInfos.info(ledgers, i));
     }
 
     synchronized List<VirtualLedgers.Ledger> ledgerList() {
@@ -1285,112 +594,14 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     // ------------------------------------------------------------------ trim / retention
 
-    private final AtomicReference<CompletableFuture<Void>> trimming = new AtomicReference<>();
-
     @Override
     public void trimConsumedLedgersInBackground(CompletableFuture<?> promise) {
-        @SuppressWarnings("unchecked")
-        CompletableFuture<Object> p = (CompletableFuture<Object>) promise;
-        if (readOnly) {
-            p.complete(null);
-            return;
-        }
-        CompletableFuture<Void> mine = new CompletableFuture<>();
-        if (!trimming.compareAndSet(null, mine)) {
-            trimming.get().whenComplete((v, e) -> trimConsumedLedgersInBackground(promise));
-            return;
-        }
-        CompletableFuture<Void> run;
-        try {
-            run = trimOnce();
-        } catch (Throwable t) {
-            run = CompletableFuture.failedFuture(t);
-        }
-        run.whenComplete((v, e) -> {
-            trimming.set(null);
-            mine.complete(null);
-            if (e != null) {
-                LOG.warn("[{}] trimming consumed ledgers failed", name, e);
-                p.completeExceptionally(Errors.toMl(e));
-            } else {
-                p.complete(null);
-            }
-        });
-    }
-
-    private CompletableFuture<Void> trimOnce() {
-        long slowest = slowestAckedBefore(true);
-        long newStart;
-        int remove = 0;
-        synchronized (this) {
-            if (state != State.OPEN && state != State.TERMINATED) {
-                return CompletableFuture.completedFuture(null);
-            }
-            List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
-            long retentionMs = config.getRetentionTimeMillis();
-            long retentionBytes = config.getRetentionSizeInMB() < 0 ? -1 : config.getRetentionSizeInMB() * MB;
-            long total = totalSizeLocked();
-            long toDelete = 0;
-            long t = now();
-            for (int i = 0; i + 1 < ls.size(); i++) {
-                long ledgerEnd = ls.get(i + 1).firstOffset();
-                if (ledgerEnd > slowest) {
-                    break;
-                }
-                boolean overSize = retentionBytes >= 0 && total - toDelete > retentionBytes;
-                boolean expired = retentionMs >= 0 && t - ls.get(i).timestamp() > retentionMs;
-                if (!overSize && !expired) {
-                    break;
-                }
-                toDelete += ls.get(i).size();
-                remove = i + 1;
-            }
-            if (remove == 0) {
-                return CompletableFuture.completedFuture(null);
-            }
-            newStart = ls.get(remove).firstOffset();
-        }
-        long target = newStart;
-        return updateRecord(r -> {
-            VirtualLedgers copy = new VirtualLedgers(r.toLedgers(), 0);
-            copy.removeBelow(target);
-            r.assignLedgers(copy);
-        }).thenCompose(v -> {
-            synchronized (this) {
-                ledgers.removeBelow(target);
-                startOffset = Math.max(startOffset, target);
-            }
-            return stream.trim(target);
-        });
+        trimmer.trimConsumedLedgersInBackground(promise);
     }
 
     void maybeTrimAfterMarkDelete() {
         // Trimming runs when the broker asks (trimConsumedLedgersInBackground, every retention check), not on
         // every acknowledgement: a reset or rewind right after an ack can still reach the consumed ledgers.
-    }
-
-    void trimIfConsumed() {
-        boolean worth;
-        synchronized (this) {
-            List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
-            worth = ls.size() > 1 && trimming.get() == null && ls.get(1).firstOffset() <= slowestAckedBeforeCheap();
-        }
-        if (worth) {
-            trimConsumedLedgersInBackground(new CompletableFuture<>());
-        }
-    }
-
-    private long slowestAckedBeforeCheap() {
-        long min = Long.MAX_VALUE;
-        for (CompletableFuture<LakestreamManagedCursor> f : cursors.values()) {
-            if (f.isDone() && !f.isCompletedExceptionally()) {
-                min = Math.min(min, f.join().ackedBefore());
-            }
-        }
-        for (LakestreamManagedCursor c : nonDurable.keySet()) {
-            min = Math.min(min, c.ackedBefore());
-        }
-        return min == Long.MAX_VALUE ? lceOffset + 1 : min;
     }
 
     @Override
@@ -1403,77 +614,12 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public Position terminate() throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Position> f = new CompletableFuture<>();
-        asyncTerminate(new TerminateCallback() {
-            @Override
-            public void terminateComplete(Position lastCommittedPosition, Object ctx) {
-                f.complete(lastCommittedPosition);
-            }
-
-            @Override
-            public void terminateFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        return Sync.await(f);
+        return BlockingCalls.terminate(this);
     }
 
     @Override
     public void asyncTerminate(TerminateCallback cb, Object ctx) {
-        synchronized (this) {
-            if (state == State.TERMINATED) {
-                Position p = lastConfirmed;
-                executor.execute(() -> cb.terminateComplete(p, ctx));
-                return;
-            }
-            ManagedLedgerException refused = writeRefusalLocked();
-            if (refused != null) {
-                executor.execute(() -> cb.terminateFailed(refused, ctx));
-                return;
-            }
-            state = State.TERMINATED;
-            for (AddOp op : unsent) {
-                op.finished = true;
-                executor.execute(() -> {
-                    try {
-                        op.cb.addFailed(new ManagedLedgerException.ManagedLedgerTerminatedException(
-                                "managed ledger " + name + " was terminated"), op.ctx);
-                    } finally {
-                        op.data.release();
-                    }
-                });
-            }
-            unsent.clear();
-            Runnable persist = () -> {
-                long last;
-                synchronized (this) {
-                    last = lceOffset;
-                }
-                updateRecord(r -> r.terminatedOffset = last).whenCompleteAsync((v, e) -> {
-                    if (e != null) {
-                        cb.terminateFailed(Errors.toMl(e), ctx);
-                    } else {
-                        cb.terminateComplete(lastConfirmed, ctx);
-                    }
-                }, executor);
-                synchronized (this) {
-                    notifyAllWaitingLocked();
-                }
-            };
-            if (inflight.isEmpty()) {
-                executor.execute(persist);
-            } else {
-                onDrained.add(persist);
-            }
-        }
-    }
-
-    private void notifyAllWaitingLocked() {
-        List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
-        waiting.clear();
-        for (LakestreamManagedCursor c : ws) {
-            executor.execute(c::notifyEntriesAvailable);
-        }
+        lifecycle.terminate(cb, ctx);
     }
 
     @Override
@@ -1493,19 +639,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void close() throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        asyncClose(new CloseCallback() {
-            @Override
-            public void closeComplete(Object ctx) {
-                f.complete(null);
-            }
-
-            @Override
-            public void closeFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        Sync.await(f);
+        BlockingCalls.close(this);
     }
 
     @Override
@@ -1519,49 +653,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }, executor);
     }
 
-    private CompletableFuture<Void> closeFuture;
-
     CompletableFuture<Void> closeAsync() {
-        CompletableFuture<Void> drained = new CompletableFuture<>();
-        synchronized (this) {
-            if (closeFuture != null) {
-                return closeFuture;
-            }
-            if (state != State.DELETED) {
-                state = State.CLOSED;
-            }
-            for (AddOp op : unsent) {
-                op.finished = true;
-                executor.execute(() -> {
-                    try {
-                        op.cb.addFailed(new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
-                                "managed ledger " + name + " was closed"), op.ctx);
-                    } finally {
-                        op.data.release();
-                    }
-                });
-            }
-            unsent.clear();
-            if (inflight.isEmpty()) {
-                drained.complete(null);
-            } else {
-                onDrained.add(() -> drained.complete(null));
-            }
-            notifyAllWaitingLocked();
-            closeFuture = drained.thenCompose(v -> {
-                List<CompletableFuture<?>> fs = new ArrayList<>();
-                for (LakestreamManagedCursor c : allCursors()) {
-                    fs.add(c.closeAsync().exceptionally(e -> null));
-                }
-                return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
-            }).thenCompose(v -> metadataChain.handle((x, e) -> null)).thenRun(() -> {
-                if (!readOnly) {
-                    stream.releaseFence();
-                }
-                factory.evict(name, this);
-            });
-            return closeFuture;
-        }
+        return lifecycle.close();
     }
 
     synchronized boolean isClosedOrDeleted() {
@@ -1570,19 +663,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void delete() throws InterruptedException, ManagedLedgerException {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        asyncDelete(new DeleteLedgerCallback() {
-            @Override
-            public void deleteLedgerComplete(Object ctx) {
-                f.complete(null);
-            }
-
-            @Override
-            public void deleteLedgerFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
-        Sync.await(f);
+        BlockingCalls.delete(this);
     }
 
     @Override
@@ -1597,10 +678,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     CompletableFuture<Void> deleteAsync() {
-        synchronized (this) {
-            state = State.DELETED;
-        }
-        return closeAsync().thenCompose(v -> factory.deleteStorage(name, stream.id()));
+        return lifecycle.delete();
     }
 
     // ------------------------------------------------------------------ offload (unsupported)
@@ -1646,50 +724,12 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public CompletableFuture<ManagedLedgerInternalStats> getManagedLedgerInternalStats(boolean includeLedgerMetadata) {
-        ManagedLedgerInternalStats s = new ManagedLedgerInternalStats();
-        synchronized (this) {
-            s.entriesAddedCounter = entriesAddedCounter;
-            s.numberOfEntries = Math.max(0, lceOffset + 1 - startOffset);
-            s.totalSize = totalSizeLocked();
-            List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
-            s.currentLedgerEntries = ls.isEmpty() ? 0 : ledgers.entries(ls.size() - 1);
-            s.currentLedgerSize = ledgers.currentSize();
-            s.lastLedgerCreatedTimestamp = Instant.ofEpochMilli(currentLedgerCreatedAt).toString();
-            s.waitingCursorsCount = waiting.size();
-            s.pendingAddEntriesCount = inflight.size() + unsent.size();
-            s.lastConfirmedEntry = lastConfirmed.toString();
-            s.state = switch (state) {
-                case OPEN -> switching ? "CreatingLedger" : "LedgerOpened";
-                case WRITE_FAILED -> "WriteFailed";
-                case FENCED -> "Fenced";
-                case TERMINATED -> "Terminated";
-                case CLOSED -> "Closed";
-                case DELETED -> "Deleted";
-            };
-            s.ledgers = new ArrayList<>();
-            for (int i = 0; i < ls.size(); i++) {
-                ManagedLedgerInternalStats.LedgerInfo li = new ManagedLedgerInternalStats.LedgerInfo();
-                li.ledgerId = ls.get(i).id();
-                li.entries = ledgers.entries(i);
-                li.size = ledgers.size(i);
-                li.offloaded = false;
-                if (includeLedgerMetadata) {
-                    li.metadata = "lakestream{streamId=" + stream.id() + ", firstOffset=" + ls.get(i).firstOffset()
-                            + ", timestamp=" + ls.get(i).timestamp() + "}";
-                }
-                s.ledgers.add(li);
-            }
-            s.properties = new LinkedHashMap<>(record.properties);
-        }
-        s.cursors = new LinkedHashMap<>();
-        for (LakestreamManagedCursor c : allCursors()) {
-            s.cursors.put(c.getName(), c.getCursorStats());
-        }
-        return CompletableFuture.completedFuture(s);
+        return CompletableFuture.completedFuture(
+                InternalStatsSnapshot.take(this, appends, recordWriter, includeLedgerMetadata));
     }
 
     synchronized ManagedLedgerRecord recordSnapshot() {
-        return record.copy();
+        return recordWriter.recordLocked().copy();
     }
 
     @Override

@@ -1,0 +1,390 @@
+package dev.lakestream.pulsar;
+
+import dev.lakestream.core.log.AppendResult;
+import dev.lakestream.core.log.StreamFencedException;
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.AddEntryCallback;
+import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.PositionFactory;
+import org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The write path of a {@link LakestreamManagedLedger}: places each add in the current virtual ledger, appends it to
+ * the stream, completes adds in add order and rolls to a new ledger when the current one is full.
+ *
+ * <p>It has no lock of its own: its queues and counters change together with the ledger's state and confirmed
+ * tail, so they are guarded by the ledger's monitor. Methods named {@code ...Locked} are called holding it; the
+ * others take {@code synchronized (ledger)} where the ledger's own code did. Callbacks run on the ledger's executor,
+ * never under the lock.
+ */
+final class AppendPipeline {
+
+    // The ledger's logger, so log configuration for the ledger still covers its write path.
+    private static final Logger LOG = LoggerFactory.getLogger(LakestreamManagedLedger.class);
+
+    private final LakestreamManagedLedger ledger;
+
+    // --- guarded by ledger
+    private long nextOffset;
+    private boolean switching;
+    private boolean needNewLedger;
+    private long currentLedgerCreatedAt;
+    private long assignedEntries;
+    private long assignedBytes;
+    private final ArrayDeque<AddOp> inflight = new ArrayDeque<>();
+    private final ArrayDeque<AddOp> unsent = new ArrayDeque<>();
+    private final List<Runnable> onDrained = new ArrayList<>();
+    private long entriesAddedCounter;
+    private volatile long lastAddEntryTime;
+
+    AppendPipeline(LakestreamManagedLedger ledger, long nextOffset, long now) {
+        this.ledger = ledger;
+        this.nextOffset = nextOffset;
+        this.currentLedgerCreatedAt = now;
+    }
+
+    void add(ByteBuf buffer, int numberOfMessages, AddEntryCallback cb, Object ctx) {
+        buffer.retain();
+        AddOp op = new AddOp(buffer, numberOfMessages, cb, ctx);
+        ManagedLedgerException refused;
+        synchronized (ledger) {
+            refused = ledger.writeRefusalLocked();
+            if (refused == null) {
+                unsent.add(op);
+                sendQueuedLocked();
+            }
+        }
+        if (refused != null) {
+            ledger.mbean().recordAddEntryError();
+            op.failOn(ledger.executor, () -> refused);
+        }
+    }
+
+    private boolean currentLedgerFullLocked() {
+        if (needNewLedger || ledger.ledgers.current() == null) {
+            return true;
+        }
+        ManagedLedgerConfig config = ledger.getConfig();
+        long t = ledger.now();
+        boolean space = assignedEntries >= config.getMaxEntriesPerLedger()
+                || assignedBytes >= (long) config.getMaxSizePerLedgerMb() * LakestreamManagedLedger.MB;
+        boolean time = assignedEntries > 0 && t - currentLedgerCreatedAt >= config.getMaximumRolloverTimeMs();
+        if (!space && !time) {
+            return false;
+        }
+        return config.getMinimumRolloverTimeMs() <= 0 || t - currentLedgerCreatedAt >= config.getMinimumRolloverTimeMs();
+    }
+
+    private void sendQueuedLocked() {
+        while (!unsent.isEmpty() && ledger.state == LakestreamManagedLedger.State.OPEN && !switching) {
+            if (currentLedgerFullLocked()) {
+                startRolloverLocked(null);
+                return;
+            }
+            AddOp op = unsent.poll();
+            sendLocked(op);
+            if (currentLedgerFullLocked() && !needNewLedger) {
+                // Roll now, as BookKeeper-backed ledgers do when a ledger fills, and hold this entry's completion
+                // until the next ledger is durable so callers see the new ledger when they are told.
+                op.holdUntilRolled = true;
+                startRolloverLocked(null);
+                return;
+            }
+        }
+    }
+
+    /** Fails an add whose interceptor threw before it was sent; it completes in add order like any other. */
+    private void failBeforeSend(AddOp op, String step, Throwable t) {
+        LOG.warn("[{}] interceptor {} failed", ledger.getName(), step, t);
+        op.done = true;
+        op.error = new ManagedLedgerException.ManagedLedgerInterceptException(t);
+        op.offset = -1;
+        inflight.add(op);
+        drainLocked();
+    }
+
+    private void sendLocked(AddOp op) {
+        ManagedLedgerInterceptor interceptor = ledger.getConfig().getManagedLedgerInterceptor();
+        if (interceptor != null) {
+            try {
+                interceptor.beforeAddEntry(op, op.numberOfMessages);
+            } catch (Throwable t) {
+                failBeforeSend(op, "beforeAddEntry", t);
+                return;
+            }
+        }
+        ByteBuf stored = op.data;
+        if (interceptor != null) {
+            // Payload processors (brokerEntryPayloadProcessors) transform what is stored; the callback still gets
+            // the entry as added, as with Pulsar's own managed ledger.
+            try {
+                op.payload = interceptor.processPayloadBeforeLedgerWrite(op.ctx, op.data);
+            } catch (Throwable t) {
+                // Never store the unprocessed payload in its place (a processor may encrypt or compress).
+                failBeforeSend(op, "processPayloadBeforeLedgerWrite", t);
+                return;
+            }
+            if (op.payload != null && op.payload.getProcessedPayload() != null) {
+                stored = op.payload.getProcessedPayload();
+            }
+        }
+        VirtualLedgers.Ledger cur = ledger.ledgers.current();
+        op.offset = nextOffset++;
+        op.ledgerId = cur.id();
+        op.entryId = op.offset - cur.firstOffset();
+        op.size = stored.readableBytes();
+        assignedEntries++;
+        assignedBytes += op.size;
+        inflight.add(op);
+        CompletableFuture<AppendResult> f;
+        try {
+            f = ledger.stream.append(1, stored);
+        } catch (Throwable t) {
+            f = CompletableFuture.failedFuture(t);
+        }
+        f.whenComplete((r, e) -> onAppended(op, r, e));
+    }
+
+    private void onAppended(AddOp op, AppendResult r, Throwable e) {
+        synchronized (ledger) {
+            if (op.finished) {
+                return;
+            }
+            op.done = true;
+            if (e != null) {
+                op.error = e;
+            } else if (r.offset() != op.offset) {
+                op.error = new StreamFencedException("stream " + ledger.stream.id() + " of managed ledger "
+                        + ledger.getName() + " got entry at offset " + r.offset() + ", expected " + op.offset
+                        + ": another writer appended to it");
+            }
+            drainLocked();
+        }
+    }
+
+    /** Completes finished adds in order; called under the lock. */
+    private void drainLocked() {
+        boolean advanced = false;
+        while (!inflight.isEmpty()) {
+            AddOp head = inflight.peek();
+            if (!head.done || (head.holdUntilRolled && switching && head.error == null)) {
+                break;
+            }
+            inflight.poll();
+            if (head.error != null) {
+                failAllLocked(head, head.error);
+                break;
+            }
+            head.finished = true;
+            ledger.lceOffset = head.offset;
+            ledger.ledgers.confirm(head.offset, head.size);
+            Position pos = PositionFactory.create(head.ledgerId, head.entryId);
+            ledger.lastConfirmed = pos;
+            entriesAddedCounter++;
+            lastAddEntryTime = System.currentTimeMillis();
+            ledger.mbean().recordAdd(head.size);
+            advanced = true;
+            head.completeOn(ledger.executor, pos);
+        }
+        if (advanced) {
+            ledger.cursors.notifyWaitingLocked();
+        }
+        if (inflight.isEmpty() && !onDrained.isEmpty()) {
+            runOnDrainedLocked();
+        }
+    }
+
+    private void runOnDrainedLocked() {
+        List<Runnable> rs = new ArrayList<>(onDrained);
+        onDrained.clear();
+        rs.forEach(ledger.executor::execute);
+    }
+
+    private void failAllLocked(AddOp first, Throwable cause) {
+        Throwable c = Errors.unwrap(cause);
+        ManagedLedgerException mle = Errors.toMl(c);
+        if (mle instanceof ManagedLedgerException.ManagedLedgerFencedException) {
+            ledger.state = LakestreamManagedLedger.State.FENCED;
+        } else if (ledger.state == LakestreamManagedLedger.State.OPEN
+                && !(mle instanceof ManagedLedgerException.ManagedLedgerInterceptException)) {
+            ledger.state = LakestreamManagedLedger.State.WRITE_FAILED;
+        }
+        List<AddOp> failed = new ArrayList<>();
+        failed.add(first);
+        failed.addAll(inflight);
+        failed.addAll(unsent);
+        inflight.clear();
+        unsent.clear();
+        ManagedLedgerInterceptor interceptor = ledger.getConfig().getManagedLedgerInterceptor();
+        String name = ledger.getName();
+        for (AddOp op : failed) {
+            op.finished = true;
+            ledger.mbean().recordAddEntryError();
+            if (interceptor != null && op.offset >= 0) {
+                try {
+                    interceptor.afterFailedAddEntry(op.numberOfMessages);
+                } catch (Throwable t) {
+                    LOG.warn("[{}] interceptor afterFailedAddEntry failed", name, t);
+                }
+            }
+            ManagedLedgerException ex = op == first ? mle : (ledger.state == LakestreamManagedLedger.State.FENCED
+                    ? new ManagedLedgerException.ManagedLedgerFencedException(mle.getMessage())
+                    : new ManagedLedgerException("an earlier add to " + name + " failed: " + mle.getMessage()));
+            op.failOn(ledger.executor, () -> ex);
+        }
+        if (!onDrained.isEmpty()) {
+            runOnDrainedLocked();
+        }
+        LOG.warn("[{}] add failed; state {}: {}", name, ledger.state, mle.getMessage());
+    }
+
+    /** Draws a new ledger id, rolls, persists; sends what queued meanwhile. Called under the lock. */
+    private void startRolloverLocked(CompletableFuture<Void> done) {
+        switching = true;
+        boolean resync = needNewLedger;
+        LakestreamManagedLedgerFactory factory = ledger.factory;
+        CompletableFuture<Long> endF = resync ? ledger.stream.endOffset() : CompletableFuture.completedFuture(-1L);
+        endF.thenCompose(end -> ManagedLedgerRecord.newLedgerId(factory.lakestream().metadataStore(), factory.root())
+                        .thenCompose(id -> {
+                            synchronized (ledger) {
+                                if (end >= 0 && end > nextOffset) {
+                                    // Failed adds that landed all the same: they belong to the previous ledger.
+                                    nextOffset = end;
+                                    ledger.lceOffset = end - 1;
+                                    ledger.ledgers.confirm(end - 1, 0);
+                                    ledger.lastConfirmed = ledger.ledgers.positionOf(ledger.lceOffset);
+                                }
+                                ledger.ledgers.roll(id, nextOffset, ledger.now());
+                            }
+                            return ledger.updateRecord(r -> r.assignLedgers(ledger.ledgers));
+                        }))
+                .whenComplete((v, e) -> {
+                    synchronized (ledger) {
+                        switching = false;
+                        if (e != null) {
+                            LOG.warn("[{}] ledger rollover failed", ledger.getName(), e);
+                            if (!inflight.isEmpty() || !unsent.isEmpty()) {
+                                AddOp first = !inflight.isEmpty() ? inflight.poll() : unsent.poll();
+                                first.done = true;
+                                failAllLocked(first, e);
+                            } else if (ledger.state == LakestreamManagedLedger.State.OPEN) {
+                                ledger.state = Errors.toMl(e)
+                                        instanceof ManagedLedgerException.ManagedLedgerFencedException
+                                        ? LakestreamManagedLedger.State.FENCED
+                                        : LakestreamManagedLedger.State.WRITE_FAILED;
+                            }
+                        } else {
+                            needNewLedger = false;
+                            currentLedgerCreatedAt = ledger.now();
+                            assignedEntries = 0;
+                            assignedBytes = 0;
+                            drainLocked();
+                            sendQueuedLocked();
+                        }
+                    }
+                    if (done != null) {
+                        if (e != null) {
+                            done.completeExceptionally(e);
+                        } else {
+                            done.complete(null);
+                        }
+                    }
+                });
+    }
+
+    /** Creates the first ledger of this session (at open): the ledger every position written now lives in. */
+    CompletableFuture<Void> initializeForWriting() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        synchronized (ledger) {
+            if (ledger.state != LakestreamManagedLedger.State.OPEN) {
+                return CompletableFuture.completedFuture(null);
+            }
+            needNewLedger = true;
+            startRolloverLocked(done);
+        }
+        return done;
+    }
+
+    /** After a failed write: the next add goes to a new ledger, at the stream's real end. */
+    void readyToCreateNewLedger() {
+        synchronized (ledger) {
+            if (ledger.state == LakestreamManagedLedger.State.WRITE_FAILED) {
+                ledger.state = LakestreamManagedLedger.State.OPEN;
+                needNewLedger = true;
+                sendQueuedLocked();
+            }
+        }
+    }
+
+    void rollCurrentLedgerIfFull() {
+        synchronized (ledger) {
+            if (ledger.state == LakestreamManagedLedger.State.OPEN && !switching && assignedEntries > 0
+                    && currentLedgerFullLocked()) {
+                startRolloverLocked(null);
+            }
+        }
+    }
+
+    boolean checkInactiveLedgerAndRollOver() {
+        synchronized (ledger) {
+            long inactive = ledger.getConfig().getInactiveLedgerRollOverTimeMs();
+            if (inactive > 0 && ledger.state == LakestreamManagedLedger.State.OPEN && !switching
+                    && assignedEntries > 0 && inflight.isEmpty() && ledger.now() - lastAddEntryTime > inactive) {
+                startRolloverLocked(null);
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Fails the adds not sent yet (the ledger is terminating or closing) with the exception {@code error} makes when
+     * their callback runs; adds already sent complete as the stream answers. Unsent adds hold no processed payload.
+     */
+    void failUnsentLocked(Supplier<ManagedLedgerException> error) {
+        for (AddOp op : unsent) {
+            op.finished = true;
+            op.failOn(ledger.executor, error);
+        }
+        unsent.clear();
+    }
+
+    /** Whether an add was sent and has not completed yet. */
+    boolean hasInflightLocked() {
+        return !inflight.isEmpty();
+    }
+
+    /** {@code r} runs on the executor when the adds in flight have all completed (or failed). */
+    void onDrainedLocked(Runnable r) {
+        onDrained.add(r);
+    }
+
+    int pendingAddsLocked() {
+        return inflight.size() + unsent.size();
+    }
+
+    boolean switchingLocked() {
+        return switching;
+    }
+
+    long currentLedgerCreatedAtLocked() {
+        return currentLedgerCreatedAt;
+    }
+
+    long entriesAddedCounterLocked() {
+        return entriesAddedCounter;
+    }
+
+    long lastAddEntryTime() {
+        return lastAddEntryTime;
+    }
+}

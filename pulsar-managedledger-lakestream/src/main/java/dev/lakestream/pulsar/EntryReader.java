@@ -1,0 +1,146 @@
+package dev.lakestream.pulsar;
+
+import dev.lakestream.core.log.LogEntry;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntryCallback;
+import org.apache.bookkeeper.mledger.Entry;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.impl.EntryImpl;
+
+/**
+ * Reads a {@link LakestreamManagedLedger}'s entries from its stream: single entries by offset or position, and the
+ * searches that read entries (earliest publish time in the backlog, find, last dispatchable position). Entries are
+ * Pulsar {@link Entry} objects at their virtual-ledger positions; the reader of an entry releases it.
+ *
+ * <p>The readable range is read under the ledger's monitor; stream reads and callbacks run without it, callbacks on
+ * the ledger's executor.
+ */
+final class EntryReader {
+
+    private final LakestreamManagedLedger ledger;
+
+    EntryReader(LakestreamManagedLedger ledger) {
+        this.ledger = ledger;
+    }
+
+    /** Reads raw entries; Entry objects are made by the caller with {@link #toEntry}. */
+    CompletableFuture<List<LogEntry>> readRaw(long from, int maxEntries, long maxBytes) {
+        return ledger.stream.read(from, maxEntries, maxBytes);
+    }
+
+    Entry toEntry(LogEntry e) {
+        Position p = ledger.positionOf(e.offset());
+        EntryImpl entry = EntryImpl.create(p.getLedgerId(), p.getEntryId(), e.payload());
+        e.payload().release();
+        return entry;
+    }
+
+    /** The entry at {@code offset}, or a failure naming it when it is not readable. */
+    CompletableFuture<Entry> readOne(long offset) {
+        long lce;
+        long start;
+        synchronized (ledger) {
+            lce = ledger.lceOffset;
+            start = ledger.startOffset;
+        }
+        String name = ledger.getName();
+        if (offset < start || offset > lce) {
+            return CompletableFuture.failedFuture(new ManagedLedgerException.NonRecoverableLedgerException(
+                    "Message not found: position " + ledger.positionOf(offset) + " of " + name + " is outside the"
+                            + " readable entries " + ledger.positionOf(start) + ".." + ledger.positionOf(lce)));
+        }
+        return readRaw(offset, 1, Long.MAX_VALUE).thenApply(list -> {
+            Entry found = null;
+            for (LogEntry e : list) {
+                if (e.offset() == offset && found == null) {
+                    found = toEntry(e);
+                } else {
+                    e.payload().release();
+                }
+            }
+            if (found == null) {
+                throw new java.util.concurrent.CompletionException(
+                        new ManagedLedgerException.NonRecoverableLedgerException("Message not found: position "
+                                + ledger.positionOf(offset) + " of " + name + " was trimmed"));
+            }
+            ledger.mbean().recordRead(1, found.getLength());
+            return found;
+        });
+    }
+
+    void readEntry(Position position, ReadEntryCallback cb, Object ctx) {
+        long offset;
+        synchronized (ledger) {
+            if (ledger.ledgers.indexOf(position.getLedgerId()) < 0) {
+                ledger.executor.execute(() -> cb.readEntryFailed(
+                        new ManagedLedgerException.NonRecoverableLedgerException("Message not found, the ledgerId "
+                                + position.getLedgerId() + " does not belong to this topic or has been deleted"),
+                        ctx));
+                return;
+            }
+            offset = ledger.ledgers.offsetOf(position);
+        }
+        readOne(offset).whenCompleteAsync((entry, e) -> {
+            if (e != null) {
+                cb.readEntryFailed(Errors.toMl(e), ctx);
+            } else {
+                cb.readEntryComplete(entry, ctx);
+            }
+        }, ledger.executor);
+    }
+
+    // ------------------------------------------------------------------ searches
+
+    /** The publish time of the oldest entry a durable cursor has not acknowledged, or -1. */
+    CompletableFuture<Long> earliestPublishTimeInBacklog() {
+        long from = Math.max(ledger.cursors.slowestAckedBefore(false), ledger.startOffset());
+        if (from > ledger.lceOffset()) {
+            return CompletableFuture.completedFuture(-1L);
+        }
+        return readOne(from).handle((entry, e) -> {
+            if (e != null) {
+                return -1L;
+            }
+            try {
+                return org.apache.pulsar.common.protocol.Commands.parseMessageMetadata(entry.getDataBuffer())
+                        .getPublishTime();
+            } catch (Throwable t) {
+                return -1L;
+            } finally {
+                entry.release();
+            }
+        });
+    }
+
+    CompletableFuture<Position> findPosition(Predicate<Entry> predicate) {
+        long lo = ledger.startOffset();
+        long hi = ledger.lceOffset();
+        return Search.newestMatching(ledger, predicate, lo, hi).thenApply(found -> found < 0
+                ? ledger.positionOf(lo) : ledger.positionOf(found + 1));
+    }
+
+    CompletableFuture<Position> lastDispatchablePosition(Predicate<Entry> predicate, Position startPosition) {
+        long from = Math.min(ledger.offsetOf(startPosition), ledger.lceOffset());
+        long floor = ledger.startOffset();
+        return scanBack(predicate, from, floor, 100_000);
+    }
+
+    private CompletableFuture<Position> scanBack(Predicate<Entry> predicate, long offset, long floor, int budget) {
+        if (offset < floor || budget <= 0) {
+            return CompletableFuture.completedFuture(ledger.positionOf(floor - 1));
+        }
+        return readOne(offset).thenCompose(entry -> {
+            boolean ok;
+            try {
+                ok = predicate.test(entry);
+            } finally {
+                entry.release();
+            }
+            return ok ? CompletableFuture.completedFuture(ledger.positionOf(offset))
+                    : scanBack(predicate, offset - 1, floor, budget - 1);
+        });
+    }
+}

@@ -1,0 +1,48 @@
+package dev.lakestream.pulsar;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
+
+/**
+ * A {@link LakestreamManagedLedger}'s internal stats as Pulsar reports them ({@code topics stats-internal}): the
+ * ledger's counters, virtual ledgers and properties read together under its monitor, then each cursor's stats.
+ */
+final class InternalStatsSnapshot {
+
+    private InternalStatsSnapshot() {}
+
+    static ManagedLedgerInternalStats take(LakestreamManagedLedger ledger, AppendPipeline appends,
+                                           ManagedLedgerRecordWriter recordWriter, boolean includeLedgerMetadata) {
+        ManagedLedgerInternalStats s = new ManagedLedgerInternalStats();
+        synchronized (ledger) {
+            VirtualLedgers ledgers = ledger.ledgers;
+            s.entriesAddedCounter = appends.entriesAddedCounterLocked();
+            s.numberOfEntries = Math.max(0, ledger.lceOffset + 1 - ledger.startOffset);
+            s.totalSize = ledger.totalSizeLocked();
+            List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
+            s.currentLedgerEntries = ls.isEmpty() ? 0 : ledgers.entries(ls.size() - 1);
+            s.currentLedgerSize = ledgers.currentSize();
+            s.lastLedgerCreatedTimestamp = Instant.ofEpochMilli(appends.currentLedgerCreatedAtLocked()).toString();
+            s.waitingCursorsCount = ledger.cursors.waitingCount();
+            s.pendingAddEntriesCount = appends.pendingAddsLocked();
+            s.lastConfirmedEntry = ledger.lastConfirmed.toString();
+            s.state = switch (ledger.state) {
+                case OPEN -> appends.switchingLocked() ? "CreatingLedger" : "LedgerOpened";
+                case WRITE_FAILED -> "WriteFailed";
+                case FENCED -> "Fenced";
+                case TERMINATED -> "Terminated";
+                case CLOSED -> "Closed";
+                case DELETED -> "Deleted";
+            };
+            s.ledgers = LedgerInfos.forInternalStats(ledgers, ledger.stream.id(), includeLedgerMetadata);
+            s.properties = new LinkedHashMap<>(recordWriter.recordLocked().properties);
+        }
+        s.cursors = new LinkedHashMap<>();
+        for (LakestreamManagedCursor c : ledger.cursors.allCursors()) {
+            s.cursors.put(c.getName(), c.getCursorStats());
+        }
+        return s;
+    }
+}

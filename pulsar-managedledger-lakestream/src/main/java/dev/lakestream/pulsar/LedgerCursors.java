@@ -1,0 +1,252 @@
+package dev.lakestream.pulsar;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.bookkeeper.mledger.ManagedCursor;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.PositionFactory;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+
+/**
+ * The cursors of a {@link LakestreamManagedLedger}: durable ones by name (kept in the stream), non-durable ones, and
+ * those waiting for entries. Opens, recovers and deletes cursors, and wakes waiting ones when entries land.
+ *
+ * <p>The maps are concurrent. The ledger's state and offsets are read under the ledger's monitor, as the ledger's
+ * own code did; the wake-ups named {@code ...Locked} are called holding it. Wake-ups run on the ledger's executor.
+ */
+final class LedgerCursors {
+
+    private final LakestreamManagedLedger ledger;
+
+    final Map<String, CompletableFuture<LakestreamManagedCursor>> durable = new ConcurrentHashMap<>();
+    final Map<LakestreamManagedCursor, Boolean> nonDurable = new ConcurrentHashMap<>();
+    private final Map<LakestreamManagedCursor, Boolean> waiting = new ConcurrentHashMap<>();
+
+    LedgerCursors(LakestreamManagedLedger ledger) {
+        this.ledger = ledger;
+    }
+
+    // ------------------------------------------------------------------ waiting for entries
+
+    /** Wakes the cursors waiting for entries (an add was confirmed). */
+    void notifyWaitingLocked() {
+        if (waiting.isEmpty()) {
+            return;
+        }
+        List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
+        for (LakestreamManagedCursor c : ws) {
+            waiting.remove(c);
+            ledger.executor.execute(c::notifyEntriesAvailable);
+        }
+    }
+
+    /** Wakes every waiting cursor (terminate, close): there will be no entries to wait for. */
+    void notifyAllWaitingLocked() {
+        List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
+        waiting.clear();
+        for (LakestreamManagedCursor c : ws) {
+            ledger.executor.execute(c::notifyEntriesAvailable);
+        }
+    }
+
+    void addWaiting(LakestreamManagedCursor c) {
+        waiting.put(c, Boolean.TRUE);
+        // An add may have landed between the cursor's check and its registration.
+        synchronized (ledger) {
+            if (c.hasEntriesBeyondRead(ledger.lceOffset)) {
+                waiting.remove(c);
+                ledger.executor.execute(c::notifyEntriesAvailable);
+            }
+        }
+    }
+
+    void removeWaiting(ManagedCursor cursor) {
+        if (cursor instanceof LakestreamManagedCursor c) {
+            waiting.remove(c);
+        }
+    }
+
+    int waitingCount() {
+        return waiting.size();
+    }
+
+    // ------------------------------------------------------------------ open, recover, delete
+
+    CompletableFuture<LakestreamManagedCursor> open(String cursorName, InitialPosition initialPosition,
+                                                    Map<String, Long> properties,
+                                                    Map<String, String> cursorProperties) {
+        synchronized (ledger) {
+            if (ledger.state == LakestreamManagedLedger.State.CLOSED
+                    || ledger.state == LakestreamManagedLedger.State.DELETED) {
+                return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
+                        "managed ledger " + ledger.getName() + " is closed"));
+            }
+        }
+        if (ledger.isReadOnly()) {
+            return CompletableFuture.failedFuture(Errors.unsupported("openCursor", "the managed ledger is read-only"));
+        }
+        CompletableFuture<LakestreamManagedCursor> existing = durable.get(cursorName);
+        if (existing != null && !(existing.isDone() && !existing.isCompletedExceptionally()
+                && existing.join().isClosed())) {
+            return existing;
+        }
+        CompletableFuture<LakestreamManagedCursor> f = new CompletableFuture<>();
+        CompletableFuture<LakestreamManagedCursor> raced = existing == null
+                ? durable.putIfAbsent(cursorName, f) : (durable.replace(cursorName, existing, f) ? null : durable.get(cursorName));
+        if (raced != null) {
+            return raced;
+        }
+        boolean reopen = existing != null;
+        long initial;
+        synchronized (ledger) {
+            initial = initialPosition == InitialPosition.Earliest ? ledger.startOffset : ledger.lceOffset + 1;
+        }
+        ledger.stream.openCursor(cursorName, initial).thenCompose(dc -> {
+            if (reopen) {
+                return CompletableFuture.completedFuture(dc);
+            }
+            CompletableFuture<Void> w = dc.markDelete(dc.ackedBefore(),
+                    properties == null || properties.isEmpty() ? null : properties);
+            if (cursorProperties != null && !cursorProperties.isEmpty()) {
+                Map<String, String> merged = new LinkedHashMap<>(dc.properties());
+                merged.putAll(cursorProperties);
+                w = dc.setProperties(merged);
+            }
+            return dc.flush().thenApply(v -> dc);
+        }).thenApply(dc -> new LakestreamManagedCursor(ledger, cursorName, dc, true))
+                .whenComplete((c, e) -> {
+                    if (e != null) {
+                        durable.remove(cursorName, f);
+                        f.completeExceptionally(e);
+                    } else {
+                        f.complete(c);
+                    }
+                });
+        return f;
+    }
+
+    /** Loads the cursors persisted for the stream (at open). */
+    CompletableFuture<Void> recover() {
+        return ledger.stream.cursorNames().thenCompose(names -> {
+            List<CompletableFuture<?>> all = new ArrayList<>();
+            for (String n : names) {
+                CompletableFuture<LakestreamManagedCursor> f = ledger.stream.openCursor(n, 0)
+                        .thenApply(dc -> new LakestreamManagedCursor(ledger, n, dc, true));
+                durable.put(n, f);
+                all.add(f);
+            }
+            return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+        });
+    }
+
+    LakestreamManagedCursor newNonDurable(Position startPosition, String cursorName, InitialPosition initialPosition)
+            throws ManagedLedgerException {
+        long ackedBefore;
+        synchronized (ledger) {
+            if (ledger.state == LakestreamManagedLedger.State.CLOSED
+                    || ledger.state == LakestreamManagedLedger.State.DELETED) {
+                throw new ManagedLedgerException.ManagedLedgerAlreadyClosedException("managed ledger "
+                        + ledger.getName() + " is closed");
+            }
+            long startOffset = ledger.startOffset;
+            long lceOffset = ledger.lceOffset;
+            if (startPosition == null || startPosition.compareTo(ledger.lastConfirmed) > 0) {
+                ackedBefore = initialPosition == InitialPosition.Earliest ? startOffset : lceOffset + 1;
+            } else if (startPosition.getLedgerId() < 0 || startPosition.equals(PositionFactory.EARLIEST)) {
+                ackedBefore = startOffset;
+            } else {
+                ackedBefore = ledger.ledgers.offsetOf(startPosition) + 1;
+            }
+            ackedBefore = Math.max(startOffset, Math.min(ackedBefore, lceOffset + 1));
+        }
+        LakestreamManagedCursor c = new LakestreamManagedCursor(ledger, cursorName,
+                ledger.stream.nonDurableCursor(cursorName, ackedBefore), false);
+        nonDurable.put(c, Boolean.TRUE);
+        return c;
+    }
+
+    void removeNonDurable(LakestreamManagedCursor c) {
+        nonDurable.remove(c);
+        waiting.remove(c);
+    }
+
+    CompletableFuture<Void> delete(String cursorName) {
+        CompletableFuture<LakestreamManagedCursor> f = durable.remove(cursorName);
+        if (f == null) {
+            for (LakestreamManagedCursor c : nonDurable.keySet()) {
+                if (c.getName().equals(cursorName)) {
+                    c.markClosed();
+                    removeNonDurable(c);
+                    return CompletableFuture.completedFuture(null);
+                }
+            }
+            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorNotFoundException(
+                    "cursor " + cursorName + " not found on " + ledger.getName()));
+        }
+        return f.handle((c, e) -> {
+            if (c != null) {
+                c.markClosed();
+                waiting.remove(c);
+            }
+            return null;
+        }).thenCompose(v -> ledger.stream.deleteCursor(cursorName)).thenApply(deleted -> null);
+    }
+
+    // ------------------------------------------------------------------ views
+
+    /** The durable cursors opened so far (not those still opening or failed to open). */
+    List<LakestreamManagedCursor> durableCursors() {
+        List<LakestreamManagedCursor> out = new ArrayList<>();
+        for (CompletableFuture<LakestreamManagedCursor> f : durable.values()) {
+            if (f.isDone() && !f.isCompletedExceptionally()) {
+                out.add(f.join());
+            }
+        }
+        return out;
+    }
+
+    List<LakestreamManagedCursor> allCursors() {
+        List<LakestreamManagedCursor> out = durableCursors();
+        out.addAll(nonDurable.keySet());
+        return out;
+    }
+
+    List<ManagedCursor> activeCursors() {
+        List<ManagedCursor> out = new ArrayList<>();
+        for (LakestreamManagedCursor c : allCursors()) {
+            if (c.isActive()) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    LakestreamManagedCursor slowestConsumer() {
+        LakestreamManagedCursor slowest = null;
+        for (LakestreamManagedCursor c : durableCursors()) {
+            if (slowest == null || c.ackedBefore() < slowest.ackedBefore()) {
+                slowest = c;
+            }
+        }
+        return slowest;
+    }
+
+    /** The lowest offset any cursor has not acknowledged; past the last entry when there is no cursor. */
+    long slowestAckedBefore(boolean includeNonDurable) {
+        long min = Long.MAX_VALUE;
+        for (LakestreamManagedCursor c : includeNonDurable ? allCursors() : durableCursors()) {
+            min = Math.min(min, c.ackedBefore());
+        }
+        if (min == Long.MAX_VALUE) {
+            synchronized (ledger) {
+                return ledger.lceOffset + 1;
+            }
+        }
+        return min;
+    }
+}

@@ -1,0 +1,112 @@
+package dev.lakestream.pulsar;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.TerminateCallback;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.Position;
+
+/**
+ * The end of a {@link LakestreamManagedLedger}'s life: terminate (no adds after the last confirmed one, which is
+ * persisted in the record), close (adds drained, cursors closed, writes settled, fence released, evicted from the
+ * factory) and delete (close, then the storage).
+ *
+ * <p>State changes happen under the ledger's monitor, as do the queued adds they fail; callbacks run on the
+ * ledger's executor.
+ */
+final class LedgerLifecycle {
+
+    private final LakestreamManagedLedger ledger;
+    private final AppendPipeline appends;
+    private final ManagedLedgerRecordWriter recordWriter;
+
+    // --- guarded by ledger
+    private CompletableFuture<Void> closeFuture;
+
+    LedgerLifecycle(LakestreamManagedLedger ledger, AppendPipeline appends, ManagedLedgerRecordWriter recordWriter) {
+        this.ledger = ledger;
+        this.appends = appends;
+        this.recordWriter = recordWriter;
+    }
+
+    void terminate(TerminateCallback cb, Object ctx) {
+        synchronized (ledger) {
+            if (ledger.state == LakestreamManagedLedger.State.TERMINATED) {
+                Position p = ledger.lastConfirmed;
+                ledger.executor.execute(() -> cb.terminateComplete(p, ctx));
+                return;
+            }
+            ManagedLedgerException refused = ledger.writeRefusalLocked();
+            if (refused != null) {
+                ledger.executor.execute(() -> cb.terminateFailed(refused, ctx));
+                return;
+            }
+            ledger.state = LakestreamManagedLedger.State.TERMINATED;
+            appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerTerminatedException(
+                    "managed ledger " + ledger.getName() + " was terminated"));
+            Runnable persist = () -> {
+                long last;
+                synchronized (ledger) {
+                    last = ledger.lceOffset;
+                }
+                ledger.updateRecord(r -> r.terminatedOffset = last).whenCompleteAsync((v, e) -> {
+                    if (e != null) {
+                        cb.terminateFailed(Errors.toMl(e), ctx);
+                    } else {
+                        cb.terminateComplete(ledger.lastConfirmed, ctx);
+                    }
+                }, ledger.executor);
+                synchronized (ledger) {
+                    ledger.cursors.notifyAllWaitingLocked();
+                }
+            };
+            if (!appends.hasInflightLocked()) {
+                ledger.executor.execute(persist);
+            } else {
+                appends.onDrainedLocked(persist);
+            }
+        }
+    }
+
+    CompletableFuture<Void> close() {
+        CompletableFuture<Void> drained = new CompletableFuture<>();
+        synchronized (ledger) {
+            if (closeFuture != null) {
+                return closeFuture;
+            }
+            if (ledger.state != LakestreamManagedLedger.State.DELETED) {
+                ledger.state = LakestreamManagedLedger.State.CLOSED;
+            }
+            appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
+                    "managed ledger " + ledger.getName() + " was closed"));
+            if (!appends.hasInflightLocked()) {
+                drained.complete(null);
+            } else {
+                appends.onDrainedLocked(() -> drained.complete(null));
+            }
+            ledger.cursors.notifyAllWaitingLocked();
+            closeFuture = drained.thenCompose(v -> {
+                List<CompletableFuture<?>> fs = new ArrayList<>();
+                for (LakestreamManagedCursor c : ledger.cursors.allCursors()) {
+                    fs.add(c.closeAsync().exceptionally(e -> null));
+                }
+                return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
+            }).thenCompose(v -> recordWriter.settled()).thenRun(() -> {
+                if (!ledger.isReadOnly()) {
+                    ledger.stream.releaseFence();
+                }
+                ledger.factory.evict(ledger.getName(), ledger);
+            });
+            return closeFuture;
+        }
+    }
+
+    CompletableFuture<Void> delete() {
+        synchronized (ledger) {
+            ledger.state = LakestreamManagedLedger.State.DELETED;
+        }
+        return close()
+                .thenCompose(v -> ledger.factory.deleteStorage(ledger.getName(), ledger.stream.id()));
+    }
+}

@@ -1,0 +1,89 @@
+package dev.lakestream.pulsar;
+
+import dev.lakestream.core.metadata.UnexpectedVersionException;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+
+/**
+ * Keeps a {@link LakestreamManagedLedger}'s current {@link ManagedLedgerRecord} and writes changes to it: each change
+ * is applied to a copy, written by compare-and-set, and installed only once stored; writes run one at a time.
+ *
+ * <p>The record and the chain of writes are guarded by the ledger's monitor (no lock of its own), since a lost
+ * compare-and-set also moves the ledger's state to fenced.
+ */
+final class ManagedLedgerRecordWriter {
+
+    private final LakestreamManagedLedger ledger;
+
+    // --- guarded by ledger
+    private ManagedLedgerRecord record;
+    private CompletableFuture<Void> metadataChain = CompletableFuture.completedFuture(null);
+
+    ManagedLedgerRecordWriter(LakestreamManagedLedger ledger, ManagedLedgerRecord record) {
+        this.ledger = ledger;
+        this.record = record;
+    }
+
+    /** The record as last stored; called under the ledger's monitor, not to be changed. */
+    ManagedLedgerRecord recordLocked() {
+        return record;
+    }
+
+    /** Applies {@code change} to a copy of the record and writes it by compare-and-set; writes are serialised. */
+    CompletableFuture<Void> update(Consumer<ManagedLedgerRecord> change) {
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        LakestreamManagedLedgerFactory factory = ledger.factory;
+        synchronized (ledger) {
+            metadataChain = metadataChain.handle((v, e) -> null).thenCompose(v -> {
+                ManagedLedgerRecord copy;
+                synchronized (ledger) {
+                    copy = record.copy();
+                    change.accept(copy);
+                }
+                return copy.save(factory.lakestream().metadataStore(), factory.root()).thenRun(() -> {
+                    synchronized (ledger) {
+                        record = copy;
+                    }
+                });
+            }).whenComplete((v, e) -> {
+                if (e != null) {
+                    Throwable c = Errors.unwrap(e);
+                    if (c instanceof UnexpectedVersionException) {
+                        synchronized (ledger) {
+                            if (ledger.state == LakestreamManagedLedger.State.OPEN
+                                    || ledger.state == LakestreamManagedLedger.State.WRITE_FAILED) {
+                                ledger.state = LakestreamManagedLedger.State.FENCED;
+                            }
+                        }
+                        result.completeExceptionally(new ManagedLedgerException.ManagedLedgerFencedException(
+                                "managed ledger " + ledger.getName() + " metadata was changed by another owner: "
+                                        + c.getMessage()));
+                    } else {
+                        result.completeExceptionally(c);
+                    }
+                } else {
+                    result.complete(null);
+                }
+            });
+        }
+        return result;
+    }
+
+    /** Changes the ledger's properties, kept in the record; completes with the properties as stored. */
+    CompletableFuture<Map<String, String>> updateProperties(Consumer<Map<String, String>> change) {
+        if (ledger.isReadOnly()) {
+            return CompletableFuture.failedFuture(Errors.unsupported("setProperties", "the managed ledger is read-only"));
+        }
+        return update(r -> change.accept(r.properties)).thenApply(v -> ledger.getProperties());
+    }
+
+    /**
+     * Completes when the writes started so far have finished, whatever their outcome (close waits on it). Reads the
+     * chain without taking the lock, as close always has.
+     */
+    CompletableFuture<Void> settled() {
+        return metadataChain.handle((x, e) -> null);
+    }
+}
