@@ -6,8 +6,6 @@ import dev.lakestream.core.cursor.CursorState;
 import dev.lakestream.core.cursor.DurableCursor;
 import dev.lakestream.core.log.LogEntry;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -15,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,22 +41,20 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
 /**
  * A Pulsar cursor on a core {@link DurableCursor}: Pulsar's mark-delete position P (inclusive) is the core's
  * {@code ackedBefore = offset(P) + 1}; individual acks are the core's ack ranges; batch-index ack sets are kept in
- * the core cursor's properties under {@value #BATCH_PREFIX}. The read position lives in memory. Locks: never hold
+ * the core cursor's properties ({@link BatchIndexAcks}). The read position lives in memory. Locks: never hold
  * this cursor's lock while calling into the ledger.
  */
 public class LakestreamManagedCursor implements ManagedCursor {
-
-    static final String BATCH_PREFIX = "lakestream.batchAck.";
 
     private final LakestreamManagedLedger ml;
     private final String name;
     private final DurableCursor dc;
     private final boolean durable;
+    private final BatchIndexAcks batchAcks; // guarded by this
 
     // guarded by this
     private long readOffset;
     private long readEpoch;
-    private final TreeMap<Long, long[]> batchAcks = new TreeMap<>();
     private boolean closed;
     private boolean readPositionChanged;
 
@@ -76,15 +71,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         this.dc = dc;
         this.durable = durable;
         this.readOffset = Math.max(dc.ackedBefore(), ml.startOffset());
-        for (Map.Entry<String, String> e : dc.properties().entrySet()) {
-            if (e.getKey().startsWith(BATCH_PREFIX)) {
-                try {
-                    batchAcks.put(Long.parseLong(e.getKey().substring(BATCH_PREFIX.length())), decodeLongs(e.getValue()));
-                } catch (RuntimeException ignored) {
-                    // a malformed batch record is dropped: the entry is then redelivered whole
-                }
-            }
-        }
+        this.batchAcks = new BatchIndexAcks(this, dc);
     }
 
     long ackedBefore() {
@@ -189,13 +176,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public Map<String, String> getCursorProperties() {
-        Map<String, String> out = new LinkedHashMap<>();
-        dc.properties().forEach((k, v) -> {
-            if (!k.startsWith(BATCH_PREFIX)) {
-                out.put(k, v);
-            }
-        });
-        return out;
+        return BatchIndexAcks.userProperties(dc.properties());
     }
 
     @Override
@@ -210,12 +191,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public CompletableFuture<Void> setCursorProperties(Map<String, String> cursorProperties) {
         synchronized (this) {
-            Map<String, String> p = new HashMap<>();
-            dc.properties().forEach((k, v) -> {
-                if (k.startsWith(BATCH_PREFIX)) {
-                    p.put(k, v);
-                }
-            });
+            Map<String, String> p = BatchIndexAcks.records(dc.properties());
             if (cursorProperties != null) {
                 p.putAll(cursorProperties);
             }
@@ -389,7 +365,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     }
 
     private synchronized boolean isAckedOffset(long off) {
-        return dc.isAcked(off) && !batchAcks.containsKey(off);
+        return dc.isAcked(off) && !batchAcks.isPartlyAcked(off);
     }
 
     private synchronized long readOffset() {
@@ -593,12 +569,11 @@ public class LakestreamManagedCursor implements ManagedCursor {
         long lce = ml.lceOffset();
         long[] ackSet = ml.getConfig().isDeletionAtBatchIndexLevelEnabled()
                 ? AckSetStateUtil.getAckSetArrayOrNull(position) : null;
-        if (ackSet != null && !allZero(ackSet) && off <= lce && off >= dc.ackedBefore()) {
+        if (ackSet != null && !BatchIndexAcks.allAcked(ackSet) && off <= lce && off >= dc.ackedBefore()) {
             // A batch partly acknowledged: everything before it is mark-deleted, the batch keeps its ack set.
             synchronized (this) {
-                long[] prev = batchAcks.get(off);
-                batchAcks.put(off, prev == null ? ackSet.clone() : and(prev, ackSet));
-                persistBatchAcksLocked();
+                batchAcks.put(off, batchAcks.intersect(off, ackSet));
+                batchAcks.persist();
             }
             off = off - 1;
         }
@@ -617,7 +592,9 @@ public class LakestreamManagedCursor implements ManagedCursor {
                         : dc.markDelete(dc.ackedBefore(), properties);
             }
             w = dc.markDelete(off + 1, properties == null ? Map.of() : properties);
-            w = dropBatchAcksBelowLocked(dc.ackedBefore(), w);
+            if (batchAcks.dropBelow(dc.ackedBefore())) {
+                w = batchAcks.persist();
+            }
             if (readOffset < dc.ackedBefore()) {
                 readOffset = dc.ackedBefore();
                 readPositionChanged = true;
@@ -625,25 +602,6 @@ public class LakestreamManagedCursor implements ManagedCursor {
         }
         ml.mbean().addMarkDeleteOp();
         return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
-    }
-
-    private CompletableFuture<Void> dropBatchAcksBelowLocked(long ackedBefore, CompletableFuture<Void> w) {
-        if (batchAcks.isEmpty() || batchAcks.firstKey() >= ackedBefore) {
-            return w;
-        }
-        batchAcks.headMap(ackedBefore).clear();
-        return persistBatchAcksLocked();
-    }
-
-    private CompletableFuture<Void> persistBatchAcksLocked() {
-        Map<String, String> p = new HashMap<>();
-        dc.properties().forEach((k, v) -> {
-            if (!k.startsWith(BATCH_PREFIX)) {
-                p.put(k, v);
-            }
-        });
-        batchAcks.forEach((off, set) -> p.put(BATCH_PREFIX + off, encodeLongs(set)));
-        return dc.setProperties(p);
     }
 
     @Override
@@ -696,27 +654,26 @@ public class LakestreamManagedCursor implements ManagedCursor {
         synchronized (this) {
             for (int i = 0; i < offs.size(); i++) {
                 long off = offs.get(i)[0];
-                if (off < dc.ackedBefore() || off > lce || (dc.isAcked(off) && !batchAcks.containsKey(off))) {
+                if (off < dc.ackedBefore() || off > lce || (dc.isAcked(off) && !batchAcks.isPartlyAcked(off))) {
                     continue;
                 }
                 long[] set = sets.get(i);
                 if (set != null) {
-                    long[] prev = batchAcks.get(off);
-                    long[] merged = prev == null ? set.clone() : and(prev, set);
-                    if (!allZero(merged)) {
+                    long[] merged = batchAcks.intersect(off, set);
+                    if (!BatchIndexAcks.allAcked(merged)) {
                         batchAcks.put(off, merged);
                         batchDirty = true;
                         continue;
                     }
                 }
-                if (batchAcks.remove(off) != null) {
+                if (batchAcks.remove(off)) {
                     batchDirty = true;
                 }
                 w = dc.ack(off, off + 1);
             }
             if (batchDirty) {
-                batchAcks.headMap(dc.ackedBefore()).clear();
-                w = persistBatchAcksLocked();
+                batchAcks.dropBelow(dc.ackedBefore());
+                w = batchAcks.persist();
             }
             if (readOffset < dc.ackedBefore()) {
                 readOffset = dc.ackedBefore();
@@ -725,45 +682,11 @@ public class LakestreamManagedCursor implements ManagedCursor {
         return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
     }
 
-    private static long[] and(long[] a, long[] b) {
-        long[] out = new long[Math.max(a.length, b.length)];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = (i < a.length ? a[i] : 0) & (i < b.length ? b[i] : 0);
-        }
-        return out;
-    }
-
-    private static boolean allZero(long[] a) {
-        for (long l : a) {
-            if (l != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    static String encodeLongs(long[] set) {
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(set.length * 8);
-        for (long l : set) {
-            b.putLong(l);
-        }
-        return Base64.getEncoder().encodeToString(b.array());
-    }
-
-    static long[] decodeLongs(String s) {
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(Base64.getDecoder().decode(s));
-        long[] out = new long[b.remaining() / 8];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = b.getLong();
-        }
-        return out;
-    }
-
     @Override
     public boolean isMessageDeleted(Position position) {
         long off = ml.offsetOf(position);
         synchronized (this) {
-            return dc.isAcked(off) && !batchAcks.containsKey(off);
+            return dc.isAcked(off) && !batchAcks.isPartlyAcked(off);
         }
     }
 
@@ -771,8 +694,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     public long[] getDeletedBatchIndexesAsLongArray(Position position) {
         long off = ml.offsetOf(position);
         synchronized (this) {
-            long[] s = batchAcks.get(off);
-            return s == null ? null : s.clone();
+            return batchAcks.ackSet(off);
         }
     }
 
@@ -963,9 +885,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
         CompletableFuture<Void> w;
         synchronized (this) {
             w = dc.reset(off);
-            if (!batchAcks.isEmpty()) {
-                batchAcks.clear();
-                w = persistBatchAcksLocked();
+            if (batchAcks.clear()) {
+                w = batchAcks.persist();
             }
             readOffset = off;
             readEpoch++;
@@ -1334,15 +1255,5 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public String toString() {
         return "LakestreamManagedCursor{" + ml.getName() + "/" + name + "}";
-    }
-
-    static Collection<String> internalKeys(Map<String, String> props) {
-        List<String> out = new ArrayList<>();
-        for (String k : props.keySet()) {
-            if (k.startsWith(BATCH_PREFIX)) {
-                out.add(k);
-            }
-        }
-        return out;
     }
 }
