@@ -50,13 +50,11 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private final String name;
     private final DurableCursor dc;
     private final boolean durable;
-    private final BatchIndexAcks batchAcks; // guarded by this
 
     // guarded by this
-    private long readOffset;
-    private long readEpoch;
+    private final BatchIndexAcks batchAcks;
+    private final CursorReadPosition readPosition;
     private boolean closed;
-    private boolean readPositionChanged;
 
     private volatile boolean active = true;
     private volatile boolean alwaysInactive;
@@ -70,7 +68,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         this.name = name;
         this.dc = dc;
         this.durable = durable;
-        this.readOffset = Math.max(dc.ackedBefore(), ml.startOffset());
+        this.readPosition = new CursorReadPosition(this, Math.max(dc.ackedBefore(), ml.startOffset()));
         this.batchAcks = new BatchIndexAcks(this, dc);
     }
 
@@ -289,10 +287,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
                 op.fail(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " is closed"));
                 return;
             }
-            if (readOffset < start) {
-                readOffset = start;
-            }
-            epoch = readEpoch;
+            readPosition.atLeast(start);
+            epoch = readPosition.epoch();
         }
         from = firstUnackedFrom(readOffset());
         if (from > lce) {
@@ -351,10 +347,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
                 op.entries.add(entry);
             }
             synchronized (this) {
-                if (readEpoch == epoch && last + 1 > readOffset) {
-                    readOffset = last + 1;
-                    readPositionChanged = true;
-                }
+                readPosition.readUpTo(last + 1, epoch);
             }
             if (list.isEmpty() || last >= bound || op.entries.size() >= op.count || op.bytes >= op.maxBytes) {
                 op.complete();
@@ -369,7 +362,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     }
 
     private synchronized long readOffset() {
-        return readOffset;
+        return readPosition.offset();
     }
 
     boolean hasEntriesBeyondRead(long lce) {
@@ -595,10 +588,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
             if (batchAcks.dropBelow(dc.ackedBefore())) {
                 w = batchAcks.persist();
             }
-            if (readOffset < dc.ackedBefore()) {
-                readOffset = dc.ackedBefore();
-                readPositionChanged = true;
-            }
+            readPosition.advanceTo(dc.ackedBefore());
         }
         ml.mbean().addMarkDeleteOp();
         return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
@@ -675,9 +665,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
                 batchAcks.dropBelow(dc.ackedBefore());
                 w = batchAcks.persist();
             }
-            if (readOffset < dc.ackedBefore()) {
-                readOffset = dc.ackedBefore();
-            }
+            readPosition.atLeast(dc.ackedBefore());
         }
         return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
     }
@@ -749,17 +737,13 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public synchronized boolean checkAndUpdateReadPositionChanged() {
-        boolean changed = readPositionChanged;
-        readPositionChanged = false;
-        return changed;
+        return readPosition.takeChanged();
     }
 
     @Override
     public void rewind() {
         synchronized (this) {
-            readOffset = dc.ackedBefore();
-            readEpoch++;
-            readPositionChanged = true;
+            readPosition.moveTo(dc.ackedBefore());
         }
     }
 
@@ -775,9 +759,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
             if (!force && off < dc.ackedBefore()) {
                 off = dc.ackedBefore();
             }
-            readOffset = off;
-            readEpoch++;
-            readPositionChanged = true;
+            readPosition.moveTo(off);
         }
     }
 
@@ -888,9 +870,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
             if (batchAcks.clear()) {
                 w = batchAcks.persist();
             }
-            readOffset = off;
-            readEpoch++;
-            readPositionChanged = true;
+            readPosition.moveTo(off);
         }
         ReadOp op = waitingRead.get();
         if (op != null) {
