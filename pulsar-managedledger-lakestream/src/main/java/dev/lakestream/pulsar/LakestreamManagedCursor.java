@@ -35,7 +35,6 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionFactory;
 import org.apache.bookkeeper.mledger.ScanOutcome;
-import org.apache.bookkeeper.mledger.impl.AckSetStateUtil;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
 
 /**
@@ -50,6 +49,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private final String name;
     private final DurableCursor dc;
     private final boolean durable;
+    private final CursorAcks acks;
 
     // guarded by this
     private final BatchIndexAcks batchAcks;
@@ -70,6 +70,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         this.durable = durable;
         this.readPosition = new CursorReadPosition(this, Math.max(dc.ackedBefore(), ml.startOffset()));
         this.batchAcks = new BatchIndexAcks(this, dc);
+        this.acks = new CursorAcks(this, ml, dc, batchAcks, readPosition);
     }
 
     long ackedBefore() {
@@ -101,6 +102,10 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public synchronized boolean isClosed() {
         return closed;
+    }
+
+    ManagedLedgerException closedException() {
+        return new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " is closed");
     }
 
     synchronized void markClosed() {
@@ -262,19 +267,11 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private void startRead(ReadOp op) {
         synchronized (this) {
             if (closed) {
-                op.fail(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " is closed"));
+                op.fail(closedException());
                 return;
             }
         }
         readLoop(op);
-    }
-
-    private synchronized long firstUnackedFrom(long offset) {
-        long o = Math.max(offset, dc.ackedBefore());
-        while (dc.isAcked(o)) {
-            o++;
-        }
-        return o;
     }
 
     private void readLoop(ReadOp op) {
@@ -284,13 +281,13 @@ public class LakestreamManagedCursor implements ManagedCursor {
         long epoch;
         synchronized (this) {
             if (closed) {
-                op.fail(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " is closed"));
+                op.fail(closedException());
                 return;
             }
             readPosition.atLeast(start);
             epoch = readPosition.epoch();
         }
-        from = firstUnackedFrom(readOffset());
+        from = acks.firstUnackedFrom(readOffset());
         if (from > lce) {
             if (!op.entries.isEmpty()) {
                 op.complete();
@@ -334,7 +331,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
                     continue;
                 }
                 last = off;
-                if (isAckedOffset(off)) {
+                if (acks.isAcked(off)) {
                     le.payload().release();
                     continue;
                 }
@@ -357,16 +354,12 @@ public class LakestreamManagedCursor implements ManagedCursor {
         });
     }
 
-    private synchronized boolean isAckedOffset(long off) {
-        return dc.isAcked(off) && !batchAcks.isPartlyAcked(off);
-    }
-
     private synchronized long readOffset() {
         return readPosition.offset();
     }
 
     boolean hasEntriesBeyondRead(long lce) {
-        return firstUnackedFrom(readOffset()) <= lce || ml.isTerminated() || ml.isClosedOrDeleted();
+        return acks.firstUnackedFrom(readOffset()) <= lce || ml.isTerminated() || ml.isClosedOrDeleted();
     }
 
     void notifyEntriesAvailable() {
@@ -461,7 +454,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public boolean hasMoreEntries() {
-        return firstUnackedFrom(readOffset()) <= ml.lceOffset();
+        return acks.firstUnackedFrom(readOffset()) <= ml.lceOffset();
     }
 
     @Override
@@ -554,44 +547,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     }
 
     CompletableFuture<Void> markDeleteAsync(Position position, Map<String, Long> properties) {
-        if (isClosed()) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorAlreadyClosedException(
-                    "cursor " + name + " is closed"));
-        }
-        long off = ml.offsetOf(position);
-        long lce = ml.lceOffset();
-        long[] ackSet = ml.getConfig().isDeletionAtBatchIndexLevelEnabled()
-                ? AckSetStateUtil.getAckSetArrayOrNull(position) : null;
-        if (ackSet != null && !BatchIndexAcks.allAcked(ackSet) && off <= lce && off >= dc.ackedBefore()) {
-            // A batch partly acknowledged: everything before it is mark-deleted, the batch keeps its ack set.
-            synchronized (this) {
-                batchAcks.put(off, batchAcks.intersect(off, ackSet));
-                batchAcks.persist();
-            }
-            off = off - 1;
-        }
-        if (off > lce) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
-                    "Invalid mark deleted position " + position + ": after the last entry " + ml.getLastConfirmedEntry()));
-        }
-        CompletableFuture<Void> w;
-        synchronized (this) {
-            if (off + 1 < dc.ackedBefore()) {
-                return CompletableFuture.failedFuture(new ManagedLedgerException("Mark-deleting " + position
-                        + " of cursor " + name + " would move it back from " + ml.positionOf(dc.ackedBefore() - 1)));
-            }
-            if (off + 1 == dc.ackedBefore()) {
-                return properties == null || properties.isEmpty() ? CompletableFuture.completedFuture(null)
-                        : dc.markDelete(dc.ackedBefore(), properties);
-            }
-            w = dc.markDelete(off + 1, properties == null ? Map.of() : properties);
-            if (batchAcks.dropBelow(dc.ackedBefore())) {
-                w = batchAcks.persist();
-            }
-            readPosition.advanceTo(dc.ackedBefore());
-        }
-        ml.mbean().addMarkDeleteOp();
-        return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
+        return acks.markDelete(position, properties);
     }
 
     @Override
@@ -621,69 +577,17 @@ public class LakestreamManagedCursor implements ManagedCursor {
     }
 
     CompletableFuture<Void> deleteAsync(Iterable<Position> positions) {
-        if (isClosed()) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorAlreadyClosedException(
-                    "cursor " + name + " is closed"));
-        }
-        long lce = ml.lceOffset();
-        boolean batchEnabled = ml.getConfig().isDeletionAtBatchIndexLevelEnabled();
-        List<long[]> offs = new ArrayList<>();
-        List<long[]> sets = new ArrayList<>();
-        for (Position p : positions) {
-            long off = ml.offsetOf(p);
-            if (off > lce) {
-                return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
-                        "cannot delete " + p + " on cursor " + name + ": after the last entry "
-                                + ml.getLastConfirmedEntry()));
-            }
-            offs.add(new long[] {off});
-            sets.add(batchEnabled ? AckSetStateUtil.getAckSetArrayOrNull(p) : null);
-        }
-        CompletableFuture<Void> w = CompletableFuture.completedFuture(null);
-        boolean batchDirty = false;
-        synchronized (this) {
-            for (int i = 0; i < offs.size(); i++) {
-                long off = offs.get(i)[0];
-                if (off < dc.ackedBefore() || off > lce || (dc.isAcked(off) && !batchAcks.isPartlyAcked(off))) {
-                    continue;
-                }
-                long[] set = sets.get(i);
-                if (set != null) {
-                    long[] merged = batchAcks.intersect(off, set);
-                    if (!BatchIndexAcks.allAcked(merged)) {
-                        batchAcks.put(off, merged);
-                        batchDirty = true;
-                        continue;
-                    }
-                }
-                if (batchAcks.remove(off)) {
-                    batchDirty = true;
-                }
-                w = dc.ack(off, off + 1);
-            }
-            if (batchDirty) {
-                batchAcks.dropBelow(dc.ackedBefore());
-                w = batchAcks.persist();
-            }
-            readPosition.atLeast(dc.ackedBefore());
-        }
-        return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
+        return acks.delete(positions);
     }
 
     @Override
     public boolean isMessageDeleted(Position position) {
-        long off = ml.offsetOf(position);
-        synchronized (this) {
-            return dc.isAcked(off) && !batchAcks.isPartlyAcked(off);
-        }
+        return acks.isAcked(ml.offsetOf(position));
     }
 
     @Override
     public long[] getDeletedBatchIndexesAsLongArray(Position position) {
-        long off = ml.offsetOf(position);
-        synchronized (this) {
-            return batchAcks.ackSet(off);
-        }
+        return acks.batchAckSet(ml.offsetOf(position));
     }
 
     @Override
@@ -805,7 +709,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
             Throwable failure = null;
             for (LogEntry le : list) {
                 long off = le.offset();
-                if (stop != null || failure != null || off > lce || isAckedOffset(off)) {
+                if (stop != null || failure != null || off > lce || acks.isAcked(off)) {
                     le.payload().release();
                     last = Math.max(last, Math.min(off, lce));
                     continue;
@@ -853,8 +757,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     private CompletableFuture<Void> resetAsync(Position position, boolean force) {
         if (isClosed()) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorAlreadyClosedException(
-                    "cursor " + name + " is closed"));
+            return CompletableFuture.failedFuture(closedException());
         }
         long start = ml.startOffset();
         long lce = ml.lceOffset();
