@@ -16,7 +16,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.ClearBacklogCallback;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.CloseCallback;
@@ -50,6 +49,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private final DurableCursor dc;
     private final boolean durable;
     private final CursorAcks acks;
+    private final CursorReader reader;
 
     // guarded by this
     private final BatchIndexAcks batchAcks;
@@ -60,7 +60,6 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private volatile boolean alwaysInactive;
     private volatile long lastActive = System.currentTimeMillis();
     private volatile double throttleMarkDelete;
-    private final AtomicReference<ReadOp> waitingRead = new AtomicReference<>();
     private long messagesConsumed;
 
     LakestreamManagedCursor(LakestreamManagedLedger ml, String name, DurableCursor dc, boolean durable) {
@@ -71,6 +70,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         this.readPosition = new CursorReadPosition(this, Math.max(dc.ackedBefore(), ml.startOffset()));
         this.batchAcks = new BatchIndexAcks(this, dc);
         this.acks = new CursorAcks(this, ml, dc, batchAcks, readPosition);
+        this.reader = new CursorReader(this, ml, acks, readPosition);
     }
 
     long ackedBefore() {
@@ -110,10 +110,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     synchronized void markClosed() {
         closed = true;
-        ReadOp op = waitingRead.getAndSet(null);
-        if (op != null) {
-            op.fail(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " was closed"));
-        }
+        reader.failWaiting(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " was closed"));
     }
 
     @Override
@@ -213,160 +210,25 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     // ------------------------------------------------------------------ reads
 
-    private final class ReadOp {
-        final int count;
-        final long maxBytes;
-        final ReadEntriesCallback cb;
-        final Object ctx;
-        final long maxOffset;
-        final Predicate<Position> skip;
-        final boolean wait;
-        final List<Entry> entries = new ArrayList<>();
-        long bytes;
-        boolean completed;
-
-        ReadOp(int count, long maxBytes, ReadEntriesCallback cb, Object ctx, Position maxPosition,
-               Predicate<Position> skip, boolean wait) {
-            this.count = Math.max(1, count);
-            this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
-            this.cb = cb;
-            this.ctx = ctx;
-            this.maxOffset = maxPosition == null ? Long.MAX_VALUE : ml.offsetOf(maxPosition);
-            this.skip = skip;
-            this.wait = wait;
-        }
-
-        void complete() {
-            synchronized (this) {
-                if (completed) {
-                    return;
-                }
-                completed = true;
-            }
-            ml.mbean().recordRead(entries.size(), bytes);
-            synchronized (LakestreamManagedCursor.this) {
-                messagesConsumed += entries.size();
-            }
-            List<Entry> result = entries;
-            ml.executor.execute(() -> cb.readEntriesComplete(result, ctx));
-        }
-
-        void fail(ManagedLedgerException e) {
-            synchronized (this) {
-                if (completed) {
-                    return;
-                }
-                completed = true;
-            }
-            entries.forEach(Entry::release);
-            ml.mbean().recordReadEntriesError();
-            ml.executor.execute(() -> cb.readEntriesFailed(e, ctx));
-        }
-    }
-
-    private void startRead(ReadOp op) {
-        synchronized (this) {
-            if (closed) {
-                op.fail(closedException());
-                return;
-            }
-        }
-        readLoop(op);
-    }
-
-    private void readLoop(ReadOp op) {
-        long lce = ml.lceOffset();
-        long start = ml.startOffset();
-        long from;
-        long epoch;
-        synchronized (this) {
-            if (closed) {
-                op.fail(closedException());
-                return;
-            }
-            readPosition.atLeast(start);
-            epoch = readPosition.epoch();
-        }
-        from = acks.firstUnackedFrom(readOffset());
-        if (from > lce) {
-            if (!op.entries.isEmpty()) {
-                op.complete();
-            } else if (ml.isTerminated() && op.wait) {
-                op.fail(new ManagedLedgerException.NoMoreEntriesToReadException("the managed ledger " + ml.getName()
-                        + " was terminated"));
-            } else if (ml.isClosedOrDeleted()) {
-                op.fail(new ManagedLedgerException.ManagedLedgerAlreadyClosedException("the managed ledger "
-                        + ml.getName() + " is closed"));
-            } else if (op.wait) {
-                if (!waitingRead.compareAndSet(null, op)) {
-                    op.fail(new ManagedLedgerException.ConcurrentWaitCallbackException());
-                    return;
-                }
-                ml.addWaiting(this);
-            } else {
-                op.complete();
-            }
-            return;
-        }
-        long bound = Math.min(lce, op.maxOffset);
-        if (from > bound) {
-            op.complete();
-            return;
-        }
-        int want = (int) Math.min(op.count - op.entries.size(), bound - from + 1);
-        ml.readRaw(from, want, Math.max(1, op.maxBytes - op.bytes)).whenComplete((list, e) -> {
-            if (e != null) {
-                if (!op.entries.isEmpty()) {
-                    op.complete();
-                } else {
-                    op.fail(Errors.toMl(e));
-                }
-                return;
-            }
-            long last = from - 1;
-            for (LogEntry le : list) {
-                long off = le.offset();
-                if (off > bound || op.entries.size() >= op.count || op.bytes >= op.maxBytes) {
-                    le.payload().release();
-                    continue;
-                }
-                last = off;
-                if (acks.isAcked(off)) {
-                    le.payload().release();
-                    continue;
-                }
-                Entry entry = ml.toEntry(le);
-                if (op.skip != null && op.skip.test(entry.getPosition())) {
-                    entry.release();
-                    continue;
-                }
-                op.bytes += entry.getLength();
-                op.entries.add(entry);
-            }
-            synchronized (this) {
-                readPosition.readUpTo(last + 1, epoch);
-            }
-            if (list.isEmpty() || last >= bound || op.entries.size() >= op.count || op.bytes >= op.maxBytes) {
-                op.complete();
-            } else {
-                readLoop(op);
-            }
-        });
-    }
-
-    private synchronized long readOffset() {
+    synchronized long readOffset() {
         return readPosition.offset();
     }
 
     boolean hasEntriesBeyondRead(long lce) {
-        return acks.firstUnackedFrom(readOffset()) <= lce || ml.isTerminated() || ml.isClosedOrDeleted();
+        return reader.hasEntriesBeyondRead(lce);
     }
 
     void notifyEntriesAvailable() {
-        ReadOp op = waitingRead.getAndSet(null);
-        if (op != null) {
-            readLoop(op);
-        }
+        reader.notifyEntriesAvailable();
+    }
+
+    synchronized void countConsumed(int entries) {
+        messagesConsumed += entries;
+    }
+
+    private CursorReadRequest request(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
+                                      Position maxPosition, Predicate<Position> skipCondition, boolean wait) {
+        return new CursorReadRequest(this, ml, n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, wait);
     }
 
     @Override
@@ -397,13 +259,13 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncReadEntries(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx, Position maxPosition) {
-        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, null, false));
+        reader.start(request(n, maxSizeBytes, cb, ctx, maxPosition, null, false));
     }
 
     @Override
     public void asyncReadEntriesWithSkip(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
                                          Position maxPosition, Predicate<Position> skipCondition) {
-        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, false));
+        reader.start(request(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, false));
     }
 
     @Override
@@ -430,7 +292,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public void asyncReadEntriesOrWait(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
                                        Position maxPosition) {
-        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, null, true));
+        reader.start(request(n, maxSizeBytes, cb, ctx, maxPosition, null, true));
     }
 
     @Override
@@ -442,14 +304,12 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public void asyncReadEntriesWithSkipOrWait(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
                                                Position maxPosition, Predicate<Position> skipCondition) {
-        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, true));
+        reader.start(request(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, true));
     }
 
     @Override
     public boolean cancelPendingReadRequest() {
-        ReadOp op = waitingRead.getAndSet(null);
-        ml.removeWaitingCursor(this);
-        return op != null;
+        return reader.cancelWaiting();
     }
 
     @Override
@@ -775,10 +635,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
             }
             readPosition.moveTo(off);
         }
-        ReadOp op = waitingRead.get();
-        if (op != null) {
-            notifyEntriesAvailable();
-        }
+        reader.resumeWaiting();
         return w;
     }
 
@@ -1043,7 +900,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         ManagedLedgerInternalStats.CursorStats s = new ManagedLedgerInternalStats.CursorStats();
         s.markDeletePosition = getMarkDeletedPosition().toString();
         s.readPosition = getReadPosition().toString();
-        s.waitingReadOp = waitingRead.get() != null;
+        s.waitingReadOp = reader.hasWaitingRead();
         s.pendingReadOps = 0;
         synchronized (this) {
             s.messagesConsumedCounter = messagesConsumed;
