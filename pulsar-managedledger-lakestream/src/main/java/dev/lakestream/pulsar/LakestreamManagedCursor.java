@@ -50,6 +50,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private final boolean durable;
     private final CursorAcks acks;
     private final CursorReader reader;
+    private final CursorRepositioning moves;
 
     // guarded by this
     private final BatchIndexAcks batchAcks;
@@ -71,6 +72,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         this.batchAcks = new BatchIndexAcks(this, dc);
         this.acks = new CursorAcks(this, ml, dc, batchAcks, readPosition);
         this.reader = new CursorReader(this, ml, acks, readPosition);
+        this.moves = new CursorRepositioning(this, ml, dc, batchAcks, readPosition, acks, reader);
     }
 
     long ackedBefore() {
@@ -506,9 +508,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void rewind() {
-        synchronized (this) {
-            readPosition.moveTo(dc.ackedBefore());
-        }
+        moves.rewind();
     }
 
     @Override
@@ -518,18 +518,12 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void seek(Position newReadPosition, boolean force) {
-        long off = ml.offsetOf(newReadPosition);
-        synchronized (this) {
-            if (!force && off < dc.ackedBefore()) {
-                off = dc.ackedBefore();
-            }
-            readPosition.moveTo(off);
-        }
+        moves.seek(newReadPosition, force);
     }
 
     @Override
     public void resetCursor(Position position) throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(resetAsync(position, false));
+        LakestreamManagedLedger.Sync.await(moves.reset(position, false));
     }
 
     /**
@@ -606,7 +600,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncResetCursor(Position position, boolean forceReset, ResetCursorCallback cb) {
-        resetAsync(position, forceReset).whenCompleteAsync((v, e) -> {
+        moves.reset(position, forceReset).whenCompleteAsync((v, e) -> {
             if (e != null) {
                 cb.resetFailed(Errors.toMl(e), position);
             } else {
@@ -615,38 +609,14 @@ public class LakestreamManagedCursor implements ManagedCursor {
         }, ml.executor);
     }
 
-    private CompletableFuture<Void> resetAsync(Position position, boolean force) {
-        if (isClosed()) {
-            return CompletableFuture.failedFuture(closedException());
-        }
-        long start = ml.startOffset();
-        long lce = ml.lceOffset();
-        long off = ml.offsetOf(position);
-        if (!force && (off < start - 1 || off > lce + 1)) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
-                    "cannot reset cursor " + name + " to " + position + ": not within the ledger"));
-        }
-        off = Math.max(start, Math.min(off, lce + 1));
-        CompletableFuture<Void> w;
-        synchronized (this) {
-            w = dc.reset(off);
-            if (batchAcks.clear()) {
-                w = batchAcks.persist();
-            }
-            readPosition.moveTo(off);
-        }
-        reader.resumeWaiting();
-        return w;
-    }
-
     @Override
     public void clearBacklog() throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(clearBacklogAsync());
+        LakestreamManagedLedger.Sync.await(moves.clearBacklog());
     }
 
     @Override
     public void asyncClearBacklog(ClearBacklogCallback cb, Object ctx) {
-        clearBacklogAsync().whenCompleteAsync((v, e) -> {
+        moves.clearBacklog().whenCompleteAsync((v, e) -> {
             if (e != null) {
                 cb.clearBacklogFailed(Errors.toMl(e), ctx);
             } else {
@@ -655,53 +625,21 @@ public class LakestreamManagedCursor implements ManagedCursor {
         }, ml.executor);
     }
 
-    private CompletableFuture<Void> clearBacklogAsync() {
-        Position lce = ml.getLastConfirmedEntry();
-        if (ml.offsetOf(lce) < dc.ackedBefore()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return markDeleteAsync(lce, dc.positionProperties());
-    }
-
     @Override
     public void skipEntries(int n, IndividualDeletedEntries deletedEntries)
             throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(skipAsync(n, deletedEntries));
+        LakestreamManagedLedger.Sync.await(moves.skip(n, deletedEntries));
     }
 
     @Override
     public void asyncSkipEntries(int n, IndividualDeletedEntries deletedEntries, SkipEntriesCallback cb, Object ctx) {
-        skipAsync(n, deletedEntries).whenCompleteAsync((v, e) -> {
+        moves.skip(n, deletedEntries).whenCompleteAsync((v, e) -> {
             if (e != null) {
                 cb.skipEntriesFailed(Errors.toMl(e), ctx);
             } else {
                 cb.skipEntriesComplete(ctx);
             }
         }, ml.executor);
-    }
-
-    private long nthOffset(long n, IndividualDeletedEntries deletedEntries, long lce) {
-        long off = Math.max(dc.ackedBefore(), ml.startOffset()) - 1;
-        long counted = 0;
-        while (counted < n && off < lce) {
-            off++;
-            if (deletedEntries == IndividualDeletedEntries.Include || !dc.isAcked(off)) {
-                counted++;
-            }
-        }
-        return counted < n ? -1 : off;
-    }
-
-    private CompletableFuture<Void> skipAsync(int n, IndividualDeletedEntries deletedEntries) {
-        long lce = ml.lceOffset();
-        long target = nthOffset(n, deletedEntries, lce);
-        if (target < 0) {
-            target = lce;
-        }
-        if (target < dc.ackedBefore()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return markDeleteAsync(ml.positionOf(target), dc.positionProperties());
     }
 
     @Override
@@ -725,7 +663,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public void asyncGetNthEntry(int n, IndividualDeletedEntries deletedEntries, ReadEntryCallback cb, Object ctx) {
         long lce = ml.lceOffset();
-        long off = nthOffset(n, deletedEntries, lce);
+        long off = moves.nthOffset(n, deletedEntries, lce);
         if (off < 0) {
             ml.executor.execute(() -> cb.readEntryComplete(null, ctx));
             return;
