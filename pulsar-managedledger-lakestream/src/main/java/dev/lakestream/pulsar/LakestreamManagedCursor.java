@@ -4,7 +4,6 @@ import com.google.common.collect.Range;
 import dev.lakestream.core.cursor.AckRanges;
 import dev.lakestream.core.cursor.CursorState;
 import dev.lakestream.core.cursor.DurableCursor;
-import dev.lakestream.core.log.LogEntry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -15,7 +14,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.ClearBacklogCallback;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.CloseCallback;
@@ -526,76 +524,12 @@ public class LakestreamManagedCursor implements ManagedCursor {
         LakestreamManagedLedger.Sync.await(moves.reset(position, false));
     }
 
-    /**
-     * Reads the unacknowledged entries from {@code startingPosition} (or the first after the mark-delete) in batches
-     * and hands each to {@code condition}, which must not keep it (the scan releases it, as Pulsar's does). Stops with
-     * {@code USER_INTERRUPTED} when the condition answers false, {@code ABORTED} after {@code maxEntries} entries or
-     * {@code timeOutMs}, {@code COMPLETED} at the last confirmed entry. Used by {@code analyze-backlog}.
-     */
+    /** The unacknowledged entries from {@code startingPosition} or the mark-delete: {@link CursorScan}. */
     @Override
     public CompletableFuture<ScanOutcome> scan(Optional<Position> startingPosition, Predicate<Entry> condition,
                                                int batchSize, long maxEntries, long timeOutMs) {
         long from = startingPosition.map(ml::offsetOf).orElseGet(this::ackedBefore);
-        CompletableFuture<ScanOutcome> result = new CompletableFuture<>();
-        scanFrom(Math.max(from, ml.startOffset()), condition, Math.max(1, batchSize), new AtomicLong(maxEntries),
-                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeOutMs)), result);
-        return result;
-    }
-
-    private void scanFrom(long from, Predicate<Entry> condition, int batchSize, AtomicLong remaining, long deadline,
-                          CompletableFuture<ScanOutcome> result) {
-        long lce = ml.lceOffset();
-        if (from > lce) {
-            result.complete(ScanOutcome.COMPLETED);
-            return;
-        }
-        if (isClosed() || System.nanoTime() > deadline) {
-            result.complete(ScanOutcome.ABORTED);
-            return;
-        }
-        ml.readRaw(from, (int) Math.min(batchSize, lce - from + 1), Long.MAX_VALUE).whenCompleteAsync((list, e) -> {
-            if (e != null) {
-                result.completeExceptionally(Errors.toMl(e));
-                return;
-            }
-            long last = from - 1;
-            ScanOutcome stop = null;
-            Throwable failure = null;
-            for (LogEntry le : list) {
-                long off = le.offset();
-                if (stop != null || failure != null || off > lce || acks.isAcked(off)) {
-                    le.payload().release();
-                    last = Math.max(last, Math.min(off, lce));
-                    continue;
-                }
-                last = off;
-                if (remaining.getAndDecrement() <= 0) {
-                    le.payload().release();
-                    stop = ScanOutcome.ABORTED;
-                    continue;
-                }
-                Entry entry = ml.toEntry(le);
-                try {
-                    if (!condition.test(entry)) {
-                        stop = ScanOutcome.USER_INTERRUPTED;
-                    }
-                } catch (Throwable t) {
-                    failure = t;
-                } finally {
-                    entry.release();
-                }
-            }
-            if (failure != null) {
-                result.completeExceptionally(failure);
-            } else if (stop != null) {
-                result.complete(stop);
-            } else if (last < from) {
-                // Nothing readable where the entries should be (trimmed meanwhile): nothing more to scan.
-                result.complete(ScanOutcome.COMPLETED);
-            } else {
-                scanFrom(last + 1, condition, batchSize, remaining, deadline, result);
-            }
-        }, ml.executor);
+        return new CursorScan(this, ml, acks, condition, batchSize, maxEntries, timeOutMs).start(from);
     }
 
     @Override
