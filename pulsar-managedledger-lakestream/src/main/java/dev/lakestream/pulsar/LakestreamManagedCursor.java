@@ -688,39 +688,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public Set<? extends Position> asyncReplayEntries(Set<? extends Position> positions, ReadEntriesCallback cb,
                                                       Object ctx, boolean sortEntries) {
-        java.util.HashSet<Position> alreadyAcked = new java.util.HashSet<>();
-        List<Position> toRead = new ArrayList<>();
-        for (Position p : positions) {
-            if (isMessageDeleted(p)) {
-                alreadyAcked.add(p);
-            } else {
-                toRead.add(p);
-            }
-        }
-        if (sortEntries) {
-            Collections.sort(toRead);
-        }
-        List<CompletableFuture<Entry>> reads = new ArrayList<>();
-        for (Position p : toRead) {
-            reads.add(ml.readOne(ml.offsetOf(p)));
-        }
-        CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                for (CompletableFuture<Entry> r : reads) {
-                    if (!r.isCompletedExceptionally()) {
-                        r.join().release();
-                    }
-                }
-                cb.readEntriesFailed(Errors.toMl(e), ctx);
-                return;
-            }
-            List<Entry> out = new ArrayList<>(reads.size());
-            for (CompletableFuture<Entry> r : reads) {
-                out.add(r.join());
-            }
-            cb.readEntriesComplete(out, ctx);
-        }, ml.executor);
-        return alreadyAcked;
+        return CursorReplay.replay(this, ml, positions, cb, ctx, sortEntries);
     }
 
     // ------------------------------------------------------------------ close
