@@ -49,6 +49,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private final CursorAcks acks;
     private final CursorReader reader;
     private final CursorRepositioning moves;
+    private final ManagedCursorMXBean mxBean;
 
     // guarded by this
     private final BatchIndexAcks batchAcks;
@@ -71,6 +72,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         this.acks = new CursorAcks(this, ml, dc, batchAcks, readPosition);
         this.reader = new CursorReader(this, ml, acks, readPosition);
         this.moves = new CursorRepositioning(this, ml, dc, batchAcks, readPosition, acks, reader);
+        this.mxBean = new LakestreamManagedCursorMXBean(name, ml);
     }
 
     long ackedBefore() {
@@ -763,69 +765,6 @@ public class LakestreamManagedCursor implements ManagedCursor {
         s.properties = new LinkedHashMap<>(st.positionProperties());
         return s;
     }
-
-    private final ManagedCursorMXBean mxBean = new ManagedCursorMXBean() {
-        @Override
-        public String getName() {
-            return name;
-        }
-
-        @Override
-        public String getLedgerName() {
-            return ml.getName();
-        }
-
-        @Override
-        public void persistToLedger(boolean success) {
-        }
-
-        @Override
-        public void persistToZookeeper(boolean success) {
-        }
-
-        @Override
-        public long getPersistLedgerSucceed() {
-            return 0;
-        }
-
-        @Override
-        public long getPersistLedgerErrors() {
-            return 0;
-        }
-
-        @Override
-        public long getPersistZookeeperSucceed() {
-            return 0;
-        }
-
-        @Override
-        public long getPersistZookeeperErrors() {
-            return 0;
-        }
-
-        @Override
-        public void addWriteCursorLedgerSize(long size) {
-        }
-
-        @Override
-        public void addReadCursorLedgerSize(long size) {
-        }
-
-        @Override
-        public long getWriteCursorLedgerSize() {
-            return 0;
-        }
-
-        @Override
-        public long getWriteCursorLedgerLogicalSize() {
-            return 0;
-        }
-
-        @Override
-        public long getReadCursorLedgerSize() {
-            return 0;
-        }
-    };
 
     @Override
     public ManagedCursorMXBean getStats() {
