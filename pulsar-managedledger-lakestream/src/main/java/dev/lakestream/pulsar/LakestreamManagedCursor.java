@@ -2,12 +2,10 @@ package dev.lakestream.pulsar;
 
 import com.google.common.collect.Range;
 import dev.lakestream.core.cursor.AckRanges;
-import dev.lakestream.core.cursor.CursorState;
 import dev.lakestream.core.cursor.DurableCursor;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -226,6 +224,10 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     synchronized void countConsumed(int entries) {
         messagesConsumed += entries;
+    }
+
+    synchronized long messagesConsumed() {
+        return messagesConsumed;
     }
 
     private CursorReadRequest request(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
@@ -739,31 +741,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public ManagedLedgerInternalStats.CursorStats getCursorStats() {
-        ManagedLedgerInternalStats.CursorStats s = new ManagedLedgerInternalStats.CursorStats();
-        s.markDeletePosition = getMarkDeletedPosition().toString();
-        s.readPosition = getReadPosition().toString();
-        s.waitingReadOp = reader.hasWaitingRead();
-        s.pendingReadOps = 0;
-        synchronized (this) {
-            s.messagesConsumedCounter = messagesConsumed;
-            s.state = closed ? "Closed" : "Open";
-        }
-        s.cursorLedger = -1;
-        s.cursorLedgerLastEntry = -1;
-        CursorState st = dc.state();
-        StringBuilder sb = new StringBuilder("[");
-        for (long[] r : st.individuallyAcked().toList()) {
-            if (sb.length() > 1) {
-                sb.append(',');
-            }
-            sb.append('(').append(ml.positionOf(r[0] - 1)).append("..").append(ml.positionOf(r[1] - 1)).append(']');
-        }
-        s.individuallyDeletedMessages = sb.append(']').toString();
-        s.active = active;
-        s.numberOfEntriesSinceFirstNotAckedMessage = getNumberOfEntriesSinceFirstNotAckedMessage();
-        s.totalNonContiguousDeletedMessagesRange = st.individuallyAcked().rangeCount();
-        s.properties = new LinkedHashMap<>(st.positionProperties());
-        return s;
+        return CursorInternalStats.of(this, reader, dc, ml);
     }
 
     @Override
