@@ -238,22 +238,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public List<Entry> readEntries(int numberOfEntriesToRead) throws InterruptedException, ManagedLedgerException {
         CompletableFuture<List<Entry>> f = new CompletableFuture<>();
-        asyncReadEntries(numberOfEntriesToRead, readCallback(f), null, PositionFactory.LATEST);
+        asyncReadEntries(numberOfEntriesToRead, CursorCallbacks.completing(f), null, PositionFactory.LATEST);
         return LakestreamManagedLedger.Sync.await(f);
-    }
-
-    private static ReadEntriesCallback readCallback(CompletableFuture<List<Entry>> f) {
-        return new ReadEntriesCallback() {
-            @Override
-            public void readEntriesComplete(List<Entry> entries, Object ctx) {
-                f.complete(entries);
-            }
-
-            @Override
-            public void readEntriesFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        };
     }
 
     @Override
@@ -280,7 +266,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public List<Entry> readEntriesOrWait(int n, long maxSizeBytes) throws InterruptedException, ManagedLedgerException {
         CompletableFuture<List<Entry>> f = new CompletableFuture<>();
-        asyncReadEntriesOrWait(n, maxSizeBytes, readCallback(f), null, PositionFactory.LATEST);
+        asyncReadEntriesOrWait(n, maxSizeBytes, CursorCallbacks.completing(f), null, PositionFactory.LATEST);
         try {
             return f.get();
         } catch (java.util.concurrent.ExecutionException e) {
@@ -401,13 +387,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncMarkDelete(Position position, Map<String, Long> properties, MarkDeleteCallback cb, Object ctx) {
-        markDeleteAsync(position, properties).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.markDeleteFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.markDeleteComplete(ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(markDeleteAsync(position, properties), ml.executor, v -> cb.markDeleteComplete(ctx),
+                e -> cb.markDeleteFailed(e, ctx));
     }
 
     CompletableFuture<Void> markDeleteAsync(Position position, Map<String, Long> properties) {
@@ -431,13 +412,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncDelete(Iterable<Position> positions, DeleteCallback cb, Object ctx) {
-        deleteAsync(positions).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.deleteFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.deleteComplete(ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(deleteAsync(positions), ml.executor, v -> cb.deleteComplete(ctx),
+                e -> cb.deleteFailed(e, ctx));
     }
 
     CompletableFuture<Void> deleteAsync(Iterable<Position> positions) {
@@ -538,13 +514,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncResetCursor(Position position, boolean forceReset, ResetCursorCallback cb) {
-        moves.reset(position, forceReset).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.resetFailed(Errors.toMl(e), position);
-            } else {
-                cb.resetComplete(position);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(moves.reset(position, forceReset), ml.executor, v -> cb.resetComplete(position),
+                e -> cb.resetFailed(e, position));
     }
 
     @Override
@@ -554,13 +525,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncClearBacklog(ClearBacklogCallback cb, Object ctx) {
-        moves.clearBacklog().whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.clearBacklogFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.clearBacklogComplete(ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(moves.clearBacklog(), ml.executor, v -> cb.clearBacklogComplete(ctx),
+                e -> cb.clearBacklogFailed(e, ctx));
     }
 
     @Override
@@ -571,30 +537,15 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncSkipEntries(int n, IndividualDeletedEntries deletedEntries, SkipEntriesCallback cb, Object ctx) {
-        moves.skip(n, deletedEntries).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.skipEntriesFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.skipEntriesComplete(ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(moves.skip(n, deletedEntries), ml.executor, v -> cb.skipEntriesComplete(ctx),
+                e -> cb.skipEntriesFailed(e, ctx));
     }
 
     @Override
     public Entry getNthEntry(int n, IndividualDeletedEntries deletedEntries)
             throws InterruptedException, ManagedLedgerException {
         CompletableFuture<Entry> f = new CompletableFuture<>();
-        asyncGetNthEntry(n, deletedEntries, new ReadEntryCallback() {
-            @Override
-            public void readEntryComplete(Entry entry, Object ctx) {
-                f.complete(entry);
-            }
-
-            @Override
-            public void readEntryFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
+        asyncGetNthEntry(n, deletedEntries, CursorCallbacks.completingOne(f), null);
         return LakestreamManagedLedger.Sync.await(f);
     }
 
@@ -606,13 +557,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
             ml.executor.execute(() -> cb.readEntryComplete(null, ctx));
             return;
         }
-        ml.readOne(off).whenCompleteAsync((entry, e) -> {
-            if (e != null) {
-                cb.readEntryFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.readEntryComplete(entry, ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(ml.readOne(off), ml.executor, entry -> cb.readEntryComplete(entry, ctx),
+                e -> cb.readEntryFailed(e, ctx));
     }
 
     @Override
@@ -624,18 +570,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     public Position findNewestMatching(FindPositionConstraint constraint, Predicate<Entry> condition)
             throws InterruptedException, ManagedLedgerException {
         CompletableFuture<Position> f = new CompletableFuture<>();
-        asyncFindNewestMatching(constraint, condition, new FindEntryCallback() {
-            @Override
-            public void findEntryComplete(Position position, Object ctx) {
-                f.complete(position);
-            }
-
-            @Override
-            public void findEntryFailed(ManagedLedgerException exception, java.util.Optional<Position> failedReadPosition,
-                                        Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
+        asyncFindNewestMatching(constraint, condition, CursorCallbacks.completingFind(f), null);
         return LakestreamManagedLedger.Sync.await(f);
     }
 
@@ -664,13 +599,9 @@ public class LakestreamManagedCursor implements ManagedCursor {
         if (endPosition != null) {
             hi = Math.min(hi, ml.offsetOf(endPosition));
         }
-        Search.newestMatching(ml, condition, lo, hi).whenCompleteAsync((found, e) -> {
-            if (e != null) {
-                cb.findEntryFailed(Errors.toMl(e), java.util.Optional.empty(), ctx);
-            } else {
-                cb.findEntryComplete(found < 0 ? null : ml.positionOf(found), ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(Search.newestMatching(ml, condition, lo, hi), ml.executor,
+                found -> cb.findEntryComplete(found < 0 ? null : ml.positionOf(found), ctx),
+                e -> cb.findEntryFailed(e, Optional.empty(), ctx));
     }
 
     // ------------------------------------------------------------------ replay
@@ -679,7 +610,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     public List<Entry> replayEntries(Set<? extends Position> positions)
             throws InterruptedException, ManagedLedgerException {
         CompletableFuture<List<Entry>> f = new CompletableFuture<>();
-        asyncReplayEntries(positions, readCallback(f), null);
+        asyncReplayEntries(positions, CursorCallbacks.completing(f), null);
         return LakestreamManagedLedger.Sync.await(f);
     }
 
@@ -704,13 +635,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncClose(CloseCallback cb, Object ctx) {
-        closeAsync().whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.closeFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.closeComplete(ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(closeAsync(), ml.executor, v -> cb.closeComplete(ctx),
+                e -> cb.closeFailed(e, ctx));
     }
 
     CompletableFuture<Void> closeAsync() {
