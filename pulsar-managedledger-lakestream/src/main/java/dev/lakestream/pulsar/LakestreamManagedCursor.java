@@ -5,7 +5,6 @@ import dev.lakestream.core.cursor.AckRanges;
 import dev.lakestream.core.cursor.DurableCursor;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,18 +46,19 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private final CursorAcks acks;
     private final CursorReader reader;
     private final CursorRepositioning moves;
+    private final CursorProperties properties;
     private final ManagedCursorMXBean mxBean;
 
     // guarded by this
     private final BatchIndexAcks batchAcks;
     private final CursorReadPosition readPosition;
     private boolean closed;
+    private long messagesConsumed;
 
     private volatile boolean active = true;
     private volatile boolean alwaysInactive;
     private volatile long lastActive = System.currentTimeMillis();
     private volatile double throttleMarkDelete;
-    private long messagesConsumed;
 
     LakestreamManagedCursor(LakestreamManagedLedger ml, String name, DurableCursor dc, boolean durable) {
         this.ml = ml;
@@ -70,6 +70,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         this.acks = new CursorAcks(this, ml, dc, batchAcks, readPosition);
         this.reader = new CursorReader(this, ml, acks, readPosition);
         this.moves = new CursorRepositioning(this, ml, dc, batchAcks, readPosition, acks, reader);
+        this.properties = new CursorProperties(this, dc);
         this.mxBean = new LakestreamManagedCursorMXBean(name, ml);
     }
 
@@ -155,57 +156,37 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public Map<String, Long> getProperties() {
-        return dc.positionProperties();
+        return properties.positionProperties();
     }
 
     @Override
     public boolean putProperty(String key, Long value) {
-        Map<String, Long> p = new HashMap<>(dc.positionProperties());
-        p.put(key, value);
-        dc.markDelete(dc.ackedBefore(), p);
-        return true;
+        return properties.putPositionProperty(key, value);
     }
 
     @Override
     public boolean removeProperty(String key) {
-        Map<String, Long> p = new HashMap<>(dc.positionProperties());
-        boolean had = p.remove(key) != null;
-        dc.markDelete(dc.ackedBefore(), p);
-        return had;
+        return properties.removePositionProperty(key);
     }
 
     @Override
     public Map<String, String> getCursorProperties() {
-        return BatchIndexAcks.userProperties(dc.properties());
+        return properties.cursorProperties();
     }
 
     @Override
     public CompletableFuture<Void> putCursorProperty(String key, String value) {
-        synchronized (this) {
-            Map<String, String> p = new HashMap<>(dc.properties());
-            p.put(key, value);
-            return dc.setProperties(p);
-        }
+        return properties.putCursorProperty(key, value);
     }
 
     @Override
     public CompletableFuture<Void> setCursorProperties(Map<String, String> cursorProperties) {
-        synchronized (this) {
-            Map<String, String> p = BatchIndexAcks.records(dc.properties());
-            if (cursorProperties != null) {
-                p.putAll(cursorProperties);
-            }
-            return dc.setProperties(p);
-        }
+        return properties.setCursorProperties(cursorProperties);
     }
 
     @Override
     public CompletableFuture<Void> removeCursorProperty(String key) {
-        synchronized (this) {
-            Map<String, String> p = new HashMap<>(dc.properties());
-            p.remove(key);
-            return dc.setProperties(p);
-        }
+        return properties.removeCursorProperty(key);
     }
 
     // ------------------------------------------------------------------ reads
