@@ -465,6 +465,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
         return readPosition.takeChanged();
     }
 
+    // ------------------------------------------------------------------ moves
+
     @Override
     public void rewind() {
         moves.rewind();
@@ -483,14 +485,6 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public void resetCursor(Position position) throws InterruptedException, ManagedLedgerException {
         LakestreamManagedLedger.Sync.await(moves.reset(position, false));
-    }
-
-    /** The unacknowledged entries from {@code startingPosition} or the mark-delete: {@link CursorScan}. */
-    @Override
-    public CompletableFuture<ScanOutcome> scan(Optional<Position> startingPosition, Predicate<Entry> condition,
-                                               int batchSize, long maxEntries, long timeOutMs) {
-        long from = startingPosition.map(ml::offsetOf).orElseGet(this::ackedBefore);
-        return new CursorScan(this, ml, acks, condition, batchSize, maxEntries, timeOutMs).start(from);
     }
 
     @Override
@@ -521,6 +515,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
         CursorCallbacks.deliver(moves.skip(n, deletedEntries), ml.executor, v -> cb.skipEntriesComplete(ctx),
                 e -> cb.skipEntriesFailed(e, ctx));
     }
+
+    // ------------------------------------------------------------------ finding entries
 
     @Override
     public Entry getNthEntry(int n, IndividualDeletedEntries deletedEntries)
@@ -583,6 +579,14 @@ public class LakestreamManagedCursor implements ManagedCursor {
         CursorCallbacks.deliver(Search.newestMatching(ml, condition, lo, hi), ml.executor,
                 found -> cb.findEntryComplete(found < 0 ? null : ml.positionOf(found), ctx),
                 e -> cb.findEntryFailed(e, Optional.empty(), ctx));
+    }
+
+    /** The unacknowledged entries from {@code startingPosition} or the mark-delete: {@link CursorScan}. */
+    @Override
+    public CompletableFuture<ScanOutcome> scan(Optional<Position> startingPosition, Predicate<Entry> condition,
+                                               int batchSize, long maxEntries, long timeOutMs) {
+        long from = startingPosition.map(ml::offsetOf).orElseGet(this::ackedBefore);
+        return new CursorScan(this, ml, acks, condition, batchSize, maxEntries, timeOutMs).start(from);
     }
 
     // ------------------------------------------------------------------ replay
