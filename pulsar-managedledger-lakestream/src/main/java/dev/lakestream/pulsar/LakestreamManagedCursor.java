@@ -34,8 +34,16 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
 /**
  * A Pulsar cursor on a core {@link DurableCursor}: Pulsar's mark-delete position P (inclusive) is the core's
  * {@code ackedBefore = offset(P) + 1}; individual acks are the core's ack ranges; batch-index ack sets are kept in
- * the core cursor's properties ({@link BatchIndexAcks}). The read position lives in memory. Locks: never hold
- * this cursor's lock while calling into the ledger.
+ * the core cursor's properties ({@link BatchIndexAcks}). The read position lives in memory
+ * ({@link CursorReadPosition}).
+ *
+ * <p>This class owns the state and answers Pulsar's API; the work is done by {@link CursorReader} (reads and the
+ * waiting read), {@link CursorAcks} (mark-delete and acks), {@link CursorRepositioning} (seek, reset, skip, clear
+ * backlog), {@link CursorProperties}, {@link CursorScan}, {@link CursorReplay} and {@link CursorInternalStats}.
+ *
+ * <p>Locks: this cursor's monitor guards the read position, the batch ack sets, the closed flag and the consumed
+ * count; the classes above synchronize on it (the same monitor, no lock of their own). Never hold it while calling
+ * into the ledger.
  */
 public class LakestreamManagedCursor implements ManagedCursor {
 
