@@ -42,8 +42,8 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
  * backlog), {@link CursorProperties}, {@link CursorScan}, {@link CursorReplay} and {@link CursorInternalStats}.
  *
  * <p>Locks: this cursor's monitor guards the read position, the batch ack sets, the closed flag and the consumed
- * count; the classes above synchronize on it (the same monitor, no lock of their own). Never hold it while calling
- * into the ledger.
+ * count; the classes above that touch them synchronize on it (the only other monitor is a read request's own, for
+ * its completed flag). Never hold it while calling into the ledger.
  */
 public class LakestreamManagedCursor implements ManagedCursor {
 
