@@ -2,24 +2,15 @@ package dev.lakestream.pulsar;
 
 import com.google.common.collect.Range;
 import dev.lakestream.core.cursor.AckRanges;
-import dev.lakestream.core.cursor.CursorState;
 import dev.lakestream.core.cursor.DurableCursor;
-import dev.lakestream.core.log.LogEntry;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.ClearBacklogCallback;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.CloseCallback;
@@ -38,53 +29,57 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionFactory;
 import org.apache.bookkeeper.mledger.ScanOutcome;
-import org.apache.bookkeeper.mledger.impl.AckSetStateUtil;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
 
 /**
  * A Pulsar cursor on a core {@link DurableCursor}: Pulsar's mark-delete position P (inclusive) is the core's
  * {@code ackedBefore = offset(P) + 1}; individual acks are the core's ack ranges; batch-index ack sets are kept in
- * the core cursor's properties under {@value #BATCH_PREFIX}. The read position lives in memory. Locks: never hold
- * this cursor's lock while calling into the ledger.
+ * the core cursor's properties ({@link BatchIndexAcks}). The read position lives in memory
+ * ({@link CursorReadPosition}).
+ *
+ * <p>This class owns the state and answers Pulsar's API; the work is done by {@link CursorReader} (reads and the
+ * waiting read), {@link CursorAcks} (mark-delete and acks), {@link CursorRepositioning} (seek, reset, skip, clear
+ * backlog), {@link CursorProperties}, {@link CursorScan}, {@link CursorReplay} and {@link CursorInternalStats}.
+ *
+ * <p>Locks: this cursor's monitor guards the read position, the batch ack sets, the closed flag and the consumed
+ * count; the classes above that touch them synchronize on it (the only other monitor is a read request's own, for
+ * its completed flag). Never hold it while calling into the ledger.
  */
 public class LakestreamManagedCursor implements ManagedCursor {
-
-    static final String BATCH_PREFIX = "lakestream.batchAck.";
 
     private final LakestreamManagedLedger ml;
     private final String name;
     private final DurableCursor dc;
     private final boolean durable;
+    private final CursorAcks acks;
+    private final CursorReader reader;
+    private final CursorRepositioning moves;
+    private final CursorProperties properties;
+    private final ManagedCursorMXBean mxBean;
 
     // guarded by this
-    private long readOffset;
-    private long readEpoch;
-    private final TreeMap<Long, long[]> batchAcks = new TreeMap<>();
+    private final BatchIndexAcks batchAcks;
+    private final CursorReadPosition readPosition;
     private boolean closed;
-    private boolean readPositionChanged;
+    private long messagesConsumed;
 
     private volatile boolean active = true;
     private volatile boolean alwaysInactive;
     private volatile long lastActive = System.currentTimeMillis();
     private volatile double throttleMarkDelete;
-    private final AtomicReference<ReadOp> waitingRead = new AtomicReference<>();
-    private long messagesConsumed;
 
     LakestreamManagedCursor(LakestreamManagedLedger ml, String name, DurableCursor dc, boolean durable) {
         this.ml = ml;
         this.name = name;
         this.dc = dc;
         this.durable = durable;
-        this.readOffset = Math.max(dc.ackedBefore(), ml.startOffset());
-        for (Map.Entry<String, String> e : dc.properties().entrySet()) {
-            if (e.getKey().startsWith(BATCH_PREFIX)) {
-                try {
-                    batchAcks.put(Long.parseLong(e.getKey().substring(BATCH_PREFIX.length())), decodeLongs(e.getValue()));
-                } catch (RuntimeException ignored) {
-                    // a malformed batch record is dropped: the entry is then redelivered whole
-                }
-            }
-        }
+        this.readPosition = new CursorReadPosition(this, Math.max(dc.ackedBefore(), ml.startOffset()));
+        this.batchAcks = new BatchIndexAcks(this, dc);
+        this.acks = new CursorAcks(this, ml, dc, batchAcks, readPosition);
+        this.reader = new CursorReader(this, ml, acks, readPosition);
+        this.moves = new CursorRepositioning(this, ml, dc, batchAcks, readPosition, acks, reader);
+        this.properties = new CursorProperties(this, dc);
+        this.mxBean = new LakestreamManagedCursorMXBean(name, ml);
     }
 
     long ackedBefore() {
@@ -118,12 +113,13 @@ public class LakestreamManagedCursor implements ManagedCursor {
         return closed;
     }
 
+    ManagedLedgerException closedException() {
+        return new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " is closed");
+    }
+
     synchronized void markClosed() {
         closed = true;
-        ReadOp op = waitingRead.getAndSet(null);
-        if (op != null) {
-            op.fail(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " was closed"));
-        }
+        reader.failWaiting(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " was closed"));
     }
 
     @Override
@@ -168,264 +164,71 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public Map<String, Long> getProperties() {
-        return dc.positionProperties();
+        return properties.positionProperties();
     }
 
     @Override
     public boolean putProperty(String key, Long value) {
-        Map<String, Long> p = new HashMap<>(dc.positionProperties());
-        p.put(key, value);
-        dc.markDelete(dc.ackedBefore(), p);
-        return true;
+        return properties.putPositionProperty(key, value);
     }
 
     @Override
     public boolean removeProperty(String key) {
-        Map<String, Long> p = new HashMap<>(dc.positionProperties());
-        boolean had = p.remove(key) != null;
-        dc.markDelete(dc.ackedBefore(), p);
-        return had;
+        return properties.removePositionProperty(key);
     }
 
     @Override
     public Map<String, String> getCursorProperties() {
-        Map<String, String> out = new LinkedHashMap<>();
-        dc.properties().forEach((k, v) -> {
-            if (!k.startsWith(BATCH_PREFIX)) {
-                out.put(k, v);
-            }
-        });
-        return out;
+        return properties.cursorProperties();
     }
 
     @Override
     public CompletableFuture<Void> putCursorProperty(String key, String value) {
-        synchronized (this) {
-            Map<String, String> p = new HashMap<>(dc.properties());
-            p.put(key, value);
-            return dc.setProperties(p);
-        }
+        return properties.putCursorProperty(key, value);
     }
 
     @Override
     public CompletableFuture<Void> setCursorProperties(Map<String, String> cursorProperties) {
-        synchronized (this) {
-            Map<String, String> p = new HashMap<>();
-            dc.properties().forEach((k, v) -> {
-                if (k.startsWith(BATCH_PREFIX)) {
-                    p.put(k, v);
-                }
-            });
-            if (cursorProperties != null) {
-                p.putAll(cursorProperties);
-            }
-            return dc.setProperties(p);
-        }
+        return properties.setCursorProperties(cursorProperties);
     }
 
     @Override
     public CompletableFuture<Void> removeCursorProperty(String key) {
-        synchronized (this) {
-            Map<String, String> p = new HashMap<>(dc.properties());
-            p.remove(key);
-            return dc.setProperties(p);
-        }
+        return properties.removeCursorProperty(key);
     }
 
     // ------------------------------------------------------------------ reads
 
-    private final class ReadOp {
-        final int count;
-        final long maxBytes;
-        final ReadEntriesCallback cb;
-        final Object ctx;
-        final long maxOffset;
-        final Predicate<Position> skip;
-        final boolean wait;
-        final List<Entry> entries = new ArrayList<>();
-        long bytes;
-        boolean completed;
-
-        ReadOp(int count, long maxBytes, ReadEntriesCallback cb, Object ctx, Position maxPosition,
-               Predicate<Position> skip, boolean wait) {
-            this.count = Math.max(1, count);
-            this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
-            this.cb = cb;
-            this.ctx = ctx;
-            this.maxOffset = maxPosition == null ? Long.MAX_VALUE : ml.offsetOf(maxPosition);
-            this.skip = skip;
-            this.wait = wait;
-        }
-
-        void complete() {
-            synchronized (this) {
-                if (completed) {
-                    return;
-                }
-                completed = true;
-            }
-            ml.mbean().recordRead(entries.size(), bytes);
-            synchronized (LakestreamManagedCursor.this) {
-                messagesConsumed += entries.size();
-            }
-            List<Entry> result = entries;
-            ml.executor.execute(() -> cb.readEntriesComplete(result, ctx));
-        }
-
-        void fail(ManagedLedgerException e) {
-            synchronized (this) {
-                if (completed) {
-                    return;
-                }
-                completed = true;
-            }
-            entries.forEach(Entry::release);
-            ml.mbean().recordReadEntriesError();
-            ml.executor.execute(() -> cb.readEntriesFailed(e, ctx));
-        }
-    }
-
-    private void startRead(ReadOp op) {
-        synchronized (this) {
-            if (closed) {
-                op.fail(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " is closed"));
-                return;
-            }
-        }
-        readLoop(op);
-    }
-
-    private synchronized long firstUnackedFrom(long offset) {
-        long o = Math.max(offset, dc.ackedBefore());
-        while (dc.isAcked(o)) {
-            o++;
-        }
-        return o;
-    }
-
-    private void readLoop(ReadOp op) {
-        long lce = ml.lceOffset();
-        long start = ml.startOffset();
-        long from;
-        long epoch;
-        synchronized (this) {
-            if (closed) {
-                op.fail(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " is closed"));
-                return;
-            }
-            if (readOffset < start) {
-                readOffset = start;
-            }
-            epoch = readEpoch;
-        }
-        from = firstUnackedFrom(readOffset());
-        if (from > lce) {
-            if (!op.entries.isEmpty()) {
-                op.complete();
-            } else if (ml.isTerminated() && op.wait) {
-                op.fail(new ManagedLedgerException.NoMoreEntriesToReadException("the managed ledger " + ml.getName()
-                        + " was terminated"));
-            } else if (ml.isClosedOrDeleted()) {
-                op.fail(new ManagedLedgerException.ManagedLedgerAlreadyClosedException("the managed ledger "
-                        + ml.getName() + " is closed"));
-            } else if (op.wait) {
-                if (!waitingRead.compareAndSet(null, op)) {
-                    op.fail(new ManagedLedgerException.ConcurrentWaitCallbackException());
-                    return;
-                }
-                ml.addWaiting(this);
-            } else {
-                op.complete();
-            }
-            return;
-        }
-        long bound = Math.min(lce, op.maxOffset);
-        if (from > bound) {
-            op.complete();
-            return;
-        }
-        int want = (int) Math.min(op.count - op.entries.size(), bound - from + 1);
-        ml.readRaw(from, want, Math.max(1, op.maxBytes - op.bytes)).whenComplete((list, e) -> {
-            if (e != null) {
-                if (!op.entries.isEmpty()) {
-                    op.complete();
-                } else {
-                    op.fail(Errors.toMl(e));
-                }
-                return;
-            }
-            long last = from - 1;
-            for (LogEntry le : list) {
-                long off = le.offset();
-                if (off > bound || op.entries.size() >= op.count || op.bytes >= op.maxBytes) {
-                    le.payload().release();
-                    continue;
-                }
-                last = off;
-                if (isAckedOffset(off)) {
-                    le.payload().release();
-                    continue;
-                }
-                Entry entry = ml.toEntry(le);
-                if (op.skip != null && op.skip.test(entry.getPosition())) {
-                    entry.release();
-                    continue;
-                }
-                op.bytes += entry.getLength();
-                op.entries.add(entry);
-            }
-            synchronized (this) {
-                if (readEpoch == epoch && last + 1 > readOffset) {
-                    readOffset = last + 1;
-                    readPositionChanged = true;
-                }
-            }
-            if (list.isEmpty() || last >= bound || op.entries.size() >= op.count || op.bytes >= op.maxBytes) {
-                op.complete();
-            } else {
-                readLoop(op);
-            }
-        });
-    }
-
-    private synchronized boolean isAckedOffset(long off) {
-        return dc.isAcked(off) && !batchAcks.containsKey(off);
-    }
-
-    private synchronized long readOffset() {
-        return readOffset;
+    synchronized long readOffset() {
+        return readPosition.offset();
     }
 
     boolean hasEntriesBeyondRead(long lce) {
-        return firstUnackedFrom(readOffset()) <= lce || ml.isTerminated() || ml.isClosedOrDeleted();
+        return reader.hasEntriesBeyondRead(lce);
     }
 
     void notifyEntriesAvailable() {
-        ReadOp op = waitingRead.getAndSet(null);
-        if (op != null) {
-            readLoop(op);
-        }
+        reader.notifyEntriesAvailable();
+    }
+
+    synchronized void countConsumed(int entries) {
+        messagesConsumed += entries;
+    }
+
+    synchronized long messagesConsumed() {
+        return messagesConsumed;
+    }
+
+    private CursorReadRequest request(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
+                                      Position maxPosition, Predicate<Position> skipCondition, boolean wait) {
+        return new CursorReadRequest(this, ml, n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, wait);
     }
 
     @Override
     public List<Entry> readEntries(int numberOfEntriesToRead) throws InterruptedException, ManagedLedgerException {
         CompletableFuture<List<Entry>> f = new CompletableFuture<>();
-        asyncReadEntries(numberOfEntriesToRead, readCallback(f), null, PositionFactory.LATEST);
+        asyncReadEntries(numberOfEntriesToRead, CursorCallbacks.completing(f), null, PositionFactory.LATEST);
         return LakestreamManagedLedger.Sync.await(f);
-    }
-
-    private static ReadEntriesCallback readCallback(CompletableFuture<List<Entry>> f) {
-        return new ReadEntriesCallback() {
-            @Override
-            public void readEntriesComplete(List<Entry> entries, Object ctx) {
-                f.complete(entries);
-            }
-
-            @Override
-            public void readEntriesFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        };
     }
 
     @Override
@@ -435,13 +238,13 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncReadEntries(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx, Position maxPosition) {
-        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, null, false));
+        reader.start(request(n, maxSizeBytes, cb, ctx, maxPosition, null, false));
     }
 
     @Override
     public void asyncReadEntriesWithSkip(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
                                          Position maxPosition, Predicate<Position> skipCondition) {
-        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, false));
+        reader.start(request(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, false));
     }
 
     @Override
@@ -452,7 +255,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public List<Entry> readEntriesOrWait(int n, long maxSizeBytes) throws InterruptedException, ManagedLedgerException {
         CompletableFuture<List<Entry>> f = new CompletableFuture<>();
-        asyncReadEntriesOrWait(n, maxSizeBytes, readCallback(f), null, PositionFactory.LATEST);
+        asyncReadEntriesOrWait(n, maxSizeBytes, CursorCallbacks.completing(f), null, PositionFactory.LATEST);
         try {
             return f.get();
         } catch (java.util.concurrent.ExecutionException e) {
@@ -468,7 +271,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public void asyncReadEntriesOrWait(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
                                        Position maxPosition) {
-        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, null, true));
+        reader.start(request(n, maxSizeBytes, cb, ctx, maxPosition, null, true));
     }
 
     @Override
@@ -480,19 +283,17 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public void asyncReadEntriesWithSkipOrWait(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
                                                Position maxPosition, Predicate<Position> skipCondition) {
-        startRead(new ReadOp(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, true));
+        reader.start(request(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, true));
     }
 
     @Override
     public boolean cancelPendingReadRequest() {
-        ReadOp op = waitingRead.getAndSet(null);
-        ml.removeWaitingCursor(this);
-        return op != null;
+        return reader.cancelWaiting();
     }
 
     @Override
     public boolean hasMoreEntries() {
-        return firstUnackedFrom(readOffset()) <= ml.lceOffset();
+        return acks.firstUnackedFrom(readOffset()) <= ml.lceOffset();
     }
 
     @Override
@@ -575,75 +376,12 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncMarkDelete(Position position, Map<String, Long> properties, MarkDeleteCallback cb, Object ctx) {
-        markDeleteAsync(position, properties).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.markDeleteFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.markDeleteComplete(ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(markDeleteAsync(position, properties), ml.executor, v -> cb.markDeleteComplete(ctx),
+                e -> cb.markDeleteFailed(e, ctx));
     }
 
     CompletableFuture<Void> markDeleteAsync(Position position, Map<String, Long> properties) {
-        if (isClosed()) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorAlreadyClosedException(
-                    "cursor " + name + " is closed"));
-        }
-        long off = ml.offsetOf(position);
-        long lce = ml.lceOffset();
-        long[] ackSet = ml.getConfig().isDeletionAtBatchIndexLevelEnabled()
-                ? AckSetStateUtil.getAckSetArrayOrNull(position) : null;
-        if (ackSet != null && !allZero(ackSet) && off <= lce && off >= dc.ackedBefore()) {
-            // A batch partly acknowledged: everything before it is mark-deleted, the batch keeps its ack set.
-            synchronized (this) {
-                long[] prev = batchAcks.get(off);
-                batchAcks.put(off, prev == null ? ackSet.clone() : and(prev, ackSet));
-                persistBatchAcksLocked();
-            }
-            off = off - 1;
-        }
-        if (off > lce) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
-                    "Invalid mark deleted position " + position + ": after the last entry " + ml.getLastConfirmedEntry()));
-        }
-        CompletableFuture<Void> w;
-        synchronized (this) {
-            if (off + 1 < dc.ackedBefore()) {
-                return CompletableFuture.failedFuture(new ManagedLedgerException("Mark-deleting " + position
-                        + " of cursor " + name + " would move it back from " + ml.positionOf(dc.ackedBefore() - 1)));
-            }
-            if (off + 1 == dc.ackedBefore()) {
-                return properties == null || properties.isEmpty() ? CompletableFuture.completedFuture(null)
-                        : dc.markDelete(dc.ackedBefore(), properties);
-            }
-            w = dc.markDelete(off + 1, properties == null ? Map.of() : properties);
-            w = dropBatchAcksBelowLocked(dc.ackedBefore(), w);
-            if (readOffset < dc.ackedBefore()) {
-                readOffset = dc.ackedBefore();
-                readPositionChanged = true;
-            }
-        }
-        ml.mbean().addMarkDeleteOp();
-        return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
-    }
-
-    private CompletableFuture<Void> dropBatchAcksBelowLocked(long ackedBefore, CompletableFuture<Void> w) {
-        if (batchAcks.isEmpty() || batchAcks.firstKey() >= ackedBefore) {
-            return w;
-        }
-        batchAcks.headMap(ackedBefore).clear();
-        return persistBatchAcksLocked();
-    }
-
-    private CompletableFuture<Void> persistBatchAcksLocked() {
-        Map<String, String> p = new HashMap<>();
-        dc.properties().forEach((k, v) -> {
-            if (!k.startsWith(BATCH_PREFIX)) {
-                p.put(k, v);
-            }
-        });
-        batchAcks.forEach((off, set) -> p.put(BATCH_PREFIX + off, encodeLongs(set)));
-        return dc.setProperties(p);
+        return acks.markDelete(position, properties);
     }
 
     @Override
@@ -663,117 +401,22 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncDelete(Iterable<Position> positions, DeleteCallback cb, Object ctx) {
-        deleteAsync(positions).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.deleteFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.deleteComplete(ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(deleteAsync(positions), ml.executor, v -> cb.deleteComplete(ctx),
+                e -> cb.deleteFailed(e, ctx));
     }
 
     CompletableFuture<Void> deleteAsync(Iterable<Position> positions) {
-        if (isClosed()) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorAlreadyClosedException(
-                    "cursor " + name + " is closed"));
-        }
-        long lce = ml.lceOffset();
-        boolean batchEnabled = ml.getConfig().isDeletionAtBatchIndexLevelEnabled();
-        List<long[]> offs = new ArrayList<>();
-        List<long[]> sets = new ArrayList<>();
-        for (Position p : positions) {
-            long off = ml.offsetOf(p);
-            if (off > lce) {
-                return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
-                        "cannot delete " + p + " on cursor " + name + ": after the last entry "
-                                + ml.getLastConfirmedEntry()));
-            }
-            offs.add(new long[] {off});
-            sets.add(batchEnabled ? AckSetStateUtil.getAckSetArrayOrNull(p) : null);
-        }
-        CompletableFuture<Void> w = CompletableFuture.completedFuture(null);
-        boolean batchDirty = false;
-        synchronized (this) {
-            for (int i = 0; i < offs.size(); i++) {
-                long off = offs.get(i)[0];
-                if (off < dc.ackedBefore() || off > lce || (dc.isAcked(off) && !batchAcks.containsKey(off))) {
-                    continue;
-                }
-                long[] set = sets.get(i);
-                if (set != null) {
-                    long[] prev = batchAcks.get(off);
-                    long[] merged = prev == null ? set.clone() : and(prev, set);
-                    if (!allZero(merged)) {
-                        batchAcks.put(off, merged);
-                        batchDirty = true;
-                        continue;
-                    }
-                }
-                if (batchAcks.remove(off) != null) {
-                    batchDirty = true;
-                }
-                w = dc.ack(off, off + 1);
-            }
-            if (batchDirty) {
-                batchAcks.headMap(dc.ackedBefore()).clear();
-                w = persistBatchAcksLocked();
-            }
-            if (readOffset < dc.ackedBefore()) {
-                readOffset = dc.ackedBefore();
-            }
-        }
-        return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
-    }
-
-    private static long[] and(long[] a, long[] b) {
-        long[] out = new long[Math.max(a.length, b.length)];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = (i < a.length ? a[i] : 0) & (i < b.length ? b[i] : 0);
-        }
-        return out;
-    }
-
-    private static boolean allZero(long[] a) {
-        for (long l : a) {
-            if (l != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    static String encodeLongs(long[] set) {
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(set.length * 8);
-        for (long l : set) {
-            b.putLong(l);
-        }
-        return Base64.getEncoder().encodeToString(b.array());
-    }
-
-    static long[] decodeLongs(String s) {
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(Base64.getDecoder().decode(s));
-        long[] out = new long[b.remaining() / 8];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = b.getLong();
-        }
-        return out;
+        return acks.delete(positions);
     }
 
     @Override
     public boolean isMessageDeleted(Position position) {
-        long off = ml.offsetOf(position);
-        synchronized (this) {
-            return dc.isAcked(off) && !batchAcks.containsKey(off);
-        }
+        return acks.isAcked(ml.offsetOf(position));
     }
 
     @Override
     public long[] getDeletedBatchIndexesAsLongArray(Position position) {
-        long off = ml.offsetOf(position);
-        synchronized (this) {
-            long[] s = batchAcks.get(off);
-            return s == null ? null : s.clone();
-        }
+        return acks.batchAckSet(ml.offsetOf(position));
     }
 
     @Override
@@ -827,18 +470,14 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public synchronized boolean checkAndUpdateReadPositionChanged() {
-        boolean changed = readPositionChanged;
-        readPositionChanged = false;
-        return changed;
+        return readPosition.takeChanged();
     }
+
+    // ------------------------------------------------------------------ moves
 
     @Override
     public void rewind() {
-        synchronized (this) {
-            readOffset = dc.ackedBefore();
-            readEpoch++;
-            readPositionChanged = true;
-        }
+        moves.rewind();
     }
 
     @Override
@@ -848,234 +487,63 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void seek(Position newReadPosition, boolean force) {
-        long off = ml.offsetOf(newReadPosition);
-        synchronized (this) {
-            if (!force && off < dc.ackedBefore()) {
-                off = dc.ackedBefore();
-            }
-            readOffset = off;
-            readEpoch++;
-            readPositionChanged = true;
-        }
+        moves.seek(newReadPosition, force);
     }
 
     @Override
     public void resetCursor(Position position) throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(resetAsync(position, false));
-    }
-
-    /**
-     * Reads the unacknowledged entries from {@code startingPosition} (or the first after the mark-delete) in batches
-     * and hands each to {@code condition}, which must not keep it (the scan releases it, as Pulsar's does). Stops with
-     * {@code USER_INTERRUPTED} when the condition answers false, {@code ABORTED} after {@code maxEntries} entries or
-     * {@code timeOutMs}, {@code COMPLETED} at the last confirmed entry. Used by {@code analyze-backlog}.
-     */
-    @Override
-    public CompletableFuture<ScanOutcome> scan(Optional<Position> startingPosition, Predicate<Entry> condition,
-                                               int batchSize, long maxEntries, long timeOutMs) {
-        long from = startingPosition.map(ml::offsetOf).orElseGet(this::ackedBefore);
-        CompletableFuture<ScanOutcome> result = new CompletableFuture<>();
-        scanFrom(Math.max(from, ml.startOffset()), condition, Math.max(1, batchSize), new AtomicLong(maxEntries),
-                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeOutMs)), result);
-        return result;
-    }
-
-    private void scanFrom(long from, Predicate<Entry> condition, int batchSize, AtomicLong remaining, long deadline,
-                          CompletableFuture<ScanOutcome> result) {
-        long lce = ml.lceOffset();
-        if (from > lce) {
-            result.complete(ScanOutcome.COMPLETED);
-            return;
-        }
-        if (isClosed() || System.nanoTime() > deadline) {
-            result.complete(ScanOutcome.ABORTED);
-            return;
-        }
-        ml.readRaw(from, (int) Math.min(batchSize, lce - from + 1), Long.MAX_VALUE).whenCompleteAsync((list, e) -> {
-            if (e != null) {
-                result.completeExceptionally(Errors.toMl(e));
-                return;
-            }
-            long last = from - 1;
-            ScanOutcome stop = null;
-            Throwable failure = null;
-            for (LogEntry le : list) {
-                long off = le.offset();
-                if (stop != null || failure != null || off > lce || isAckedOffset(off)) {
-                    le.payload().release();
-                    last = Math.max(last, Math.min(off, lce));
-                    continue;
-                }
-                last = off;
-                if (remaining.getAndDecrement() <= 0) {
-                    le.payload().release();
-                    stop = ScanOutcome.ABORTED;
-                    continue;
-                }
-                Entry entry = ml.toEntry(le);
-                try {
-                    if (!condition.test(entry)) {
-                        stop = ScanOutcome.USER_INTERRUPTED;
-                    }
-                } catch (Throwable t) {
-                    failure = t;
-                } finally {
-                    entry.release();
-                }
-            }
-            if (failure != null) {
-                result.completeExceptionally(failure);
-            } else if (stop != null) {
-                result.complete(stop);
-            } else if (last < from) {
-                // Nothing readable where the entries should be (trimmed meanwhile): nothing more to scan.
-                result.complete(ScanOutcome.COMPLETED);
-            } else {
-                scanFrom(last + 1, condition, batchSize, remaining, deadline, result);
-            }
-        }, ml.executor);
+        LakestreamManagedLedger.Sync.await(moves.reset(position, false));
     }
 
     @Override
     public void asyncResetCursor(Position position, boolean forceReset, ResetCursorCallback cb) {
-        resetAsync(position, forceReset).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.resetFailed(Errors.toMl(e), position);
-            } else {
-                cb.resetComplete(position);
-            }
-        }, ml.executor);
-    }
-
-    private CompletableFuture<Void> resetAsync(Position position, boolean force) {
-        if (isClosed()) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.CursorAlreadyClosedException(
-                    "cursor " + name + " is closed"));
-        }
-        long start = ml.startOffset();
-        long lce = ml.lceOffset();
-        long off = ml.offsetOf(position);
-        if (!force && (off < start - 1 || off > lce + 1)) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
-                    "cannot reset cursor " + name + " to " + position + ": not within the ledger"));
-        }
-        off = Math.max(start, Math.min(off, lce + 1));
-        CompletableFuture<Void> w;
-        synchronized (this) {
-            w = dc.reset(off);
-            if (!batchAcks.isEmpty()) {
-                batchAcks.clear();
-                w = persistBatchAcksLocked();
-            }
-            readOffset = off;
-            readEpoch++;
-            readPositionChanged = true;
-        }
-        ReadOp op = waitingRead.get();
-        if (op != null) {
-            notifyEntriesAvailable();
-        }
-        return w;
+        CursorCallbacks.deliver(moves.reset(position, forceReset), ml.executor, v -> cb.resetComplete(position),
+                e -> cb.resetFailed(e, position));
     }
 
     @Override
     public void clearBacklog() throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(clearBacklogAsync());
+        LakestreamManagedLedger.Sync.await(moves.clearBacklog());
     }
 
     @Override
     public void asyncClearBacklog(ClearBacklogCallback cb, Object ctx) {
-        clearBacklogAsync().whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.clearBacklogFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.clearBacklogComplete(ctx);
-            }
-        }, ml.executor);
-    }
-
-    private CompletableFuture<Void> clearBacklogAsync() {
-        Position lce = ml.getLastConfirmedEntry();
-        if (ml.offsetOf(lce) < dc.ackedBefore()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return markDeleteAsync(lce, dc.positionProperties());
+        CursorCallbacks.deliver(moves.clearBacklog(), ml.executor, v -> cb.clearBacklogComplete(ctx),
+                e -> cb.clearBacklogFailed(e, ctx));
     }
 
     @Override
     public void skipEntries(int n, IndividualDeletedEntries deletedEntries)
             throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(skipAsync(n, deletedEntries));
+        LakestreamManagedLedger.Sync.await(moves.skip(n, deletedEntries));
     }
 
     @Override
     public void asyncSkipEntries(int n, IndividualDeletedEntries deletedEntries, SkipEntriesCallback cb, Object ctx) {
-        skipAsync(n, deletedEntries).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.skipEntriesFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.skipEntriesComplete(ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(moves.skip(n, deletedEntries), ml.executor, v -> cb.skipEntriesComplete(ctx),
+                e -> cb.skipEntriesFailed(e, ctx));
     }
 
-    private long nthOffset(long n, IndividualDeletedEntries deletedEntries, long lce) {
-        long off = Math.max(dc.ackedBefore(), ml.startOffset()) - 1;
-        long counted = 0;
-        while (counted < n && off < lce) {
-            off++;
-            if (deletedEntries == IndividualDeletedEntries.Include || !dc.isAcked(off)) {
-                counted++;
-            }
-        }
-        return counted < n ? -1 : off;
-    }
-
-    private CompletableFuture<Void> skipAsync(int n, IndividualDeletedEntries deletedEntries) {
-        long lce = ml.lceOffset();
-        long target = nthOffset(n, deletedEntries, lce);
-        if (target < 0) {
-            target = lce;
-        }
-        if (target < dc.ackedBefore()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return markDeleteAsync(ml.positionOf(target), dc.positionProperties());
-    }
+    // ------------------------------------------------------------------ finding entries
 
     @Override
     public Entry getNthEntry(int n, IndividualDeletedEntries deletedEntries)
             throws InterruptedException, ManagedLedgerException {
         CompletableFuture<Entry> f = new CompletableFuture<>();
-        asyncGetNthEntry(n, deletedEntries, new ReadEntryCallback() {
-            @Override
-            public void readEntryComplete(Entry entry, Object ctx) {
-                f.complete(entry);
-            }
-
-            @Override
-            public void readEntryFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
+        asyncGetNthEntry(n, deletedEntries, CursorCallbacks.completingOne(f), null);
         return LakestreamManagedLedger.Sync.await(f);
     }
 
     @Override
     public void asyncGetNthEntry(int n, IndividualDeletedEntries deletedEntries, ReadEntryCallback cb, Object ctx) {
         long lce = ml.lceOffset();
-        long off = nthOffset(n, deletedEntries, lce);
+        long off = moves.nthOffset(n, deletedEntries, lce);
         if (off < 0) {
             ml.executor.execute(() -> cb.readEntryComplete(null, ctx));
             return;
         }
-        ml.readOne(off).whenCompleteAsync((entry, e) -> {
-            if (e != null) {
-                cb.readEntryFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.readEntryComplete(entry, ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(ml.readOne(off), ml.executor, entry -> cb.readEntryComplete(entry, ctx),
+                e -> cb.readEntryFailed(e, ctx));
     }
 
     @Override
@@ -1087,18 +555,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     public Position findNewestMatching(FindPositionConstraint constraint, Predicate<Entry> condition)
             throws InterruptedException, ManagedLedgerException {
         CompletableFuture<Position> f = new CompletableFuture<>();
-        asyncFindNewestMatching(constraint, condition, new FindEntryCallback() {
-            @Override
-            public void findEntryComplete(Position position, Object ctx) {
-                f.complete(position);
-            }
-
-            @Override
-            public void findEntryFailed(ManagedLedgerException exception, java.util.Optional<Position> failedReadPosition,
-                                        Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
+        asyncFindNewestMatching(constraint, condition, CursorCallbacks.completingFind(f), null);
         return LakestreamManagedLedger.Sync.await(f);
     }
 
@@ -1127,13 +584,17 @@ public class LakestreamManagedCursor implements ManagedCursor {
         if (endPosition != null) {
             hi = Math.min(hi, ml.offsetOf(endPosition));
         }
-        Search.newestMatching(ml, condition, lo, hi).whenCompleteAsync((found, e) -> {
-            if (e != null) {
-                cb.findEntryFailed(Errors.toMl(e), java.util.Optional.empty(), ctx);
-            } else {
-                cb.findEntryComplete(found < 0 ? null : ml.positionOf(found), ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(Search.newestMatching(ml, condition, lo, hi), ml.executor,
+                found -> cb.findEntryComplete(found < 0 ? null : ml.positionOf(found), ctx),
+                e -> cb.findEntryFailed(e, Optional.empty(), ctx));
+    }
+
+    /** The unacknowledged entries from {@code startingPosition} or the mark-delete: {@link CursorScan}. */
+    @Override
+    public CompletableFuture<ScanOutcome> scan(Optional<Position> startingPosition, Predicate<Entry> condition,
+                                               int batchSize, long maxEntries, long timeOutMs) {
+        long from = startingPosition.map(ml::offsetOf).orElseGet(this::ackedBefore);
+        return new CursorScan(this, ml, acks, condition, batchSize, maxEntries, timeOutMs).start(from);
     }
 
     // ------------------------------------------------------------------ replay
@@ -1142,7 +603,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     public List<Entry> replayEntries(Set<? extends Position> positions)
             throws InterruptedException, ManagedLedgerException {
         CompletableFuture<List<Entry>> f = new CompletableFuture<>();
-        asyncReplayEntries(positions, readCallback(f), null);
+        asyncReplayEntries(positions, CursorCallbacks.completing(f), null);
         return LakestreamManagedLedger.Sync.await(f);
     }
 
@@ -1155,39 +616,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public Set<? extends Position> asyncReplayEntries(Set<? extends Position> positions, ReadEntriesCallback cb,
                                                       Object ctx, boolean sortEntries) {
-        java.util.HashSet<Position> alreadyAcked = new java.util.HashSet<>();
-        List<Position> toRead = new ArrayList<>();
-        for (Position p : positions) {
-            if (isMessageDeleted(p)) {
-                alreadyAcked.add(p);
-            } else {
-                toRead.add(p);
-            }
-        }
-        if (sortEntries) {
-            Collections.sort(toRead);
-        }
-        List<CompletableFuture<Entry>> reads = new ArrayList<>();
-        for (Position p : toRead) {
-            reads.add(ml.readOne(ml.offsetOf(p)));
-        }
-        CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                for (CompletableFuture<Entry> r : reads) {
-                    if (!r.isCompletedExceptionally()) {
-                        r.join().release();
-                    }
-                }
-                cb.readEntriesFailed(Errors.toMl(e), ctx);
-                return;
-            }
-            List<Entry> out = new ArrayList<>(reads.size());
-            for (CompletableFuture<Entry> r : reads) {
-                out.add(r.join());
-            }
-            cb.readEntriesComplete(out, ctx);
-        }, ml.executor);
-        return alreadyAcked;
+        return CursorReplay.replay(this, ml, positions, cb, ctx, sortEntries);
     }
 
     // ------------------------------------------------------------------ close
@@ -1199,13 +628,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncClose(CloseCallback cb, Object ctx) {
-        closeAsync().whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.closeFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.closeComplete(ctx);
-            }
-        }, ml.executor);
+        CursorCallbacks.deliver(closeAsync(), ml.executor, v -> cb.closeComplete(ctx),
+                e -> cb.closeFailed(e, ctx));
     }
 
     CompletableFuture<Void> closeAsync() {
@@ -1236,95 +660,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public ManagedLedgerInternalStats.CursorStats getCursorStats() {
-        ManagedLedgerInternalStats.CursorStats s = new ManagedLedgerInternalStats.CursorStats();
-        s.markDeletePosition = getMarkDeletedPosition().toString();
-        s.readPosition = getReadPosition().toString();
-        s.waitingReadOp = waitingRead.get() != null;
-        s.pendingReadOps = 0;
-        synchronized (this) {
-            s.messagesConsumedCounter = messagesConsumed;
-            s.state = closed ? "Closed" : "Open";
-        }
-        s.cursorLedger = -1;
-        s.cursorLedgerLastEntry = -1;
-        CursorState st = dc.state();
-        StringBuilder sb = new StringBuilder("[");
-        for (long[] r : st.individuallyAcked().toList()) {
-            if (sb.length() > 1) {
-                sb.append(',');
-            }
-            sb.append('(').append(ml.positionOf(r[0] - 1)).append("..").append(ml.positionOf(r[1] - 1)).append(']');
-        }
-        s.individuallyDeletedMessages = sb.append(']').toString();
-        s.active = active;
-        s.numberOfEntriesSinceFirstNotAckedMessage = getNumberOfEntriesSinceFirstNotAckedMessage();
-        s.totalNonContiguousDeletedMessagesRange = st.individuallyAcked().rangeCount();
-        s.properties = new LinkedHashMap<>(st.positionProperties());
-        return s;
+        return CursorInternalStats.of(this, reader, dc, ml);
     }
-
-    private final ManagedCursorMXBean mxBean = new ManagedCursorMXBean() {
-        @Override
-        public String getName() {
-            return name;
-        }
-
-        @Override
-        public String getLedgerName() {
-            return ml.getName();
-        }
-
-        @Override
-        public void persistToLedger(boolean success) {
-        }
-
-        @Override
-        public void persistToZookeeper(boolean success) {
-        }
-
-        @Override
-        public long getPersistLedgerSucceed() {
-            return 0;
-        }
-
-        @Override
-        public long getPersistLedgerErrors() {
-            return 0;
-        }
-
-        @Override
-        public long getPersistZookeeperSucceed() {
-            return 0;
-        }
-
-        @Override
-        public long getPersistZookeeperErrors() {
-            return 0;
-        }
-
-        @Override
-        public void addWriteCursorLedgerSize(long size) {
-        }
-
-        @Override
-        public void addReadCursorLedgerSize(long size) {
-        }
-
-        @Override
-        public long getWriteCursorLedgerSize() {
-            return 0;
-        }
-
-        @Override
-        public long getWriteCursorLedgerLogicalSize() {
-            return 0;
-        }
-
-        @Override
-        public long getReadCursorLedgerSize() {
-            return 0;
-        }
-    };
 
     @Override
     public ManagedCursorMXBean getStats() {
@@ -1334,15 +671,5 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public String toString() {
         return "LakestreamManagedCursor{" + ml.getName() + "/" + name + "}";
-    }
-
-    static Collection<String> internalKeys(Map<String, String> props) {
-        List<String> out = new ArrayList<>();
-        for (String k : props.keySet()) {
-            if (k.startsWith(BATCH_PREFIX)) {
-                out.add(k);
-            }
-        }
-        return out;
     }
 }

@@ -1,0 +1,77 @@
+package dev.lakestream.pulsar;
+
+import dev.lakestream.core.cursor.DurableCursor;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A cursor's two kinds of properties, both kept by the core cursor: the position properties (numbers stored with the
+ * mark-delete, Pulsar's {@code getProperties}) and the cursor properties (strings, Pulsar's
+ * {@code getCursorProperties}), which share the core cursor's property map with the batch ack records of
+ * {@link BatchIndexAcks}: those are hidden from Pulsar and kept when it rewrites the map.
+ *
+ * <p>Locks: a cursor property rewrite runs under the owning cursor's monitor, as the batch ack records' do, so that
+ * neither loses the other's change.
+ */
+final class CursorProperties {
+
+    private final Object guard;
+    private final DurableCursor dc;
+
+    /** {@code guard} is the owning cursor. */
+    CursorProperties(Object guard, DurableCursor dc) {
+        this.guard = guard;
+        this.dc = dc;
+    }
+
+    Map<String, Long> positionProperties() {
+        return dc.positionProperties();
+    }
+
+    boolean putPositionProperty(String key, Long value) {
+        Map<String, Long> p = new HashMap<>(dc.positionProperties());
+        p.put(key, value);
+        dc.markDelete(dc.ackedBefore(), p);
+        return true;
+    }
+
+    /** True when the key was there. */
+    boolean removePositionProperty(String key) {
+        Map<String, Long> p = new HashMap<>(dc.positionProperties());
+        boolean had = p.remove(key) != null;
+        dc.markDelete(dc.ackedBefore(), p);
+        return had;
+    }
+
+    Map<String, String> cursorProperties() {
+        return BatchIndexAcks.userProperties(dc.properties());
+    }
+
+    CompletableFuture<Void> putCursorProperty(String key, String value) {
+        synchronized (guard) {
+            Map<String, String> p = new HashMap<>(dc.properties());
+            p.put(key, value);
+            return dc.setProperties(p);
+        }
+    }
+
+    /** Replaces the cursor properties (none when null), keeping the batch ack records. */
+    CompletableFuture<Void> setCursorProperties(Map<String, String> cursorProperties) {
+        synchronized (guard) {
+            Map<String, String> p = BatchIndexAcks.records(dc.properties());
+            if (cursorProperties != null) {
+                p.putAll(cursorProperties);
+            }
+            return dc.setProperties(p);
+        }
+    }
+
+    CompletableFuture<Void> removeCursorProperty(String key) {
+        synchronized (guard) {
+            Map<String, String> p = new HashMap<>(dc.properties());
+            p.remove(key);
+            return dc.setProperties(p);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package dev.lakestream.pulsar;
+
+import dev.lakestream.core.cursor.DurableCursor;
+import java.util.concurrent.CompletableFuture;
+import org.apache.bookkeeper.mledger.ManagedCursor.IndividualDeletedEntries;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.Position;
+
+/**
+ * Moves a cursor: the read position alone (rewind, seek), both positions to anywhere in the ledger (reset: forgets
+ * the acks there were), or the mark-delete forward (skip n entries, clear the backlog; these are mark-deletes).
+ *
+ * <p>Locks: positions and acks move together under the owning cursor's monitor; the parked read is resumed outside it.
+ */
+final class CursorRepositioning {
+
+    private final LakestreamManagedCursor cursor;
+    private final LakestreamManagedLedger ml;
+    private final DurableCursor dc;
+    private final BatchIndexAcks batchAcks;
+    private final CursorReadPosition readPosition;
+    private final CursorAcks acks;
+    private final CursorReader reader;
+
+    CursorRepositioning(LakestreamManagedCursor cursor, LakestreamManagedLedger ml, DurableCursor dc,
+                        BatchIndexAcks batchAcks, CursorReadPosition readPosition, CursorAcks acks,
+                        CursorReader reader) {
+        this.cursor = cursor;
+        this.ml = ml;
+        this.dc = dc;
+        this.batchAcks = batchAcks;
+        this.readPosition = readPosition;
+        this.acks = acks;
+        this.reader = reader;
+    }
+
+    /** Reads again from the first entry after the mark-delete. */
+    void rewind() {
+        synchronized (cursor) {
+            readPosition.moveTo(dc.ackedBefore());
+        }
+    }
+
+    /** Reads next from {@code newReadPosition}; unless forced, not before the mark-delete. */
+    void seek(Position newReadPosition, boolean force) {
+        long off = ml.offsetOf(newReadPosition);
+        synchronized (cursor) {
+            if (!force && off < dc.ackedBefore()) {
+                off = dc.ackedBefore();
+            }
+            readPosition.moveTo(off);
+        }
+    }
+
+    CompletableFuture<Void> reset(Position position, boolean force) {
+        if (cursor.isClosed()) {
+            return CompletableFuture.failedFuture(cursor.closedException());
+        }
+        long start = ml.startOffset();
+        long lce = ml.lceOffset();
+        long off = ml.offsetOf(position);
+        if (!force && (off < start - 1 || off > lce + 1)) {
+            return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
+                    "cannot reset cursor " + cursor.getName() + " to " + position + ": not within the ledger"));
+        }
+        off = Math.max(start, Math.min(off, lce + 1));
+        CompletableFuture<Void> w;
+        synchronized (cursor) {
+            w = dc.reset(off);
+            if (batchAcks.clear()) {
+                w = batchAcks.persist();
+            }
+            readPosition.moveTo(off);
+        }
+        reader.resumeWaiting();
+        return w;
+    }
+
+    /** Mark-deletes everything up to the last confirmed entry. */
+    CompletableFuture<Void> clearBacklog() {
+        Position lce = ml.getLastConfirmedEntry();
+        if (ml.offsetOf(lce) < dc.ackedBefore()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return acks.markDelete(lce, dc.positionProperties());
+    }
+
+    /** Mark-deletes the next {@code n} entries (or all there are). */
+    CompletableFuture<Void> skip(int n, IndividualDeletedEntries deletedEntries) {
+        long lce = ml.lceOffset();
+        long target = nthOffset(n, deletedEntries, lce);
+        if (target < 0) {
+            target = lce;
+        }
+        if (target < dc.ackedBefore()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return acks.markDelete(ml.positionOf(target), dc.positionProperties());
+    }
+
+    /** The offset of the n-th entry after the mark-delete, at most {@code lce}; -1 when there are fewer. */
+    long nthOffset(long n, IndividualDeletedEntries deletedEntries, long lce) {
+        long off = Math.max(dc.ackedBefore(), ml.startOffset()) - 1;
+        long counted = 0;
+        while (counted < n && off < lce) {
+            off++;
+            if (deletedEntries == IndividualDeletedEntries.Include || !dc.isAcked(off)) {
+                counted++;
+            }
+        }
+        return counted < n ? -1 : off;
+    }
+}
