@@ -97,7 +97,7 @@ final class CursorAcks {
             readPosition.advanceTo(dc.ackedBefore());
         }
         ml.mbean().addMarkDeleteOp();
-        return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
+        return w;
     }
 
     CompletableFuture<Void> delete(Iterable<Position> positions) {
@@ -146,6 +146,6 @@ final class CursorAcks {
             }
             readPosition.atLeast(dc.ackedBefore());
         }
-        return w.whenComplete((v, e) -> ml.maybeTrimAfterMarkDelete());
+        return w;
     }
 }

@@ -130,10 +130,6 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return startOffset;
     }
 
-    synchronized boolean isTerminatedAt(long offset) {
-        return state == State.TERMINATED && offset > lceOffset;
-    }
-
     long averageEntrySize() {
         return positions.averageEntrySize();
     }
@@ -594,14 +590,13 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     // ------------------------------------------------------------------ trim / retention
 
+    /**
+     * Trimming runs when the broker asks (every retention check), not on every acknowledgement: a reset or rewind
+     * right after an ack can still reach the consumed ledgers.
+     */
     @Override
     public void trimConsumedLedgersInBackground(CompletableFuture<?> promise) {
         trimmer.trimConsumedLedgersInBackground(promise);
-    }
-
-    void maybeTrimAfterMarkDelete() {
-        // Trimming runs when the broker asks (trimConsumedLedgersInBackground, every retention check), not on
-        // every acknowledgement: a reset or rewind right after an ack can still reach the consumed ledgers.
     }
 
     @Override

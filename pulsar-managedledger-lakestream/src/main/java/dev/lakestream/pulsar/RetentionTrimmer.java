@@ -34,9 +34,13 @@ final class RetentionTrimmer {
             return;
         }
         CompletableFuture<Void> mine = new CompletableFuture<>();
-        if (!trimming.compareAndSet(null, mine)) {
-            trimming.get().whenComplete((v, e) -> trimConsumedLedgersInBackground(promise));
-            return;
+        while (!trimming.compareAndSet(null, mine)) {
+            // The running trim may end between the failed swap and this read: then try the swap again.
+            CompletableFuture<Void> running = trimming.get();
+            if (running != null) {
+                running.whenComplete((v, e) -> trimConsumedLedgersInBackground(promise));
+                return;
+            }
         }
         CompletableFuture<Void> run;
         try {
@@ -103,30 +107,5 @@ final class RetentionTrimmer {
             }
             return ledger.stream.trim(target);
         });
-    }
-
-    // Not called at present (trimming runs when the broker asks); kept as it was in the ledger.
-    void trimIfConsumed() {
-        boolean worth;
-        synchronized (ledger) {
-            List<VirtualLedgers.Ledger> ls = ledger.ledgers.ledgers();
-            worth = ls.size() > 1 && trimming.get() == null && ls.get(1).firstOffset() <= slowestAckedBeforeCheap();
-        }
-        if (worth) {
-            trimConsumedLedgersInBackground(new CompletableFuture<>());
-        }
-    }
-
-    private long slowestAckedBeforeCheap() {
-        long min = Long.MAX_VALUE;
-        for (CompletableFuture<LakestreamManagedCursor> f : ledger.cursors.durable.values()) {
-            if (f.isDone() && !f.isCompletedExceptionally()) {
-                min = Math.min(min, f.join().ackedBefore());
-            }
-        }
-        for (LakestreamManagedCursor c : ledger.cursors.nonDurable.keySet()) {
-            min = Math.min(min, c.ackedBefore());
-        }
-        return min == Long.MAX_VALUE ? ledger.lceOffset + 1 : min;
     }
 }
