@@ -117,12 +117,16 @@ public final class StreamLog {
     }
 
     /**
-     * Removes the stream's index, trim marker and cursors from the metadata store. Its objects are reclaimed
-     * by garbage collection. The catalog record is the caller's (see {@code StreamCatalog#delete}).
+     * Removes the stream's index, trim marker and cursors from the metadata store, and what this process keeps in
+     * memory for it. Its objects are reclaimed by garbage collection. The catalog record is the caller's (see
+     * {@code StreamCatalog#delete}).
      */
     public CompletableFuture<Void> deleteData() {
         return log.cursors().deleteAll(id).thenCompose(v -> log.trimmer().deleteAll(id))
-                .thenRun(() -> log.fences().release(id));
+                .thenRun(() -> {
+                    log.fences().release(id);
+                    log.reader().forget(id);
+                });
     }
 
     @Override

@@ -119,6 +119,17 @@ public final class WalReader {
         }).exceptionallyCompose(e -> CompletableFuture.failedFuture(unwrap(e)));
     }
 
+    /** Forgets what this reader keeps per stream (where its reads ended, its records' sizes): the stream is gone. */
+    public void forget(long streamId) {
+        readEnds.remove(streamId);
+        entriesPerRecord.remove(streamId);
+    }
+
+    /** Streams this reader keeps read state for (what {@link #forget} drops). */
+    public int streamsTracked() {
+        return readEnds.size();
+    }
+
     private void rememberEntriesPerRecord(long streamId, List<IndexRecord> records) {
         if (records.isEmpty()) {
             return;
