@@ -32,6 +32,11 @@ public final class ObjectCache {
         return b.duplicate();
     }
 
+    /** Whether the object is cached; unlike {@link #get}, not counted as a hit or a miss (prefetch asks this). */
+    public synchronized boolean contains(String key) {
+        return objects.containsKey(key);
+    }
+
     public synchronized void put(String key, ByteBuffer object) {
         long size = object.remaining();
         if (size > maxBytes) {

@@ -43,7 +43,6 @@ final class RangeCache {
     private final LinkedHashMap<Range, Boolean> byUse = new LinkedHashMap<>(16, 0.75f, true);
     private long bytes;
     private long fetches;
-    private long hits;
 
     RangeCache(ObjectStore objects, long maxBytes) {
         this(objects, maxBytes, System::nanoTime);
@@ -98,7 +97,6 @@ final class RangeCache {
             }
             parts.add(r);
         }
-        hits++;
         long now = nanoClock.getAsLong();
         for (Range part : parts) {
             if (part.end <= end) {
@@ -223,10 +221,5 @@ final class RangeCache {
     /** Ranges fetched ahead so far. */
     synchronized long fetches() {
         return fetches;
-    }
-
-    /** Reads served from a range fetched ahead. */
-    synchronized long hits() {
-        return hits;
     }
 }
