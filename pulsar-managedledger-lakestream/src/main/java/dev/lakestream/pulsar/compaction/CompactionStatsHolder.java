@@ -1,7 +1,6 @@
 package dev.lakestream.pulsar.compaction;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
 import org.apache.bookkeeper.client.BookKeeper;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.RawReader;
@@ -17,9 +16,9 @@ import org.apache.pulsar.compaction.CompactorMXBeanImpl;
  */
 final class CompactionStatsHolder extends Compactor {
 
-    CompactionStatsHolder(ServiceConfiguration conf, ScheduledExecutorService executor) {
-        // No client and no BookKeeper: compact() below never reads a topic or writes a ledger.
-        super(conf, null, null, executor);
+    CompactionStatsHolder(ServiceConfiguration conf) {
+        // No client, BookKeeper or executor: compact() below never reads a topic, writes a ledger or schedules work.
+        super(conf, null, null, null);
     }
 
     /** The statistics the broker reports; {@link CompactionRun} records into them. */

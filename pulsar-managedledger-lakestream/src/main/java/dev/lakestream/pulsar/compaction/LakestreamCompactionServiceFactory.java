@@ -45,7 +45,7 @@ public final class LakestreamCompactionServiceFactory extends PulsarCompactionSe
         super.initialize(pulsarService);
         this.pulsar = pulsarService;
         this.log = ls.lakestream();
-        this.stats = new CompactionStatsHolder(pulsarService.getConfiguration(), pulsarService.getCompactorExecutor());
+        this.stats = new CompactionStatsHolder(pulsarService.getConfiguration());
         this.retainNullKey = pulsarService.getConfiguration().isTopicCompactionRetainNullKey();
         LOG.info("Lakestream topic compaction initialised (topicCompactionRetainNullKey={})", retainNullKey);
         return CompletableFuture.completedFuture(null);

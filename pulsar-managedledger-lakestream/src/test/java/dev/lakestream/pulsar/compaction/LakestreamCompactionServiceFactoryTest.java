@@ -42,7 +42,7 @@ class LakestreamCompactionServiceFactoryTest {
     @Test
     void pulsarsOwnCompactionPathIsRefusedNamingWhy() {
         // The broker finds compaction statistics on this compactor; compacting through it would need BookKeeper.
-        CompactionStatsHolder holder = new CompactionStatsHolder(new ServiceConfiguration(), null);
+        CompactionStatsHolder holder = new CompactionStatsHolder(new ServiceConfiguration());
         assertThat(holder.compact("persistent://a/b/c")).failsWithin(10, TimeUnit.SECONDS)
                 .withThrowableOfType(ExecutionException.class)
                 .withMessageContaining("Compactor.compact(persistent://a/b/c) is not supported")
