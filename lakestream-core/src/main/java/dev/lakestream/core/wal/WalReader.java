@@ -39,9 +39,7 @@ public final class WalReader {
     private final OffsetIndex index;
     private final ObjectCache cache;
     private final ReaderConfig config;
-    private final Map<Long, ReadEnds> readEnds = new ConcurrentHashMap<>();
-    /** Per stream, the fewest entries per index record its last scan returned: how many records a read needs. */
-    private final Map<Long, Integer> entriesPerRecord = new ConcurrentHashMap<>();
+    private final Map<Long, StreamReads> streams = new ConcurrentHashMap<>();
     /** Object indexes fetched for ranged reads: every stream in a large object needs the same one. */
     private final ObjectCache headers;
     private final Map<String, CompletableFuture<ByteBuffer>> headerFetches = new ConcurrentHashMap<>();
@@ -71,18 +69,18 @@ public final class WalReader {
         if (maxEntries < 1) {
             return CompletableFuture.completedFuture(List.of());
         }
-        ReadEnds ends = readEnds.computeIfAbsent(streamId, id -> new ReadEnds());
-        boolean sequential = ends.continues(fromOffset);
+        StreamReads reads = streams.computeIfAbsent(streamId, id -> new StreamReads());
+        boolean sequential = reads.continues(fromOffset);
         int prefetch = sequential ? config.prefetchRecords() : 0;
         // An index record holds all of a stream's entries in one object, often many: scan about as many records as
         // the read needs, judged by the records of the stream's last scan (one more, as the first may be
         // partly read already). Scanning a fixed 32 cost a busy stream's catch-up reader many times more index bytes
         // than entry bytes.
-        int perRecord = entriesPerRecord.getOrDefault(streamId, 1);
+        int perRecord = reads.entriesPerRecord();
         int needed = (int) Math.min(MAX_RECORDS_PER_READ, (maxEntries + (long) perRecord - 1) / perRecord + 1);
         int scan = Math.min(needed, maxEntries) + prefetch;
         return index.recordsFrom(streamId, fromOffset, scan).thenCompose(records -> {
-            rememberEntriesPerRecord(streamId, records);
+            rememberEntriesPerRecord(reads, records);
             List<Selection> plan = plan(records, fromOffset, maxEntries, maxBytes);
             if (plan.isEmpty()) {
                 return CompletableFuture.completedFuture(List.<LogEntry>of());
@@ -102,7 +100,7 @@ public final class WalReader {
                 // A read of one entry that continues nothing (a redelivery, a lookup) starts no sequence: it does
                 // not take the place of a sequential reader's.
                 if (sequential || out.size() > 1) {
-                    ends.ended(fromOffset, out.get(out.size() - 1).endOffset());
+                    reads.ended(fromOffset, out.get(out.size() - 1).endOffset());
                 }
                 if (sequential && ranges != null) {
                     Selection last = plan.get(plan.size() - 1);
@@ -121,16 +119,15 @@ public final class WalReader {
 
     /** Forgets what this reader keeps per stream (where its reads ended, its records' sizes): the stream is gone. */
     public void forget(long streamId) {
-        readEnds.remove(streamId);
-        entriesPerRecord.remove(streamId);
+        streams.remove(streamId);
     }
 
     /** Streams this reader keeps read state for (what {@link #forget} drops). */
     public int streamsTracked() {
-        return readEnds.size();
+        return streams.size();
     }
 
-    private void rememberEntriesPerRecord(long streamId, List<IndexRecord> records) {
+    private static void rememberEntriesPerRecord(StreamReads stream, List<IndexRecord> records) {
         if (records.isEmpty()) {
             return;
         }
@@ -139,7 +136,7 @@ public final class WalReader {
         for (IndexRecord r : records) {
             fewest = Math.min(fewest, r.value().entryCount());
         }
-        entriesPerRecord.put(streamId, Math.max(1, fewest));
+        stream.entriesPerRecord(fewest);
     }
 
     /** Which entries of which records a read returns: entries {@code [first, last]} of one index record. */
@@ -194,7 +191,7 @@ public final class WalReader {
         }
         IndexValue v = next.value();
         if (v.fileSize() <= config.wholeObjectMaxBytes() || !v.extraData().containsKey(IndexValue.EXTRA_INDEX_LENGTH)
-                || cache.get(v.location()) != null) {
+                || cache.contains(v.location())) {
             return;
         }
         long offset = next.entryOffsets()[0];
@@ -211,7 +208,7 @@ public final class WalReader {
     private void prefetch(List<IndexRecord> ahead) {
         for (IndexRecord r : ahead) {
             IndexValue v = r.value();
-            if (v.fileSize() <= config.wholeObjectMaxBytes() && cache.get(v.location()) == null) {
+            if (v.fileSize() <= config.wholeObjectMaxBytes() && !cache.contains(v.location())) {
                 objects.get(v.location()).thenAccept(b -> {
                     if (b.remaining() == v.fileSize()) {
                         cache.put(v.location(), b);

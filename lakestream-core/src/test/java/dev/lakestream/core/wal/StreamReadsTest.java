@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-class ReadEndsTest {
+class StreamReadsTest {
 
     @Test
     void aReaderStaysSequentialWhileAnotherReadsElsewhere() {
-        ReadEnds ends = new ReadEnds();
+        StreamReads ends = new StreamReads();
         assertThat(ends.continues(0)).isFalse();
         ends.ended(0, 100);
         // Another reader, at the tail, reads the same entries again and again in between.
@@ -22,8 +22,8 @@ class ReadEndsTest {
 
     @Test
     void moreReadersThanTrackedForgetTheLeastRecent() {
-        ReadEnds ends = new ReadEnds();
-        for (int r = 0; r < ReadEnds.TRACKED; r++) {
+        StreamReads ends = new StreamReads();
+        for (int r = 0; r < StreamReads.TRACKED; r++) {
             ends.ended(r * 1000L, r * 1000L + 10);
         }
         ends.ended(0, 20); // reader 0 goes on: now the most recent

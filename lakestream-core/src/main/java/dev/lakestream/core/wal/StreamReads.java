@@ -1,11 +1,12 @@
 package dev.lakestream.core.wal;
 
 /**
- * Where the last few reads of one stream ended, so that a read starting at one of them is known to be sequential
- * even while other readers of the stream (a broker's subscriptions at other positions) read elsewhere in between.
- * Thread-safe.
+ * What a reader keeps of one stream's recent reads: where the last few ended, so that a read starting at one of them
+ * is known to be sequential even while other readers of the stream (a broker's subscriptions at other positions) read
+ * elsewhere in between; and how many entries the stream's index records hold, so that a read scans about as many
+ * records as it needs. Thread-safe.
  */
-final class ReadEnds {
+final class StreamReads {
 
     /** Sequential readers of one stream told apart; a further one takes the place of the least recent. */
     static final int TRACKED = 4;
@@ -13,8 +14,9 @@ final class ReadEnds {
     private final long[] ends = new long[TRACKED];
     private final long[] used = new long[TRACKED];
     private long clock;
+    private int entriesPerRecord = 1;
 
-    ReadEnds() {
+    StreamReads() {
         java.util.Arrays.fill(ends, -1);
     }
 
@@ -36,6 +38,15 @@ final class ReadEnds {
         }
         ends[slot] = end;
         used[slot] = ++clock;
+    }
+
+    /** The fewest entries per index record the stream's last scan returned (1 before any). */
+    synchronized int entriesPerRecord() {
+        return entriesPerRecord;
+    }
+
+    synchronized void entriesPerRecord(int fewest) {
+        this.entriesPerRecord = Math.max(1, fewest);
     }
 
     private int indexOf(long offset) {
