@@ -110,12 +110,12 @@ final class LedgerCursors {
             if (reopen) {
                 return CompletableFuture.completedFuture(dc);
             }
-            CompletableFuture<Void> w = dc.markDelete(dc.ackedBefore(),
-                    properties == null || properties.isEmpty() ? null : properties);
+            // Both changes join the cursor's next write; flush makes it now and completes when it is durable.
+            dc.markDelete(dc.ackedBefore(), properties == null || properties.isEmpty() ? null : properties);
             if (cursorProperties != null && !cursorProperties.isEmpty()) {
                 Map<String, String> merged = new LinkedHashMap<>(dc.properties());
                 merged.putAll(cursorProperties);
-                w = dc.setProperties(merged);
+                dc.setProperties(merged);
             }
             return dc.flush().thenApply(v -> dc);
         }).thenApply(dc -> new LakestreamManagedCursor(ledger, cursorName, dc, true))
