@@ -1,56 +1,47 @@
 # Sourced by bin/run-broker, bin/pulsar-admin and bin/pulsar-client (from the repository root, under bin/with-jdk):
-# builds the distribution module when needed and gives its classpath and the JVM flags.
+# builds the release bundle and the stock Pulsar home when needed, and gives their paths and the JVM flags.
 
 dist_dir=$PWD/distribution
-dist_classpath_file=$dist_dir/target/classpath.txt
-# The broker plugin's NAR (module pulsar-protocol-handler), copied here by lakestream_build: bin/run-broker points
-# brokerInterceptorsDirectory at this directory.
-dist_plugin_dir=$dist_dir/target/interceptors
+# The stock Pulsar 5.0.1 home (module stock-pulsar): Pulsar's lib/ and launcher, none of this project's classes.
+stock_home=$PWD/stock-pulsar/target/apache-pulsar-5.0.1
+# The unpacked release bundle (module distribution): lib/, protocols/, interceptors/, conf/, bin/lakestream-install.
+bundle_dir=$dist_dir/target/lakestream-pulsar-$(sed -n 's|^  <version>\(.*\)</version>|\1|p' pom.xml | head -n1)
+build_stamp=$dist_dir/target/bundle.stamp
 
-# Builds the broker, the storage plugin, the broker plugin (NAR) and the CLI tools (this module, the module
-# pulsar-protocol-handler, and the modules they need) when target/classpath.txt or the NAR is missing, or older than
-# any source or pom they are built from.
-# LAKESTREAM_SKIP_BUILD=1 never builds.
+# Builds the bundle and the stock home (modules distribution, stock-pulsar and what they need) when the stamp is
+# missing or older than any source or pom they are built from. LAKESTREAM_SKIP_BUILD=1 never builds.
 lakestream_build() {
   if [[ "${LAKESTREAM_SKIP_BUILD:-}" == 1 ]]; then
-    if [[ ! -f "$dist_classpath_file" ]]; then
-      echo "$0: $dist_classpath_file is missing and LAKESTREAM_SKIP_BUILD=1: build once without it" >&2
+    if [[ ! -f "$build_stamp" ]]; then
+      echo "$0: $build_stamp is missing and LAKESTREAM_SKIP_BUILD=1: build once without it" >&2
       exit 1
     fi
     return
   fi
-  if [[ -f "$dist_classpath_file" ]] && compgen -G "$dist_plugin_dir/*.nar" >/dev/null \
-      && [[ -z "$(find pom.xml lakestream-core lakestream-testkit pulsar-managedledger-lakestream pulsar-protocol-handler \
-      "$dist_dir" \( -path '*/target' -o -path '*/src/test' -o -path '*/src/bench' \) \
-      -prune -o -type f -newer "$dist_classpath_file" -print -quit)" ]]; then
+  if [[ -f "$build_stamp" && -x "$bundle_dir/bin/lakestream-install" && -d "$stock_home/lib" ]] \
+      && [[ -z "$(find pom.xml conf/lakestream-*.conf lakestream-core lakestream-testkit pulsar-managedledger-lakestream \
+      lakestream-pulsar pulsar-protocol-handler stock-pulsar "$dist_dir" \
+      \( -path '*/target' -o -path '*/src/test' -o -path '*/src/bench' \) \
+      -prune -o -type f -newer "$build_stamp" -print -quit)" ]]; then
     return
   fi
-  echo "[$(basename "$0")] building the broker and the CLI tools (Maven; the first time takes a few minutes)" >&2
+  echo "[$(basename "$0")] building the release bundle and a stock Pulsar home (Maven; the first time takes a few minutes)" >&2
   local log=target/distribution-build.log
   mkdir -p target
-  if ! ./mvnw -B -ntp package -DskipTests -pl distribution,pulsar-protocol-handler -am >"$log" 2>&1; then
+  if ! ./mvnw -B -ntp package -DskipTests -pl distribution -am >"$log" 2>&1; then
     grep -E '^\[ERROR\]' "$log" | head -40 >&2
     echo "$0: the build failed; full log: $log" >&2
     exit 1
   fi
-  # A copy, like target/lib: a later build does not replace the NAR under a running broker.
-  rm -rf "$dist_plugin_dir"
-  mkdir -p "$dist_plugin_dir"
-  cp pulsar-protocol-handler/target/lakestream-broker-plugin-*.nar "$dist_plugin_dir/"
-  touch "$dist_classpath_file"
+  touch "$build_stamp"
 }
 
-# The runtime classpath: launcher classes, this project's jars (copied, so later builds do not disturb a running
-# broker), then the third-party jars in the local Maven repository.
-lakestream_classpath() {
-  echo "$dist_dir/target/classes:$dist_dir/target/lib/*:$(cat "$dist_classpath_file")"
-}
-
-# The CLI tools' classpath: the jars only (a class-data-sharing archive admits no directory on the classpath).
+# The CLI tools' class path: the stock home's jars (pulsar-client-tools is part of Pulsar's lib/), listed one by one
+# (a class-data-sharing archive admits no wildcard).
 lakestream_cli_classpath() {
   local cp="" jar
-  for jar in "$dist_dir"/target/lib/*.jar; do cp+="$jar:"; done
-  echo "$cp$(cat "$dist_classpath_file")"
+  for jar in "$stock_home"/lib/*.jar; do cp+="$jar:"; done
+  echo "${cp%:}"
 }
 
 # JVM options that make a CLI tool start faster: class data sharing, with an archive per tool in target/ that the

@@ -40,8 +40,13 @@ import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
  * </ol>
  *
  * <pre>
- * LakestreamBroker --broker-conf FILE [--data-dir DIR] [key=value ...]
+ * LakestreamBroker --broker-conf FILE [--data-dir DIR] [--setup-only] [key=value ...]
  * </pre>
+ *
+ * {@code bin/run-broker} runs it with {@code --setup-only} (steps 1 to 3) on the stock Pulsar home it installed the
+ * release bundle into, then starts Pulsar's own {@code PulsarBrokerStarter} from that home. The tests start their
+ * in-process brokers through {@link #loadConfiguration} and {@link #setupClusterIfAbsent}, and their broker processes
+ * through {@link #main}.
  *
  * The data directory defaults to the {@code LAKESTREAM_DATA_DIR} environment variable, else {@code ./data}.
  */
@@ -69,14 +74,17 @@ public final class LakestreamBroker {
     private static void run(String[] args) throws Exception {
         Path confFile = null;
         Path dataDir = null;
+        boolean setupOnly = false;
         Map<String, String> overrides = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
                 case "--broker-conf", "-c" -> confFile = Path.of(value(args, ++i, a));
                 case "--data-dir" -> dataDir = Path.of(value(args, ++i, a));
+                case "--setup-only" -> setupOnly = true;
                 case "-h", "--help" -> {
-                    System.out.println("usage: LakestreamBroker --broker-conf FILE [--data-dir DIR] [key=value ...]");
+                    System.out.println("usage: LakestreamBroker --broker-conf FILE [--data-dir DIR] [--setup-only]"
+                            + " [key=value ...]");
                     return;
                 }
                 default -> {
@@ -101,6 +109,9 @@ public final class LakestreamBroker {
         ServiceConfiguration conf = loadConfiguration(confFile, dataDir, overrides);
         requireStorageClass(conf);
         setupClusterIfAbsent(conf);
+        if (setupOnly) {
+            return;
+        }
 
         PulsarService pulsar = new PulsarService(conf);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -51,6 +51,7 @@ final class BrokerProcess implements AutoCloseable {
         Map<String, String> all = PulsarBrokerExtension.localBrokerSettings(brokerPort, webPort);
         // The broker plugin the configuration names, as bin/run-broker provides it.
         all.put("brokerInterceptorsDirectory", PulsarBrokerExtension.pluginDirectory().toString());
+        all.put("protocolHandlerDirectory", PulsarBrokerExtension.pluginDirectory().toString());
         all.put("narExtractionDirectory", dataDir.resolve("nar").toString());
         all.putAll(overrides);
 

@@ -429,6 +429,9 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         // The broker plugin (storage-class guard), as bin/run-broker provides it: every configuration names it.
         m.put("brokerInterceptorsDirectory", pluginDirectory().toString());
         m.put("brokerInterceptors", PLUGIN_NAME);
+        // The same NAR as protocol handler: the background services (GC, metrics), as an installed broker runs them.
+        m.put("protocolHandlerDirectory", pluginDirectory().toString());
+        m.put("messagingProtocols", PLUGIN_NAME);
         m.put("narExtractionDirectory", dataDir.resolve("nar").toString());
         switch (stores) {
             case EMBEDDED -> {

@@ -1,0 +1,340 @@
+package dev.lakestream.tests.install;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lakestream.core.catalog.StreamCatalog;
+import dev.lakestream.core.config.ConfigReader;
+import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
+import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
+import dev.lakestream.testkit.OxiaServer;
+import dev.lakestream.testkit.S3ProxyServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.pulsar.client.admin.LongRunningProcessStatus;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Reader;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.client.api.transaction.Transaction;
+import org.apache.pulsar.common.policies.data.PersistencePolicies;
+import org.apache.pulsar.common.policies.data.TenantInfo;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The release bundle installed into a stock Pulsar 5.0.1 home (module stock-pulsar: Pulsar's lib/ and launcher, none
+ * of this project's classes) by {@code bin/lakestream-install}, the broker started by Pulsar's own launcher
+ * ({@code bin/pulsar broker}) with all metadata in a real Oxia server and topics in a real S3Proxy bucket, used with
+ * the real client and admin client.
+ */
+@Timeout(value = 8, unit = TimeUnit.MINUTES)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class StockPulsarInstallTest {
+
+    private static final Duration START = Duration.ofSeconds(180);
+    private static final String CLUSTER = "stock";
+    private static final String NS = "acme/events";
+
+    private static Path workDir;
+    private static S3ProxyServer s3;
+    private static String bucket;
+    private static OxiaServer oxia;
+    private static StockPulsarHome home;
+    private static StockBroker broker;
+    private static int brokerPort;
+    private static int webPort;
+    private static String installArgsTranscript;
+    private static final List<String> published = new ArrayList<>();
+
+    @BeforeAll
+    static void installAndStart() throws Exception {
+        workDir = Files.createDirectories(StockPulsarHome.projectDir().resolve("tests/target/stock-install"));
+        TestDirs.clean(workDir);
+        s3 = S3ProxyServer.start();
+        bucket = s3.createBucket();
+        oxia = OxiaServer.create("stock-install").start();
+        brokerPort = freePort();
+        webPort = freePort();
+        home = StockPulsarHome.copyTo(workDir.resolve("apache-pulsar-5.0.1"));
+
+        // The user's Pulsar, before Lakestream: its own metadata in Oxia, its addresses, its cluster.
+        String oxiaUrl = "oxia://" + oxia.serviceAddress() + "/default";
+        Map<String, String> users = new LinkedHashMap<>();
+        users.put("clusterName", CLUSTER);
+        users.put("metadataStoreUrl", oxiaUrl);
+        users.put("configurationMetadataStoreUrl", oxiaUrl);
+        users.put("bindAddress", "127.0.0.1");
+        users.put("advertisedAddress", "127.0.0.1");
+        users.put("brokerServicePort", Integer.toString(brokerPort));
+        users.put("webServicePort", Integer.toString(webPort));
+        users.put("narExtractionDirectory", workDir.resolve("nar").toString());
+        users.put("numIOThreads", "2");
+        users.put("numHttpServerThreads", "8");
+        users.put("managedLedgerCacheSizeMB", "32");
+        users.put("loadBalancerEnabled", "false");
+        home.editBrokerConf(users);
+        StockPulsarHome.CommandResult setup = home.bin("pulsar", Map.of("PULSAR_LOG_DIR", workDir.toString()), 180,
+                "initialize-cluster-metadata", "--cluster", CLUSTER, "--metadata-store", oxiaUrl,
+                "--configuration-metadata-store", oxiaUrl, "--web-service-url", "http://127.0.0.1:" + webPort,
+                "--broker-service-url", "pulsar://127.0.0.1:" + brokerPort);
+        assertThat(setup.exitCode()).as("Pulsar's cluster metadata setup: %s", setup).isZero();
+
+        // The install, as the README says, with this test's addresses.
+        String[] args = installArgs();
+        StockPulsarHome.CommandResult install = home.install(args);
+        assertThat(install.exitCode()).as("%s", install).isZero();
+        installArgsTranscript = "$ bin/lakestream-install " + home.dir() + " " + String.join(" ", args) + "\n"
+                + install.output();
+        Files.writeString(workDir.resolve("install-transcript.txt"), installArgsTranscript);
+
+        broker = new StockBroker(home, webPort, workDir.resolve("broker.log")).start().awaitServing(START);
+    }
+
+    private static String[] installArgs() {
+        return new String[] {"--diskless",
+            "lakestream.s3.bucket=" + bucket,
+            "lakestream.s3.endpoint=" + s3.endpoint(),
+            "lakestream.s3.region=" + s3.region(),
+            "lakestream.s3.accessKeyId=" + s3.accessKey(),
+            "lakestream.s3.secretAccessKey=" + s3.secretKey(),
+            "lakestream.oxia.serviceAddress=" + oxia.serviceAddress(),
+            "lakestream.writer.flushDelay=5ms",
+        };
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (broker != null) {
+            broker.close();
+        }
+        if (oxia != null) {
+            oxia.close();
+        }
+        if (s3 != null) {
+            s3.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void theInstallerCopiesThreeThingsAndMergesTheConfigurationOnce() throws Exception {
+        Path dir = home.dir();
+        assertThat(dir.resolve("lib/lakestream-pulsar-" + StockPulsarHome.VERSION + ".jar")).isRegularFile();
+        assertThat(dir.resolve("protocols/lakestream-" + StockPulsarHome.VERSION + ".nar")).isRegularFile();
+        assertThat(dir.resolve("interceptors/lakestream-" + StockPulsarHome.VERSION + ".nar")).isRegularFile();
+        assertThat(dir.resolve("conf/broker.conf.before-lakestream")).isRegularFile();
+        String conf = Files.readString(home.brokerConf());
+        assertThat(activeValues(conf, "managedLedgerStorageClassName"))
+                .containsExactly("dev.lakestream.pulsar.LakestreamManagedLedgerStorage");
+        assertThat(activeValues(conf, "messagingProtocols")).containsExactly("lakestream");
+        assertThat(activeValues(conf, "protocolHandlerDirectory")).containsExactly(dir.resolve("protocols").toString());
+        assertThat(conf).contains("#lakestream-install# managedLedgerStorageClassName="
+                + "org.apache.pulsar.broker.ManagedLedgerClientFactory");
+
+        // Twice is once.
+        StockPulsarHome.CommandResult again = home.install(installArgs());
+        assertThat(again.exitCode()).isZero();
+        assertThat(again.output()).contains("already has these settings: unchanged").contains("is up to date");
+        assertThat(Files.readString(home.brokerConf())).isEqualTo(conf);
+    }
+
+    @Test
+    @Order(2)
+    void topicsOfALakestreamNamespaceLiveInTheBucketWithSchemasCompactionAndTransactions() throws Exception {
+        try (PulsarAdmin admin = admin(); PulsarClient client = client()) {
+            admin.tenants().createTenant("acme", TenantInfo.builder().allowedClusters(java.util.Set.of(CLUSTER))
+                    .build());
+            admin.namespaces().createNamespace(NS);
+            admin.namespaces().setPersistence(NS, new PersistencePolicies(1, 1, 1, 0, "lakestream"));
+
+            String plain = "persistent://" + NS + "/plain";
+            try (Consumer<String> consumer = client.newConsumer(Schema.STRING).topic(plain).subscriptionName("s")
+                    .subscribe();
+                 Producer<String> producer = client.newProducer(Schema.STRING).topic(plain).create()) {
+                for (int i = 0; i < 50; i++) {
+                    String v = "m-" + i;
+                    producer.send(v);
+                    published.add(v);
+                }
+                for (String expected : published) {
+                    Message<String> m = consumer.receive(30, TimeUnit.SECONDS);
+                    assertThat(m).as("message %s", expected).isNotNull();
+                    assertThat(m.getValue()).isEqualTo(expected);
+                    consumer.acknowledge(m);
+                }
+            }
+            assertThat(admin.topics().getInternalStats(plain).entriesAddedCounter).isEqualTo(50);
+
+            // A typed schema, kept by the Lakestream schema storage.
+            String typed = "persistent://" + NS + "/typed";
+            try (Consumer<Reading> consumer = client.newConsumer(Schema.AVRO(Reading.class)).topic(typed)
+                    .subscriptionName("s").subscribe();
+                 Producer<Reading> producer = client.newProducer(Schema.AVRO(Reading.class)).topic(typed).create()) {
+                producer.send(new Reading("sensor-1", 21.5));
+                Message<Reading> m = consumer.receive(30, TimeUnit.SECONDS);
+                assertThat(m).isNotNull();
+                assertThat(m.getValue().sensor).isEqualTo("sensor-1");
+                assertThat(m.getValue().celsius).isEqualTo(21.5);
+            }
+            assertThat(admin.schemas().getSchemaInfo(typed).getType().name()).isEqualTo("AVRO");
+
+            // Compaction: the latest value per key.
+            String keyed = "persistent://" + NS + "/keyed";
+            try (Producer<String> producer = client.newProducer(Schema.STRING).topic(keyed).enableBatching(false)
+                    .create()) {
+                for (int i = 0; i < 3; i++) {
+                    producer.newMessage().key("a").value("a" + i).send();
+                    producer.newMessage().key("b").value("b" + i).send();
+                }
+            }
+            admin.topics().triggerCompaction(keyed);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            LongRunningProcessStatus status = admin.topics().compactionStatus(keyed);
+            while (status.status == LongRunningProcessStatus.Status.RUNNING && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+                status = admin.topics().compactionStatus(keyed);
+            }
+            assertThat(status.status).as("compaction: %s", status.lastError).isEqualTo(
+                    LongRunningProcessStatus.Status.SUCCESS);
+            Map<String, String> latest = new HashMap<>();
+            try (Reader<String> reader = client.newReader(Schema.STRING).topic(keyed).readCompacted(true)
+                    .startMessageId(org.apache.pulsar.client.api.MessageId.earliest).create()) {
+                while (reader.hasMessageAvailable()) {
+                    Message<String> m = reader.readNext(10, TimeUnit.SECONDS);
+                    latest.merge(m.getKey(), "x", (a, b) -> a + b);
+                    latest.put(m.getKey() + ".value", m.getValue());
+                }
+            }
+            assertThat(latest).containsEntry("a", "x").containsEntry("b", "x")
+                    .containsEntry("a.value", "a2").containsEntry("b.value", "b2");
+        }
+
+        // A transaction, through the coordinator whose log is on Lakestream.
+        try (PulsarClient client = PulsarClient.builder().serviceUrl("pulsar://127.0.0.1:" + brokerPort)
+                .enableTransaction(true).build()) {
+            String txnTopic = "persistent://" + NS + "/txn";
+            try (Consumer<String> consumer = client.newConsumer(Schema.STRING).topic(txnTopic).subscriptionName("s")
+                    .subscribe();
+                 Producer<String> producer = client.newProducer(Schema.STRING).topic(txnTopic)
+                         .sendTimeout(0, TimeUnit.SECONDS).create()) {
+                Transaction txn = client.newTransaction().withTransactionTimeout(2, TimeUnit.MINUTES).build()
+                        .get(60, TimeUnit.SECONDS);
+                producer.newMessage(txn).value("in-txn").send();
+                assertThat(consumer.receive(1, TimeUnit.SECONDS)).as("not visible before commit").isNull();
+                txn.commit().get(60, TimeUnit.SECONDS);
+                Message<String> m = consumer.receive(30, TimeUnit.SECONDS);
+                assertThat(m).isNotNull();
+                assertThat(m.getValue()).isEqualTo("in-txn");
+            }
+        }
+
+        // The data is in the bucket, its index and catalog in Oxia.
+        assertThat(objectsInBucket()).as("WAL objects in bucket %s", bucket).isPositive();
+        Map<String, String> props = Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, oxia.serviceAddress());
+        try (OxiaMetadataStore store = OxiaMetadataStore.open(OxiaMetadataStoreConfig.fromProperties(
+                new ConfigReader(props)))) {
+            List<Long> streams = new StreamCatalog(store, "/lakestream").allIds().get(30, TimeUnit.SECONDS);
+            assertThat(streams).as("streams in Oxia's Lakestream catalog").hasSizeGreaterThanOrEqualTo(4);
+        }
+    }
+
+    @Test
+    @Order(3)
+    void theBrokersMetricsHaveTheStoragesSeries() throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(broker.webServiceUrl() + "/metrics/")).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("\nlakestream_");
+    }
+
+    @Test
+    @Order(4)
+    void aRestartedBrokerServesTheSameData() throws Exception {
+        broker.stop();
+        broker = new StockBroker(home, webPort, workDir.resolve("broker-restarted.log")).start().awaitServing(START);
+        try (PulsarClient client = client();
+             Consumer<String> consumer = client.newConsumer(Schema.STRING).topic("persistent://" + NS + "/plain")
+                     .subscriptionName("after-restart")
+                     .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe()) {
+            List<String> read = new ArrayList<>();
+            for (int i = 0; i < published.size(); i++) {
+                Message<String> m = consumer.receive(30, TimeUnit.SECONDS);
+                assertThat(m).as("message %d of %d after the restart", i, published.size()).isNotNull();
+                read.add(m.getValue());
+            }
+            assertThat(read).isEqualTo(published);
+        }
+    }
+
+    /** Avro record of the typed-schema check. */
+    public static class Reading {
+        public String sensor;
+        public double celsius;
+
+        public Reading() {
+        }
+
+        Reading(String sensor, double celsius) {
+            this.sensor = sensor;
+            this.celsius = celsius;
+        }
+    }
+
+    private static long objectsInBucket() throws IOException {
+        try (Stream<Path> files = Files.walk(s3.dataDir().resolve(bucket))) {
+            return files.filter(Files::isRegularFile).count();
+        }
+    }
+
+    private static List<String> activeValues(String conf, String key) {
+        return conf.lines().filter(l -> l.startsWith(key + "=")).map(l -> l.substring(key.length() + 1)).toList();
+    }
+
+    private static PulsarAdmin admin() throws IOException {
+        return PulsarAdmin.builder().serviceHttpUrl(broker.webServiceUrl()).build();
+    }
+
+    private static PulsarClient client() throws IOException {
+        return PulsarClient.builder().serviceUrl("pulsar://127.0.0.1:" + brokerPort).build();
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String utf8(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}
