@@ -5,9 +5,7 @@ import dev.lakestream.core.cursor.CursorStore;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.index.TimeIndex;
-import dev.lakestream.core.metadata.KeyAlreadyExistsException;
 import dev.lakestream.core.metadata.MetadataStore;
-import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.trim.StreamTrimmer;
@@ -28,7 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Deletes WAL objects no index record references any more.
  *
- * <p>One run, under an ephemeral lock so that one process collects at a time:
+ * <p>One run (the caller makes sure one process runs at a time: {@link GcService} holds a lease for that; two
+ * concurrent runs would not delete anything referenced, only do the work twice):
  * <ol>
  *   <li>Streams whose catalog entry is gone or tombstoned lose their leftover index records, trim marker
  *       and cursors (a delete that crashed half-way is finished here).</li>
@@ -42,6 +41,8 @@ import org.slf4j.LoggerFactory;
  *       between PUT and index commit, or the commit failed): deleted.</li>
  * </ol>
  * The checkpoint ({@code <root>/gc/checked-until}, ms since the epoch) makes each orphan check happen once.
+ * Deletes go in requests of at most {@link DeleteGate#maxBatch()} objects, each admitted by the run's
+ * {@link DeleteGate} first (rate limit, lease still held).
  *
  * <p>Known cost: one live stream that is never trimmed pins the horizon, and then only orphans are
  * collected. Objects are never partially referenced: an object lives while any stream in it needs it.
@@ -60,7 +61,6 @@ public final class WalGarbageCollector {
     private final CursorStore cursors;
     private final GcConfig config;
     private final Clock clock;
-    private final String lockKey;
     private final String checkpointKey;
 
     public WalGarbageCollector(ObjectStore objects, MetadataStore metadata, String metadataRoot, GcConfig config,
@@ -74,33 +74,15 @@ public final class WalGarbageCollector {
         this.cursors = new CursorStore(metadata, metadataRoot);
         this.config = config;
         this.clock = clock;
-        this.lockKey = metadataRoot + "/gc/lock";
         this.checkpointKey = metadataRoot + "/gc/checked-until";
     }
 
-    public CompletableFuture<GcResult> runOnce() {
-        Instant now = clock.instant();
-        return metadata.put(lockKey, now.toString().getBytes(StandardCharsets.UTF_8), PutOptions.ifAbsent().asEphemeral())
-                .thenCompose(locked -> collect(now)
-                        // Release the lock before reporting, so a run right after this one is not skipped.
-                        .handle((r, e) -> metadata.delete(lockKey).handle((d, de) -> {
-                            if (e != null) {
-                                throw new CompletionException(unwrap(e));
-                            }
-                            return r;
-                        }))
-                        .thenCompose(f -> f))
-                .exceptionallyCompose(e -> {
-                    Throwable c = unwrap(e);
-                    if (c instanceof KeyAlreadyExistsException) {
-                        log.debug("Another process is collecting WAL garbage; skipping this run");
-                        return CompletableFuture.completedFuture(GcResult.skipped());
-                    }
-                    return CompletableFuture.failedFuture(c);
-                });
+    /** One run; deletes are admitted by {@code gate}. Fails with the gate's error when it stops the run. */
+    public CompletableFuture<GcResult> runOnce(DeleteGate gate) {
+        return collect(clock.instant(), gate);
     }
 
-    private CompletableFuture<GcResult> collect(Instant now) {
+    private CompletableFuture<GcResult> collect(Instant now, DeleteGate gate) {
         return catalog.allIds().thenCompose(ids -> {
             List<CompletableFuture<StreamState>> states = ids.stream().map(this::streamState).toList();
             return CompletableFuture.allOf(states.toArray(CompletableFuture[]::new))
@@ -112,11 +94,12 @@ public final class WalGarbageCollector {
             Instant cutoff = horizon.minus(config.safetyMargin());
             Instant orphansBefore = now.minus(config.orphanDelay());
             List<Long> liveIds = states.stream().filter(s -> s.live).map(s -> s.id).toList();
-            return checkpoint().thenCompose(checkedUntil -> sweep(null, cutoff, orphansBefore, checkedUntil, liveIds,
-                            new int[2]))
-                    .thenCompose(counts -> metadata.put(checkpointKey,
+            Sweep sweep = new Sweep(cutoff, orphansBefore, liveIds, gate);
+            return checkpoint().thenCompose(checkedUntil -> sweep.page(null, checkedUntil))
+                    .thenCompose(v -> metadata.put(checkpointKey,
                                     Long.toString(orphansBefore.toEpochMilli()).getBytes(StandardCharsets.UTF_8))
-                            .thenApply(p -> new GcResult(true, horizon, counts[0], counts[1], dead)));
+                            .thenApply(p -> new GcResult(horizon, sweep.belowHorizon, sweep.orphans, sweep.bytes,
+                                    dead)));
         });
     }
 
@@ -147,56 +130,84 @@ public final class WalGarbageCollector {
                 rec -> Long.parseLong(new String(rec.value(), StandardCharsets.UTF_8))).orElse(0L));
     }
 
-    /** Walks the objects in key (= time) order, page by page; counts[0] below horizon, counts[1] orphans. */
-    private CompletableFuture<int[]> sweep(String continuation, Instant cutoff, Instant orphansBefore, long checkedUntil,
-                                           List<Long> liveIds, int[] counts) {
-        return objects.list("", continuation, LIST_PAGE).thenCompose(page -> {
-            List<String> belowHorizon = new ArrayList<>();
-            List<ObjectInfo> toCheck = new ArrayList<>();
-            boolean done = !page.hasMore();
-            for (ObjectInfo o : page.objects()) {
-                Instant t = WalObjectKeys.writtenAt(o.key());
-                if (t == null) {
-                    continue;
-                }
-                if (!t.isBefore(orphansBefore) && !t.isBefore(cutoff)) {
-                    done = true;
-                    break;
-                }
-                if (t.isBefore(cutoff)) {
-                    belowHorizon.add(o.key());
-                } else if (t.toEpochMilli() >= checkedUntil - 1000) {
-                    toCheck.add(o);
-                }
-            }
-            boolean last = done;
-            return deleteAll(belowHorizon)
-                    .thenCompose(v -> checkOrphans(toCheck, liveIds))
-                    .thenCompose(orphans -> deleteAll(orphans).thenApply(v -> {
-                        counts[0] += belowHorizon.size();
-                        counts[1] += orphans.size();
-                        return counts;
-                    }))
-                    .thenCompose(c -> last ? CompletableFuture.completedFuture(c)
-                            : sweep(page.continuation(), cutoff, orphansBefore, checkedUntil, liveIds, c));
-        });
-    }
+    /** One run's walk over the objects in key (= time) order, page by page, and what it deleted. */
+    private final class Sweep {
+        private final Instant cutoff;
+        private final Instant orphansBefore;
+        private final List<Long> liveIds;
+        private final DeleteGate gate;
+        int belowHorizon;
+        int orphans;
+        long bytes;
 
-    private CompletableFuture<Void> deleteAll(List<String> keys) {
-        if (keys.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
+        Sweep(Instant cutoff, Instant orphansBefore, List<Long> liveIds, DeleteGate gate) {
+            this.cutoff = cutoff;
+            this.orphansBefore = orphansBefore;
+            this.liveIds = liveIds;
+            this.gate = gate;
         }
-        log.info("Deleting {} unreferenced WAL objects, from {} to {}", keys.size(), keys.get(0), keys.get(keys.size() - 1));
-        return objects.delete(keys);
+
+        CompletableFuture<Void> page(String continuation, long checkedUntil) {
+            return objects.list("", continuation, LIST_PAGE).thenCompose(page -> {
+                List<ObjectInfo> unreferenced = new ArrayList<>();
+                List<ObjectInfo> toCheck = new ArrayList<>();
+                boolean done = !page.hasMore();
+                for (ObjectInfo o : page.objects()) {
+                    Instant t = WalObjectKeys.writtenAt(o.key());
+                    if (t == null) {
+                        continue;
+                    }
+                    if (!t.isBefore(orphansBefore) && !t.isBefore(cutoff)) {
+                        done = true;
+                        break;
+                    }
+                    if (t.isBefore(cutoff)) {
+                        unreferenced.add(o);
+                    } else if (t.toEpochMilli() >= checkedUntil - 1000) {
+                        toCheck.add(o);
+                    }
+                }
+                boolean last = done;
+                return delete(unreferenced)
+                        .thenRun(() -> belowHorizon += unreferenced.size())
+                        .thenCompose(v -> checkOrphans(toCheck, liveIds))
+                        .thenCompose(found -> delete(found).thenRun(() -> orphans += found.size()))
+                        .thenCompose(v -> last ? CompletableFuture.completedFuture(null)
+                                : page(page.continuation(), checkedUntil));
+            });
+        }
+
+        /** Deletes in requests of at most the gate's batch, one after the other, each admitted by the gate. */
+        private CompletableFuture<Void> delete(List<ObjectInfo> unreferenced) {
+            if (unreferenced.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            log.info("Deleting {} unreferenced WAL objects, from {} to {}", unreferenced.size(),
+                    unreferenced.get(0).key(), unreferenced.get(unreferenced.size() - 1).key());
+            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+            int batch = gate.maxBatch();
+            for (int from = 0; from < unreferenced.size(); from += batch) {
+                List<ObjectInfo> part = unreferenced.subList(from, Math.min(unreferenced.size(), from + batch));
+                List<String> keys = part.stream().map(ObjectInfo::key).toList();
+                long size = part.stream().mapToLong(ObjectInfo::size).sum();
+                chain = chain.thenCompose(v -> gate.admit(keys.size()))
+                        .thenCompose(v -> objects.delete(keys))
+                        .thenRun(() -> {
+                            bytes += size;
+                            gate.deleted(keys.size(), size);
+                        });
+            }
+            return chain;
+        }
     }
 
-    private CompletableFuture<List<String>> checkOrphans(List<ObjectInfo> candidates, List<Long> liveIds) {
-        List<String> orphans = new ArrayList<>();
+    private CompletableFuture<List<ObjectInfo>> checkOrphans(List<ObjectInfo> candidates, List<Long> liveIds) {
+        List<ObjectInfo> orphans = new ArrayList<>();
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
         for (ObjectInfo o : candidates) {
             chain = chain.thenCompose(v -> isReferenced(o, liveIds)).thenAccept(referenced -> {
                 if (!referenced) {
-                    orphans.add(o.key());
+                    orphans.add(o);
                 }
             });
         }
