@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * request the run checks that the lease is still its own, so a process that lost it stops within one request.
  * What it does is recorded in {@link Lakestream#metrics()}{@code .gc()}.
  *
- * <p>All work runs on the service's own thread and on the stores' callbacks; {@link #start} and {@link #close}
- * return at once, resp. within {@link #CLOSE_WAIT} (a running run is stopped at its next delete request).
- * Close the service before the {@code Lakestream}.
+ * <p>All work runs on the service's own thread and on the stores' callbacks; {@link #start} returns at once and
+ * {@link #close} within {@link #CLOSE_WAIT} (a running run is stopped at its next delete request). One service per
+ * {@code Lakestream} (they would share its GC metrics); close the service before the {@code Lakestream}.
  */
 public final class GcService implements AutoCloseable {
 
@@ -138,30 +138,33 @@ public final class GcService implements AutoCloseable {
         long start = System.nanoTime();
         return CompletableFuture.completedFuture(null).thenCompose(v -> collector.runOnce(new ServiceGate()))
                 .handle((result, e) -> {
-            Duration took = Duration.ofNanos(System.nanoTime() - start);
-            Instant end = clock.instant();
-            if (e == null) {
-                lastResult = result;
-                metrics.runSucceeded(end, took, result.deadStreamsCleared());
-                if (result.deletedObjects() > 0 || result.deadStreamsCleared() > 0) {
-                    log.info("GC run took {} ms: deleted {} objects ({} bytes), cleared {} deleted streams",
-                            took.toMillis(), result.deletedObjects(), result.deletedBytes(),
-                            result.deadStreamsCleared());
-                }
-                return null;
+                    ranFor(Duration.ofNanos(System.nanoTime() - start), result, e);
+                    return null;
+                });
+    }
+
+    /** Records how a run ended. */
+    private void ranFor(Duration took, GcResult result, Throwable e) {
+        Instant end = clock.instant();
+        if (e == null) {
+            lastResult = result;
+            metrics.runSucceeded(end, took, result.deadStreamsCleared());
+            if (result.deletedObjects() > 0 || result.deadStreamsCleared() > 0) {
+                log.info("GC run took {} ms: deleted {} objects ({} bytes), cleared {} deleted streams",
+                        took.toMillis(), result.deletedObjects(), result.deletedBytes(), result.deadStreamsCleared());
             }
-            Throwable cause = unwrap(e);
-            if (cause instanceof CancellationException && isStopping()) {
-                log.info("GC run stopped: the service is closing");
-                return null;
-            }
-            if (cause instanceof LeaseLostException) {
-                metrics.leaseHeld(false);
-            }
-            log.warn("GC run failed after {} ms: {}", took.toMillis(), cause.toString());
-            metrics.runFailed(end, took, cause);
-            return null;
-        });
+            return;
+        }
+        Throwable cause = unwrap(e);
+        if (cause instanceof CancellationException && isStopping()) {
+            log.info("GC run stopped after {} ms: the service is closing", took.toMillis());
+            return;
+        }
+        if (cause instanceof LeaseLostException) {
+            metrics.leaseHeld(false);
+        }
+        log.warn("GC run failed after {} ms: {}", took.toMillis(), cause.toString());
+        metrics.runFailed(end, took, cause);
     }
 
     /** Admits a run's deletes: paced to the rate limit, and only while the lease is still this process's. */
@@ -226,7 +229,9 @@ public final class GcService implements AutoCloseable {
                         log.warn("Could not give the GC lease {} back (it goes when the session ends): {}",
                                 lease.key(), unwrap(e).toString());
                     }
-                    metrics.leaseHeld(false);
+                    if (config.enabled()) {
+                        metrics.leaseHeld(false);
+                    }
                     scheduler.shutdownNow();
                     done.complete(null);
                 });
