@@ -72,7 +72,7 @@ public final class Lakestream implements AutoCloseable {
         this.writer = new WalWriter(this.objects, metrics.meterIndexCommits(metadata), config.writer(), cache, fences,
                 tail::committed, scheduler, clock);
         this.reader = new WalReader(this.objects, index, cache, config.reader());
-        this.trimmer = new StreamTrimmer(metadata, index);
+        this.trimmer = new StreamTrimmer(metadata, index, config.metadataRoot());
         this.cursors = new CursorStore(metadata, config.metadataRoot());
         this.timeIndex = new TimeIndex(index);
     }

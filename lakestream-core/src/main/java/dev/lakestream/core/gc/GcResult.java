@@ -8,13 +8,15 @@ import java.time.Instant;
  * @param horizon objects named before {@code horizon - safetyMargin} were unreferenced and deleted
  * @param deletedBelowHorizon objects deleted because every stream was trimmed past them
  * @param deletedOrphans objects deleted because no index record references them
+ * @param deletedReleased objects deleted because the streams that had them trimmed them or were deleted, and no
+ *     live stream references them
  * @param deletedBytes the size of all deleted objects, as the listing gave it
  * @param deadStreamsCleared deleted streams whose leftover index records were removed
  */
-public record GcResult(Instant horizon, int deletedBelowHorizon, int deletedOrphans, long deletedBytes,
-                       int deadStreamsCleared) {
+public record GcResult(Instant horizon, int deletedBelowHorizon, int deletedOrphans, int deletedReleased,
+                       long deletedBytes, int deadStreamsCleared) {
 
     public int deletedObjects() {
-        return deletedBelowHorizon + deletedOrphans;
+        return deletedBelowHorizon + deletedOrphans + deletedReleased;
     }
 }

@@ -5,7 +5,9 @@ import dev.lakestream.core.cursor.CursorStore;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.index.TimeIndex;
+import dev.lakestream.core.metadata.DeleteOptions;
 import dev.lakestream.core.metadata.MetadataStore;
+import dev.lakestream.core.metadata.Record;
 import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.trim.StreamTrimmer;
@@ -39,6 +41,10 @@ import org.slf4j.LoggerFactory;
  *       those streams' index records committed within {@code commitWindow} of the object's time are
  *       searched for the object's key. An object no record references is an orphan (its writer crashed
  *       between PUT and index commit, or the commit failed): deleted.</li>
+ *   <li><b>Released objects</b>: the objects noted by {@link StreamTrimmer} when it deleted index records (hard
+ *       trim, stream delete), at least {@code safetyMargin} ago, are checked the same way and deleted if no live
+ *       stream references them; then the note goes. This is what reclaims the objects of deleted and trimmed
+ *       streams while a stream that is never trimmed holds the horizon back.</li>
  * </ol>
  * The checkpoint ({@code <root>/gc/checked-until}, ms since the epoch) makes each orphan check happen once.
  * Deletes go in requests of at most {@link DeleteGate#maxBatch()} objects, each admitted by the run's
@@ -51,6 +57,7 @@ public final class WalGarbageCollector {
 
     private static final Logger log = LoggerFactory.getLogger(WalGarbageCollector.class);
     private static final int LIST_PAGE = 1000;
+    private static final int NOTES_PAGE = 100;
 
     private final ObjectStore objects;
     private final MetadataStore metadata;
@@ -62,6 +69,7 @@ public final class WalGarbageCollector {
     private final GcConfig config;
     private final Clock clock;
     private final String checkpointKey;
+    private final String releasedPrefix;
 
     public WalGarbageCollector(ObjectStore objects, MetadataStore metadata, String metadataRoot, GcConfig config,
                                Clock clock) {
@@ -70,11 +78,12 @@ public final class WalGarbageCollector {
         this.catalog = new StreamCatalog(metadata, metadataRoot);
         this.index = new OffsetIndex(metadata);
         this.timeIndex = new TimeIndex(index);
-        this.trimmer = new StreamTrimmer(metadata, index);
+        this.trimmer = new StreamTrimmer(metadata, index, metadataRoot);
         this.cursors = new CursorStore(metadata, metadataRoot);
         this.config = config;
         this.clock = clock;
         this.checkpointKey = metadataRoot + "/gc/checked-until";
+        this.releasedPrefix = StreamTrimmer.releasedPrefix(metadataRoot);
     }
 
     /** One run; deletes are admitted by {@code gate}. Fails with the gate's error when it stops the run. */
@@ -96,10 +105,11 @@ public final class WalGarbageCollector {
             List<Long> liveIds = states.stream().filter(s -> s.live).map(s -> s.id).toList();
             Sweep sweep = new Sweep(cutoff, orphansBefore, liveIds, gate);
             return checkpoint().thenCompose(checkedUntil -> sweep.page(null, checkedUntil))
+                    .thenCompose(v -> sweep.released(now))
                     .thenCompose(v -> metadata.put(checkpointKey,
                                     Long.toString(orphansBefore.toEpochMilli()).getBytes(StandardCharsets.UTF_8))
-                            .thenApply(p -> new GcResult(horizon, sweep.belowHorizon, sweep.orphans, sweep.bytes,
-                                    dead)));
+                            .thenApply(p -> new GcResult(horizon, sweep.belowHorizon, sweep.orphans,
+                                    sweep.released, sweep.bytes, dead)));
         });
     }
 
@@ -138,6 +148,7 @@ public final class WalGarbageCollector {
         private final DeleteGate gate;
         int belowHorizon;
         int orphans;
+        int released;
         long bytes;
 
         Sweep(Instant cutoff, Instant orphansBefore, List<Long> liveIds, DeleteGate gate) {
@@ -175,6 +186,46 @@ public final class WalGarbageCollector {
                         .thenCompose(v -> last ? CompletableFuture.completedFuture(null)
                                 : page(page.continuation(), checkedUntil));
             });
+        }
+
+        /** Checks the objects of the notes old enough, and deletes the notes; a page of notes at a time. */
+        CompletableFuture<Void> released(Instant now) {
+            return releasedFrom(releasedPrefix, now.minus(config.safetyMargin()).toEpochMilli());
+        }
+
+        private CompletableFuture<Void> releasedFrom(String start, long notedBefore) {
+            // The notes are the direct children of the prefix: [prefix, prefix + "/") in the store's key order.
+            return metadata.rangeScan(start, releasedPrefix + "/", Optional.empty(), NOTES_PAGE).thenCompose(notes -> {
+                CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+                for (Record note : notes) {
+                    if (note.version().createdTimestamp() > notedBefore) {
+                        continue;   // A reader that found the records just before they were deleted may still read.
+                    }
+                    chain = chain.thenCompose(v -> releasedIn(note)).thenCompose(v -> metadata.delete(note.key(),
+                            DeleteOptions.ifVersion(note.version().versionId()))).thenApply(d -> null);
+                }
+                if (notes.size() < NOTES_PAGE) {
+                    return chain;
+                }
+                // Note keys are <streamId>-<offset>: nothing sorts between a key and the key with a "0" appended.
+                String next = notes.get(notes.size() - 1).key() + "0";
+                return chain.thenCompose(v -> releasedFrom(next, notedBefore));
+            });
+        }
+
+        private CompletableFuture<Void> releasedIn(Record note) {
+            List<CompletableFuture<Optional<ObjectInfo>>> heads = new ArrayList<>();
+            for (String key : new String(note.value(), StandardCharsets.UTF_8).split("\n")) {
+                Instant t = WalObjectKeys.writtenAt(key);
+                // Below the cutoff the sweep has deleted it already.
+                if (t != null && !t.isBefore(cutoff)) {
+                    heads.add(objects.head(key));
+                }
+            }
+            return CompletableFuture.allOf(heads.toArray(CompletableFuture[]::new))
+                    .thenCompose(v -> checkOrphans(heads.stream().map(CompletableFuture::join)
+                            .flatMap(Optional::stream).toList(), liveIds))
+                    .thenCompose(unreferenced -> delete(unreferenced).thenRun(() -> released += unreferenced.size()));
         }
 
         /** Deletes in requests of at most the gate's batch, one after the other, each admitted by the gate. */

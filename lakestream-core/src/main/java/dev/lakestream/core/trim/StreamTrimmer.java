@@ -8,10 +8,15 @@ import dev.lakestream.core.metadata.KeyAlreadyExistsException;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.UnexpectedVersionException;
+import dev.lakestream.core.metadata.PutResult;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 /**
  * Trims the head of a stream.
@@ -27,18 +32,32 @@ import java.util.concurrent.CompletionException;
  *       garbage collection.</li>
  * </ul>
  *
+ * Before index records are deleted (hard trim, {@link #deleteAll}), the keys of the objects they point at are noted
+ * under {@code <root>/gc/released/} for the garbage collector: it checks each noted object once and deletes it if
+ * no live stream references it any more, even when a stream that is never trimmed holds its horizon back.
+ *
  * The start offset is {@code max(marker, start of the first surviving record)}.
  */
 public final class StreamTrimmer {
 
     private static final int CAS_ATTEMPTS = 5;
+    private static final int SCAN_PAGE = 1000;
+    /** Object keys per note: about 30 KB of value. */
+    static final int KEYS_PER_NOTE = 500;
 
     private final MetadataStore metadata;
     private final OffsetIndex index;
+    private final String releasedPrefix;
 
-    public StreamTrimmer(MetadataStore metadata, OffsetIndex index) {
+    public StreamTrimmer(MetadataStore metadata, OffsetIndex index, String metadataRoot) {
         this.metadata = metadata;
         this.index = index;
+        this.releasedPrefix = releasedPrefix(metadataRoot);
+    }
+
+    /** Where the notes of released objects live: {@code <root>/gc/released/<streamId>-<end offset>}. */
+    public static String releasedPrefix(String metadataRoot) {
+        return metadataRoot + "/gc/released/";
     }
 
     public static String markerKey(long streamId) {
@@ -100,17 +119,53 @@ public final class StreamTrimmer {
             String end = last.get().endOffset() <= offset
                     ? last.get().key().format()
                     : IndexKey.coveringSearchKey(streamId, offset);
-            return metadata.deleteRange(IndexKey.lowest(streamId), end, Optional.of(IndexKey.partitionKey(streamId)));
+            long lastEnd = last.get().endOffset();
+            return noteReleased(streamId, r -> r.endOffset() <= offset && r.endOffset() < lastEnd)
+                    .thenCompose(v -> metadata.deleteRange(IndexKey.lowest(streamId), end,
+                            Optional.of(IndexKey.partitionKey(streamId))));
         });
     }
 
     /** Removes everything the stream has in the metadata store: its index and its marker. */
     public CompletableFuture<Void> deleteAll(long streamId) {
         Optional<String> pk = Optional.of(IndexKey.partitionKey(streamId));
-        return metadata.deleteRange(IndexKey.lowest(streamId), IndexKey.highest(streamId), pk)
+        return noteReleased(streamId, r -> true)
+                .thenCompose(v -> metadata.deleteRange(IndexKey.lowest(streamId), IndexKey.highest(streamId), pk))
                 .thenCompose(v -> metadata.delete(markerKey(streamId),
                         dev.lakestream.core.metadata.DeleteOptions.DEFAULT.partitionKey(pk.get())))
                 .thenApply(deleted -> null);
+    }
+
+    /**
+     * Notes the objects of the stream's records from its first on, as long as {@code released} accepts them, in
+     * notes of at most {@link #KEYS_PER_NOTE} keys (one per line).
+     */
+    private CompletableFuture<Void> noteReleased(long streamId, Predicate<IndexRecord> released) {
+        return noteReleased(streamId, 0, released);
+    }
+
+    private CompletableFuture<Void> noteReleased(long streamId, long from, Predicate<IndexRecord> released) {
+        return index.recordsFrom(streamId, from, SCAN_PAGE).thenCompose(records -> {
+            List<IndexRecord> page = new ArrayList<>();
+            for (IndexRecord r : records) {
+                if (!released.test(r)) {
+                    break;
+                }
+                page.add(r);
+            }
+            List<CompletableFuture<PutResult>> notes = new ArrayList<>();
+            for (int i = 0; i < page.size(); i += KEYS_PER_NOTE) {
+                List<IndexRecord> part = page.subList(i, Math.min(page.size(), i + KEYS_PER_NOTE));
+                String keys = part.stream().map(r -> r.value().location()).distinct()
+                        .collect(Collectors.joining("\n"));
+                notes.add(metadata.put(releasedPrefix + streamId + "-" + part.get(0).endOffset(),
+                        keys.getBytes(StandardCharsets.UTF_8)));
+            }
+            boolean more = page.size() == records.size() && records.size() == SCAN_PAGE;
+            return CompletableFuture.allOf(notes.toArray(CompletableFuture[]::new)).thenCompose(v -> more
+                    ? noteReleased(streamId, page.get(page.size() - 1).endOffset(), released)
+                    : CompletableFuture.completedFuture(null));
+        });
     }
 
     private static long parse(byte[] value, long streamId) {

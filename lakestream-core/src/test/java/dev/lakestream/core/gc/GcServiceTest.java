@@ -158,6 +158,51 @@ abstract class GcServiceTest {
     }
 
     @Test
+    void objectsOfDeletedAndTrimmedStreamsGoEvenWhileAnUntrimmedStreamHoldsTheHorizonBack() {
+        Lakestream log = log(stores.objects(), stores.metadata());
+        StreamLog c = create(log, "c");   // never trimmed: its first object is the horizon from now on
+        append(c, "c-0");
+        StreamLog a = create(log, "a");
+        StreamLog b = create(log, "b");
+        for (int i = 0; i < 3; i++) {
+            appendTogether(a, b, "x-" + i);
+            append(a, "a-only-" + i);
+        }
+        appendTogether(a, b, "y");
+        // A run before the deletes checks every object for being an orphan: none is, and none is checked again.
+        WalGarbageCollector collector = new WalGarbageCollector(log.objectStore(), log.metadataStore(),
+                log.config().metadataRoot(), GC, GC_CLOCK);
+        assertThat(collector.runOnce(DeleteGate.UNLIMITED).join().deletedObjects()).isZero();
+
+        log.catalog().delete("test", "a").join();
+        a.deleteData().join();
+        long keep = b.endOffset().join() - 2;   // b's last record: the object of "y"
+        b.trim(keep).join();
+        List<String> stillReferenced = new ArrayList<>();
+        for (StreamLog s : List.of(c, b)) {
+            new OffsetIndex(stores.metadata()).recordsFrom(s.id(), 0, 100).join()
+                    .forEach(r -> stillReferenced.add(r.value().location()));
+        }
+        assertThat(stillReferenced).hasSize(2);
+        Map<String, Long> before = objectSizes(stores.objects());
+        assertThat(before).hasSize(1 + 3 + 3 + 1);
+
+        GcResult result = collector.runOnce(DeleteGate.UNLIMITED).join();
+
+        Map<String, Long> after = objectSizes(stores.objects());
+        assertThat(after.keySet()).containsExactlyInAnyOrderElementsOf(stillReferenced);
+        assertThat(result.deletedBelowHorizon() + result.deletedOrphans()).isZero();
+        assertThat(result.deletedReleased()).isEqualTo(6);
+        assertThat(result.deletedBytes()).isEqualTo(before.values().stream().mapToLong(Long::longValue).sum()
+                - after.values().stream().mapToLong(Long::longValue).sum());
+        assertThat(stores.metadata().list(dev.lakestream.core.trim.StreamTrimmer.releasedPrefix(root), dev.lakestream.core.trim.StreamTrimmer.releasedPrefix(root) + "/",
+                java.util.Optional.empty()).join()).as("the notes, once checked").isEmpty();
+        Lakestream fresh = log(stores.objects(), stores.metadata());
+        assertThat(readAll(fresh.stream(b.id()), keep)).containsExactly("b-y-first", "b-y-second");
+        assertThat(readAll(fresh.stream(c.id()), 0)).containsExactly("c-0");
+    }
+
+    @Test
     void oneServiceHoldsTheLeaseAndAnotherTakesOverWhenItCloses() {
         Lakestream log = log(stores.objects(), stores.metadata());
         StreamLog b = create(log, "b");
