@@ -16,6 +16,7 @@ import dev.lakestream.core.wal.WalObjectFormatException;
 import dev.lakestream.core.wal.WalObjectKeys;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +43,7 @@ import org.slf4j.LoggerFactory;
  *       searched for the object's key. An object no record references is an orphan (its writer crashed
  *       between PUT and index commit, or the commit failed): deleted.</li>
  *   <li><b>Released objects</b>: the objects noted by {@link StreamTrimmer} when it deleted index records (hard
- *       trim, stream delete), at least {@code safetyMargin} ago, are checked the same way and deleted if no live
+ *       trim, stream delete), at least {@code max(safetyMargin, orphanDelay)} ago, are checked the same way and deleted if no live
  *       stream references them; then the note goes. This is what reclaims the objects of deleted and trimmed
  *       streams while a stream that is never trimmed holds the horizon back.</li>
  * </ol>
@@ -50,8 +51,9 @@ import org.slf4j.LoggerFactory;
  * Deletes go in requests of at most {@link DeleteGate#maxBatch()} objects, each admitted by the run's
  * {@link DeleteGate} first (rate limit, lease still held).
  *
- * <p>Known cost: one live stream that is never trimmed pins the horizon, and then only orphans are
- * collected. Objects are never partially referenced: an object lives while any stream in it needs it.
+ * <p>Known cost: one live stream that is never trimmed pins the horizon; objects after it are then collected only
+ * as orphans or released objects, each checked by reading its own index. Objects are never partially referenced:
+ * an object lives while any stream in it needs it.
  */
 public final class WalGarbageCollector {
 
@@ -190,7 +192,12 @@ public final class WalGarbageCollector {
 
         /** Checks the objects of the notes old enough, and deletes the notes; a page of notes at a time. */
         CompletableFuture<Void> released(Instant now) {
-            return releasedFrom(releasedPrefix, now.minus(config.safetyMargin()).toEpochMilli());
+            // A note is written after its objects' records were committed: once it is orphanDelay old, no commit
+            // to its objects can still be pending; once it is safetyMargin old, no reader that found the deleted
+            // records just before can still be reading.
+            Duration wait = config.safetyMargin().compareTo(config.orphanDelay()) > 0 ? config.safetyMargin()
+                    : config.orphanDelay();
+            return releasedFrom(releasedPrefix, now.minus(wait).toEpochMilli());
         }
 
         private CompletableFuture<Void> releasedFrom(String start, long notedBefore) {
@@ -199,7 +206,7 @@ public final class WalGarbageCollector {
                 CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
                 for (Record note : notes) {
                     if (note.version().createdTimestamp() > notedBefore) {
-                        continue;   // A reader that found the records just before they were deleted may still read.
+                        continue;   // Too young: left for a later run.
                     }
                     chain = chain.thenCompose(v -> releasedIn(note)).thenCompose(v -> metadata.delete(note.key(),
                             DeleteOptions.ifVersion(note.version().versionId()))).thenApply(d -> null);

@@ -8,7 +8,6 @@ import dev.lakestream.core.metadata.KeyAlreadyExistsException;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.UnexpectedVersionException;
-import dev.lakestream.core.metadata.PutResult;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,9 +40,8 @@ import java.util.stream.Collectors;
 public final class StreamTrimmer {
 
     private static final int CAS_ATTEMPTS = 5;
-    private static final int SCAN_PAGE = 1000;
-    /** Object keys per note: about 30 KB of value. */
-    static final int KEYS_PER_NOTE = 500;
+    /** Records scanned at a time, and so object keys per note at most: about 30 KB of value. */
+    private static final int SCAN_PAGE = 500;
 
     private final MetadataStore metadata;
     private final OffsetIndex index;
@@ -112,24 +110,25 @@ public final class StreamTrimmer {
      * Readers must already be kept off those offsets by a soft trim at or beyond {@code offset}.
      */
     public CompletableFuture<Void> hardTrim(long streamId, long offset) {
-        return index.last(streamId).thenCompose(last -> {
-            if (last.isEmpty()) {
-                return CompletableFuture.completedFuture(null);
+        return index.first(streamId).thenCombine(index.last(streamId), (first, last) -> {
+            if (first.isEmpty() || first.get().endOffset() > offset || last.isEmpty()
+                    || first.get().endOffset() == last.get().endOffset()) {
+                return CompletableFuture.<Void>completedFuture(null);   // nothing wholly below the offset but the last
             }
             String end = last.get().endOffset() <= offset
                     ? last.get().key().format()
                     : IndexKey.coveringSearchKey(streamId, offset);
             long lastEnd = last.get().endOffset();
-            return noteReleased(streamId, r -> r.endOffset() <= offset && r.endOffset() < lastEnd)
+            return noteReleased(streamId, 0, r -> r.endOffset() <= offset && r.endOffset() < lastEnd)
                     .thenCompose(v -> metadata.deleteRange(IndexKey.lowest(streamId), end,
                             Optional.of(IndexKey.partitionKey(streamId))));
-        });
+        }).thenCompose(f -> f);
     }
 
     /** Removes everything the stream has in the metadata store: its index and its marker. */
     public CompletableFuture<Void> deleteAll(long streamId) {
         Optional<String> pk = Optional.of(IndexKey.partitionKey(streamId));
-        return noteReleased(streamId, r -> true)
+        return noteReleased(streamId, 0, r -> true)
                 .thenCompose(v -> metadata.deleteRange(IndexKey.lowest(streamId), IndexKey.highest(streamId), pk))
                 .thenCompose(v -> metadata.delete(markerKey(streamId),
                         dev.lakestream.core.metadata.DeleteOptions.DEFAULT.partitionKey(pk.get())))
@@ -137,13 +136,9 @@ public final class StreamTrimmer {
     }
 
     /**
-     * Notes the objects of the stream's records from its first on, as long as {@code released} accepts them, in
-     * notes of at most {@link #KEYS_PER_NOTE} keys (one per line).
+     * Notes the objects of the stream's records from {@code from} on, as long as {@code released} accepts them: one
+     * note per page of records, its keys one per line, written before the records are deleted.
      */
-    private CompletableFuture<Void> noteReleased(long streamId, Predicate<IndexRecord> released) {
-        return noteReleased(streamId, 0, released);
-    }
-
     private CompletableFuture<Void> noteReleased(long streamId, long from, Predicate<IndexRecord> released) {
         return index.recordsFrom(streamId, from, SCAN_PAGE).thenCompose(records -> {
             List<IndexRecord> page = new ArrayList<>();
@@ -153,18 +148,15 @@ public final class StreamTrimmer {
                 }
                 page.add(r);
             }
-            List<CompletableFuture<PutResult>> notes = new ArrayList<>();
-            for (int i = 0; i < page.size(); i += KEYS_PER_NOTE) {
-                List<IndexRecord> part = page.subList(i, Math.min(page.size(), i + KEYS_PER_NOTE));
-                String keys = part.stream().map(r -> r.value().location()).distinct()
-                        .collect(Collectors.joining("\n"));
-                notes.add(metadata.put(releasedPrefix + streamId + "-" + part.get(0).endOffset(),
-                        keys.getBytes(StandardCharsets.UTF_8)));
+            if (page.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
             }
-            boolean more = page.size() == records.size() && records.size() == SCAN_PAGE;
-            return CompletableFuture.allOf(notes.toArray(CompletableFuture[]::new)).thenCompose(v -> more
-                    ? noteReleased(streamId, page.get(page.size() - 1).endOffset(), released)
-                    : CompletableFuture.completedFuture(null));
+            String keys = page.stream().map(r -> r.value().location()).distinct().collect(Collectors.joining("\n"));
+            boolean more = page.size() == SCAN_PAGE;
+            return metadata.put(releasedPrefix + streamId + "-" + page.get(0).endOffset(),
+                            keys.getBytes(StandardCharsets.UTF_8))
+                    .thenCompose(p -> more ? noteReleased(streamId, page.get(page.size() - 1).endOffset(), released)
+                            : CompletableFuture.completedFuture(null));
         });
     }
 
