@@ -12,6 +12,7 @@ import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStore;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
+import dev.lakestream.core.metrics.LakestreamMetrics;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
@@ -48,26 +49,30 @@ public final class Lakestream implements AutoCloseable {
     private final StreamTrimmer trimmer;
     private final CursorStore cursors;
     private final TimeIndex timeIndex;
+    private final LakestreamMetrics metrics;
 
     private Lakestream(ObjectStore objects, MetadataStore metadata, boolean ownsStores, LakestreamConfig config,
                        Clock clock) {
-        this.objects = objects;
-        this.metadata = metadata;
         this.ownsStores = ownsStores;
         this.config = config;
+        this.cache = new ObjectCache(config.reader().cacheBytes());
+        this.metrics = new LakestreamMetrics(cache, config.reader().cacheBytes(), this::pendingAppendBytes);
+        // Everything below (writer, readers, GC) reaches the object store through the metered view.
+        this.objects = metrics.meter(objects);
+        this.metadata = metadata;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "lakestream-scheduler");
             t.setDaemon(true);
             return t;
         });
-        this.cache = new ObjectCache(config.reader().cacheBytes());
         this.index = new OffsetIndex(metadata);
         this.catalog = new StreamCatalog(metadata, config.metadataRoot());
         this.fences = new StreamFences(metadata, config.metadataRoot());
         this.tail = new TailWatcher(metadata, index, scheduler, config.tailPollInterval());
-        this.writer = new WalWriter(objects, metadata, config.writer(), cache, fences, tail::committed, scheduler, clock);
-        this.reader = new WalReader(objects, index, cache, config.reader());
-        this.trimmer = new StreamTrimmer(metadata, index);
+        this.writer = new WalWriter(this.objects, metrics.meterIndexCommits(metadata), config.writer(), cache, fences,
+                tail::committed, scheduler, clock);
+        this.reader = new WalReader(this.objects, index, cache, config.reader());
+        this.trimmer = new StreamTrimmer(metadata, index, config.metadataRoot());
         this.cursors = new CursorStore(metadata, config.metadataRoot());
         this.timeIndex = new TimeIndex(index);
     }
@@ -131,11 +136,20 @@ public final class Lakestream implements AutoCloseable {
         return config;
     }
 
+    /** The storage's metrics (object-store calls, index commits, cache, writer, GC), e.g. for Prometheus. */
+    public LakestreamMetrics metrics() {
+        return metrics;
+    }
+
     /** What the object cache holds and how it has served reads, for broker metrics. */
     public record CacheStats(long bytes, long maxBytes, long hits, long misses) {}
 
     public CacheStats cacheStats() {
         return new CacheStats(cache.bytes(), config.reader().cacheBytes(), cache.hits(), cache.misses());
+    }
+
+    private long pendingAppendBytes() {
+        return writer.pendingBytes();
     }
 
     ObjectCache cache() {

@@ -5,8 +5,14 @@ import dev.lakestream.core.config.ConfigReader;
 import java.time.Duration;
 
 /**
- * Garbage collection of WAL objects.
+ * Garbage collection of WAL objects: the service ({@link GcService}) and the collector ({@link WalGarbageCollector}).
  *
+ * @param enabled whether {@link GcService#start} runs the collector in this process at all
+ *     ({@code lakestream.gc.enabled}, default true)
+ * @param interval the pause between the end of one run and the start of the next, and how often a process without
+ *     the lease tries to take it ({@code lakestream.gc.interval}, default 5 min)
+ * @param maxDeletesPerSecond at most this many objects deleted per second, so a large backlog does not hammer the
+ *     object store ({@code lakestream.gc.maxDeletesPerSecond}, default 1000)
  * @param safetyMargin how much older than the oldest object still referenced an object must be before it
  *     is deleted; covers clock skew between writers and the time between an object's PUT and its index
  *     commit ({@code lakestream.gc.safetyMargin}, default 1 h)
@@ -16,13 +22,25 @@ import java.time.Duration;
  * @param commitWindow how far after an object's name time its index commit may be, when looking for the
  *     records that reference it ({@code lakestream.gc.commitWindow}, default 10 min)
  */
-public record GcConfig(Duration safetyMargin, Duration orphanDelay, Duration commitWindow) {
+public record GcConfig(boolean enabled, Duration interval, int maxDeletesPerSecond, Duration safetyMargin,
+                       Duration orphanDelay, Duration commitWindow) {
 
-    public static final GcConfig DEFAULT = new GcConfig(Duration.ofHours(1), Duration.ofHours(1), Duration.ofMinutes(10));
+    public static final GcConfig DEFAULT = new GcConfig(true, Duration.ofMinutes(5), 1000, Duration.ofHours(1),
+            Duration.ofHours(1), Duration.ofMinutes(10));
 
     public GcConfig {
+        if (interval.isNegative() || interval.isZero()) {
+            throw new ConfigException("lakestream.gc.interval", interval.toString(), "must be positive");
+        }
+        if (maxDeletesPerSecond < 1) {
+            throw new ConfigException("lakestream.gc.maxDeletesPerSecond", Integer.toString(maxDeletesPerSecond),
+                    "must be at least 1");
+        }
         if (safetyMargin.isNegative()) {
             throw new ConfigException("lakestream.gc.safetyMargin", safetyMargin.toString(), "must not be negative");
+        }
+        if (commitWindow.isNegative()) {
+            throw new ConfigException("lakestream.gc.commitWindow", commitWindow.toString(), "must not be negative");
         }
         if (orphanDelay.compareTo(commitWindow) < 0) {
             throw new ConfigException("lakestream.gc.orphanDelay", orphanDelay.toString(),
@@ -31,8 +49,28 @@ public record GcConfig(Duration safetyMargin, Duration orphanDelay, Duration com
     }
 
     public static GcConfig fromProperties(ConfigReader r) {
-        return new GcConfig(r.duration("lakestream.gc.safetyMargin", DEFAULT.safetyMargin),
+        return new GcConfig(r.bool("lakestream.gc.enabled", DEFAULT.enabled),
+                r.duration("lakestream.gc.interval", DEFAULT.interval),
+                r.integer("lakestream.gc.maxDeletesPerSecond", DEFAULT.maxDeletesPerSecond),
+                r.duration("lakestream.gc.safetyMargin", DEFAULT.safetyMargin),
                 r.duration("lakestream.gc.orphanDelay", DEFAULT.orphanDelay),
                 r.duration("lakestream.gc.commitWindow", DEFAULT.commitWindow));
+    }
+
+    /** Objects per delete request: about a tenth of a second's worth, so pacing is smooth (1..1000, S3's limit). */
+    public int deleteBatchSize() {
+        return Math.max(1, Math.min(1000, maxDeletesPerSecond / 10));
+    }
+
+    public GcConfig withInterval(Duration d) {
+        return new GcConfig(enabled, d, maxDeletesPerSecond, safetyMargin, orphanDelay, commitWindow);
+    }
+
+    public GcConfig withMaxDeletesPerSecond(int n) {
+        return new GcConfig(enabled, interval, n, safetyMargin, orphanDelay, commitWindow);
+    }
+
+    public GcConfig withSafetyMargin(Duration d) {
+        return new GcConfig(enabled, interval, maxDeletesPerSecond, d, orphanDelay, commitWindow);
     }
 }

@@ -5,16 +5,18 @@ import java.time.Instant;
 /**
  * What one garbage-collection run did.
  *
- * @param ran false when another process held the GC lock and this run did nothing
  * @param horizon objects named before {@code horizon - safetyMargin} were unreferenced and deleted
  * @param deletedBelowHorizon objects deleted because every stream was trimmed past them
  * @param deletedOrphans objects deleted because no index record references them
+ * @param deletedReleased objects deleted because the streams that had them trimmed them or were deleted, and no
+ *     live stream references them
+ * @param deletedBytes the size of all deleted objects, as the listing gave it
  * @param deadStreamsCleared deleted streams whose leftover index records were removed
  */
-public record GcResult(boolean ran, Instant horizon, int deletedBelowHorizon, int deletedOrphans,
-                       int deadStreamsCleared) {
+public record GcResult(Instant horizon, int deletedBelowHorizon, int deletedOrphans, int deletedReleased,
+                       long deletedBytes, int deadStreamsCleared) {
 
-    static GcResult skipped() {
-        return new GcResult(false, null, 0, 0, 0);
+    public int deletedObjects() {
+        return deletedBelowHorizon + deletedOrphans + deletedReleased;
     }
 }

@@ -5,9 +5,9 @@ import dev.lakestream.core.cursor.CursorStore;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.index.TimeIndex;
-import dev.lakestream.core.metadata.KeyAlreadyExistsException;
+import dev.lakestream.core.metadata.DeleteOptions;
 import dev.lakestream.core.metadata.MetadataStore;
-import dev.lakestream.core.metadata.PutOptions;
+import dev.lakestream.core.metadata.Record;
 import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.trim.StreamTrimmer;
@@ -16,6 +16,7 @@ import dev.lakestream.core.wal.WalObjectFormatException;
 import dev.lakestream.core.wal.WalObjectKeys;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Deletes WAL objects no index record references any more.
  *
- * <p>One run, under an ephemeral lock so that one process collects at a time:
+ * <p>One run (the caller makes sure one process runs at a time: {@link GcService} holds a lease for that; two
+ * concurrent runs would not delete anything referenced, only do the work twice):
  * <ol>
  *   <li>Streams whose catalog entry is gone or tombstoned lose their leftover index records, trim marker
  *       and cursors (a delete that crashed half-way is finished here).</li>
@@ -40,16 +42,24 @@ import org.slf4j.LoggerFactory;
  *       those streams' index records committed within {@code commitWindow} of the object's time are
  *       searched for the object's key. An object no record references is an orphan (its writer crashed
  *       between PUT and index commit, or the commit failed): deleted.</li>
+ *   <li><b>Released objects</b>: the objects noted by {@link StreamTrimmer} when it deleted index records (hard
+ *       trim, stream delete), at least {@code max(safetyMargin, orphanDelay)} ago, are checked the same way and deleted if no live
+ *       stream references them; then the note goes. This is what reclaims the objects of deleted and trimmed
+ *       streams while a stream that is never trimmed holds the horizon back.</li>
  * </ol>
  * The checkpoint ({@code <root>/gc/checked-until}, ms since the epoch) makes each orphan check happen once.
+ * Deletes go in requests of at most {@link DeleteGate#maxBatch()} objects, each admitted by the run's
+ * {@link DeleteGate} first (rate limit, lease still held).
  *
- * <p>Known cost: one live stream that is never trimmed pins the horizon, and then only orphans are
- * collected. Objects are never partially referenced: an object lives while any stream in it needs it.
+ * <p>Known cost: one live stream that is never trimmed pins the horizon; objects after it are then collected only
+ * as orphans or released objects, each checked by reading its own index. Objects are never partially referenced:
+ * an object lives while any stream in it needs it.
  */
 public final class WalGarbageCollector {
 
     private static final Logger log = LoggerFactory.getLogger(WalGarbageCollector.class);
     private static final int LIST_PAGE = 1000;
+    private static final int NOTES_PAGE = 100;
 
     private final ObjectStore objects;
     private final MetadataStore metadata;
@@ -60,8 +70,8 @@ public final class WalGarbageCollector {
     private final CursorStore cursors;
     private final GcConfig config;
     private final Clock clock;
-    private final String lockKey;
     private final String checkpointKey;
+    private final String releasedPrefix;
 
     public WalGarbageCollector(ObjectStore objects, MetadataStore metadata, String metadataRoot, GcConfig config,
                                Clock clock) {
@@ -70,37 +80,20 @@ public final class WalGarbageCollector {
         this.catalog = new StreamCatalog(metadata, metadataRoot);
         this.index = new OffsetIndex(metadata);
         this.timeIndex = new TimeIndex(index);
-        this.trimmer = new StreamTrimmer(metadata, index);
+        this.trimmer = new StreamTrimmer(metadata, index, metadataRoot);
         this.cursors = new CursorStore(metadata, metadataRoot);
         this.config = config;
         this.clock = clock;
-        this.lockKey = metadataRoot + "/gc/lock";
         this.checkpointKey = metadataRoot + "/gc/checked-until";
+        this.releasedPrefix = StreamTrimmer.releasedPrefix(metadataRoot);
     }
 
-    public CompletableFuture<GcResult> runOnce() {
-        Instant now = clock.instant();
-        return metadata.put(lockKey, now.toString().getBytes(StandardCharsets.UTF_8), PutOptions.ifAbsent().asEphemeral())
-                .thenCompose(locked -> collect(now)
-                        // Release the lock before reporting, so a run right after this one is not skipped.
-                        .handle((r, e) -> metadata.delete(lockKey).handle((d, de) -> {
-                            if (e != null) {
-                                throw new CompletionException(unwrap(e));
-                            }
-                            return r;
-                        }))
-                        .thenCompose(f -> f))
-                .exceptionallyCompose(e -> {
-                    Throwable c = unwrap(e);
-                    if (c instanceof KeyAlreadyExistsException) {
-                        log.debug("Another process is collecting WAL garbage; skipping this run");
-                        return CompletableFuture.completedFuture(GcResult.skipped());
-                    }
-                    return CompletableFuture.failedFuture(c);
-                });
+    /** One run; deletes are admitted by {@code gate}. Fails with the gate's error when it stops the run. */
+    public CompletableFuture<GcResult> runOnce(DeleteGate gate) {
+        return collect(clock.instant(), gate);
     }
 
-    private CompletableFuture<GcResult> collect(Instant now) {
+    private CompletableFuture<GcResult> collect(Instant now, DeleteGate gate) {
         return catalog.allIds().thenCompose(ids -> {
             List<CompletableFuture<StreamState>> states = ids.stream().map(this::streamState).toList();
             return CompletableFuture.allOf(states.toArray(CompletableFuture[]::new))
@@ -112,11 +105,13 @@ public final class WalGarbageCollector {
             Instant cutoff = horizon.minus(config.safetyMargin());
             Instant orphansBefore = now.minus(config.orphanDelay());
             List<Long> liveIds = states.stream().filter(s -> s.live).map(s -> s.id).toList();
-            return checkpoint().thenCompose(checkedUntil -> sweep(null, cutoff, orphansBefore, checkedUntil, liveIds,
-                            new int[2]))
-                    .thenCompose(counts -> metadata.put(checkpointKey,
+            Sweep sweep = new Sweep(cutoff, orphansBefore, liveIds, gate);
+            return checkpoint().thenCompose(checkedUntil -> sweep.page(null, checkedUntil))
+                    .thenCompose(v -> sweep.released(now))
+                    .thenCompose(v -> metadata.put(checkpointKey,
                                     Long.toString(orphansBefore.toEpochMilli()).getBytes(StandardCharsets.UTF_8))
-                            .thenApply(p -> new GcResult(true, horizon, counts[0], counts[1], dead)));
+                            .thenApply(p -> new GcResult(horizon, sweep.belowHorizon, sweep.orphans,
+                                    sweep.released, sweep.bytes, dead)));
         });
     }
 
@@ -147,56 +142,130 @@ public final class WalGarbageCollector {
                 rec -> Long.parseLong(new String(rec.value(), StandardCharsets.UTF_8))).orElse(0L));
     }
 
-    /** Walks the objects in key (= time) order, page by page; counts[0] below horizon, counts[1] orphans. */
-    private CompletableFuture<int[]> sweep(String continuation, Instant cutoff, Instant orphansBefore, long checkedUntil,
-                                           List<Long> liveIds, int[] counts) {
-        return objects.list("", continuation, LIST_PAGE).thenCompose(page -> {
-            List<String> belowHorizon = new ArrayList<>();
-            List<ObjectInfo> toCheck = new ArrayList<>();
-            boolean done = !page.hasMore();
-            for (ObjectInfo o : page.objects()) {
-                Instant t = WalObjectKeys.writtenAt(o.key());
-                if (t == null) {
-                    continue;
+    /** One run's walk over the objects in key (= time) order, page by page, and what it deleted. */
+    private final class Sweep {
+        private final Instant cutoff;
+        private final Instant orphansBefore;
+        private final List<Long> liveIds;
+        private final DeleteGate gate;
+        int belowHorizon;
+        int orphans;
+        int released;
+        long bytes;
+
+        Sweep(Instant cutoff, Instant orphansBefore, List<Long> liveIds, DeleteGate gate) {
+            this.cutoff = cutoff;
+            this.orphansBefore = orphansBefore;
+            this.liveIds = liveIds;
+            this.gate = gate;
+        }
+
+        CompletableFuture<Void> page(String continuation, long checkedUntil) {
+            return objects.list("", continuation, LIST_PAGE).thenCompose(page -> {
+                List<ObjectInfo> unreferenced = new ArrayList<>();
+                List<ObjectInfo> toCheck = new ArrayList<>();
+                boolean done = !page.hasMore();
+                for (ObjectInfo o : page.objects()) {
+                    Instant t = WalObjectKeys.writtenAt(o.key());
+                    if (t == null) {
+                        continue;
+                    }
+                    if (!t.isBefore(orphansBefore) && !t.isBefore(cutoff)) {
+                        done = true;
+                        break;
+                    }
+                    if (t.isBefore(cutoff)) {
+                        unreferenced.add(o);
+                    } else if (t.toEpochMilli() >= checkedUntil - 1000) {
+                        toCheck.add(o);
+                    }
                 }
-                if (!t.isBefore(orphansBefore) && !t.isBefore(cutoff)) {
-                    done = true;
-                    break;
+                boolean last = done;
+                return delete(unreferenced)
+                        .thenRun(() -> belowHorizon += unreferenced.size())
+                        .thenCompose(v -> checkOrphans(toCheck, liveIds))
+                        .thenCompose(found -> delete(found).thenRun(() -> orphans += found.size()))
+                        .thenCompose(v -> last ? CompletableFuture.completedFuture(null)
+                                : page(page.continuation(), checkedUntil));
+            });
+        }
+
+        /** Checks the objects of the notes old enough, and deletes the notes; a page of notes at a time. */
+        CompletableFuture<Void> released(Instant now) {
+            // A note is written after its objects' records were committed: once it is orphanDelay old, no commit
+            // to its objects can still be pending; once it is safetyMargin old, no reader that found the deleted
+            // records just before can still be reading.
+            Duration wait = config.safetyMargin().compareTo(config.orphanDelay()) > 0 ? config.safetyMargin()
+                    : config.orphanDelay();
+            return releasedFrom(releasedPrefix, now.minus(wait).toEpochMilli());
+        }
+
+        private CompletableFuture<Void> releasedFrom(String start, long notedBefore) {
+            // The notes are the direct children of the prefix: [prefix, prefix + "/") in the store's key order.
+            return metadata.rangeScan(start, releasedPrefix + "/", Optional.empty(), NOTES_PAGE).thenCompose(notes -> {
+                CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+                for (Record note : notes) {
+                    if (note.version().createdTimestamp() > notedBefore) {
+                        continue;   // Too young: left for a later run.
+                    }
+                    chain = chain.thenCompose(v -> releasedIn(note)).thenCompose(v -> metadata.delete(note.key(),
+                            DeleteOptions.ifVersion(note.version().versionId()))).thenApply(d -> null);
                 }
-                if (t.isBefore(cutoff)) {
-                    belowHorizon.add(o.key());
-                } else if (t.toEpochMilli() >= checkedUntil - 1000) {
-                    toCheck.add(o);
+                if (notes.size() < NOTES_PAGE) {
+                    return chain;
+                }
+                // Note keys are <streamId>-<offset>: nothing sorts between a key and the key with a "0" appended.
+                String next = notes.get(notes.size() - 1).key() + "0";
+                return chain.thenCompose(v -> releasedFrom(next, notedBefore));
+            });
+        }
+
+        private CompletableFuture<Void> releasedIn(Record note) {
+            List<CompletableFuture<Optional<ObjectInfo>>> heads = new ArrayList<>();
+            for (String key : new String(note.value(), StandardCharsets.UTF_8).split("\n")) {
+                Instant t = WalObjectKeys.writtenAt(key);
+                // Below the cutoff the sweep has deleted it already.
+                if (t != null && !t.isBefore(cutoff)) {
+                    heads.add(objects.head(key));
                 }
             }
-            boolean last = done;
-            return deleteAll(belowHorizon)
-                    .thenCompose(v -> checkOrphans(toCheck, liveIds))
-                    .thenCompose(orphans -> deleteAll(orphans).thenApply(v -> {
-                        counts[0] += belowHorizon.size();
-                        counts[1] += orphans.size();
-                        return counts;
-                    }))
-                    .thenCompose(c -> last ? CompletableFuture.completedFuture(c)
-                            : sweep(page.continuation(), cutoff, orphansBefore, checkedUntil, liveIds, c));
-        });
-    }
-
-    private CompletableFuture<Void> deleteAll(List<String> keys) {
-        if (keys.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
+            return CompletableFuture.allOf(heads.toArray(CompletableFuture[]::new))
+                    .thenCompose(v -> checkOrphans(heads.stream().map(CompletableFuture::join)
+                            .flatMap(Optional::stream).toList(), liveIds))
+                    .thenCompose(unreferenced -> delete(unreferenced).thenRun(() -> released += unreferenced.size()));
         }
-        log.info("Deleting {} unreferenced WAL objects, from {} to {}", keys.size(), keys.get(0), keys.get(keys.size() - 1));
-        return objects.delete(keys);
+
+        /** Deletes in requests of at most the gate's batch, one after the other, each admitted by the gate. */
+        private CompletableFuture<Void> delete(List<ObjectInfo> unreferenced) {
+            if (unreferenced.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            log.info("Deleting {} unreferenced WAL objects, from {} to {}", unreferenced.size(),
+                    unreferenced.get(0).key(), unreferenced.get(unreferenced.size() - 1).key());
+            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+            int batch = gate.maxBatch();
+            for (int from = 0; from < unreferenced.size(); from += batch) {
+                List<ObjectInfo> part = unreferenced.subList(from, Math.min(unreferenced.size(), from + batch));
+                List<String> keys = part.stream().map(ObjectInfo::key).toList();
+                long size = part.stream().mapToLong(ObjectInfo::size).sum();
+                chain = chain.thenCompose(v -> gate.admit(keys.size()))
+                        .thenCompose(v -> objects.delete(keys))
+                        .thenRun(() -> {
+                            bytes += size;
+                            gate.deleted(keys.size(), size);
+                        });
+            }
+            return chain;
+        }
     }
 
-    private CompletableFuture<List<String>> checkOrphans(List<ObjectInfo> candidates, List<Long> liveIds) {
-        List<String> orphans = new ArrayList<>();
+    private CompletableFuture<List<ObjectInfo>> checkOrphans(List<ObjectInfo> candidates, List<Long> liveIds) {
+        List<ObjectInfo> orphans = new ArrayList<>();
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
         for (ObjectInfo o : candidates) {
             chain = chain.thenCompose(v -> isReferenced(o, liveIds)).thenAccept(referenced -> {
                 if (!referenced) {
-                    orphans.add(o.key());
+                    orphans.add(o);
                 }
             });
         }

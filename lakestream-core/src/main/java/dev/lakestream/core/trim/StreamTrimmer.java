@@ -9,9 +9,13 @@ import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.UnexpectedVersionException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 /**
  * Trims the head of a stream.
@@ -27,18 +31,31 @@ import java.util.concurrent.CompletionException;
  *       garbage collection.</li>
  * </ul>
  *
+ * Before index records are deleted (hard trim, {@link #deleteAll}), the keys of the objects they point at are noted
+ * under {@code <root>/gc/released/} for the garbage collector: it checks each noted object once and deletes it if
+ * no live stream references it any more, even when a stream that is never trimmed holds its horizon back.
+ *
  * The start offset is {@code max(marker, start of the first surviving record)}.
  */
 public final class StreamTrimmer {
 
     private static final int CAS_ATTEMPTS = 5;
+    /** Records scanned at a time, and so object keys per note at most: about 30 KB of value. */
+    private static final int SCAN_PAGE = 500;
 
     private final MetadataStore metadata;
     private final OffsetIndex index;
+    private final String releasedPrefix;
 
-    public StreamTrimmer(MetadataStore metadata, OffsetIndex index) {
+    public StreamTrimmer(MetadataStore metadata, OffsetIndex index, String metadataRoot) {
         this.metadata = metadata;
         this.index = index;
+        this.releasedPrefix = releasedPrefix(metadataRoot);
+    }
+
+    /** Where the notes of released objects live: {@code <root>/gc/released/<streamId>-<end offset>}. */
+    public static String releasedPrefix(String metadataRoot) {
+        return metadataRoot + "/gc/released/";
     }
 
     public static String markerKey(long streamId) {
@@ -93,24 +110,54 @@ public final class StreamTrimmer {
      * Readers must already be kept off those offsets by a soft trim at or beyond {@code offset}.
      */
     public CompletableFuture<Void> hardTrim(long streamId, long offset) {
-        return index.last(streamId).thenCompose(last -> {
-            if (last.isEmpty()) {
-                return CompletableFuture.completedFuture(null);
+        return index.first(streamId).thenCombine(index.last(streamId), (first, last) -> {
+            if (first.isEmpty() || first.get().endOffset() > offset || last.isEmpty()
+                    || first.get().endOffset() == last.get().endOffset()) {
+                return CompletableFuture.<Void>completedFuture(null);   // nothing wholly below the offset but the last
             }
             String end = last.get().endOffset() <= offset
                     ? last.get().key().format()
                     : IndexKey.coveringSearchKey(streamId, offset);
-            return metadata.deleteRange(IndexKey.lowest(streamId), end, Optional.of(IndexKey.partitionKey(streamId)));
-        });
+            long lastEnd = last.get().endOffset();
+            return noteReleased(streamId, 0, r -> r.endOffset() <= offset && r.endOffset() < lastEnd)
+                    .thenCompose(v -> metadata.deleteRange(IndexKey.lowest(streamId), end,
+                            Optional.of(IndexKey.partitionKey(streamId))));
+        }).thenCompose(f -> f);
     }
 
     /** Removes everything the stream has in the metadata store: its index and its marker. */
     public CompletableFuture<Void> deleteAll(long streamId) {
         Optional<String> pk = Optional.of(IndexKey.partitionKey(streamId));
-        return metadata.deleteRange(IndexKey.lowest(streamId), IndexKey.highest(streamId), pk)
+        return noteReleased(streamId, 0, r -> true)
+                .thenCompose(v -> metadata.deleteRange(IndexKey.lowest(streamId), IndexKey.highest(streamId), pk))
                 .thenCompose(v -> metadata.delete(markerKey(streamId),
                         dev.lakestream.core.metadata.DeleteOptions.DEFAULT.partitionKey(pk.get())))
                 .thenApply(deleted -> null);
+    }
+
+    /**
+     * Notes the objects of the stream's records from {@code from} on, as long as {@code released} accepts them: one
+     * note per page of records, its keys one per line, written before the records are deleted.
+     */
+    private CompletableFuture<Void> noteReleased(long streamId, long from, Predicate<IndexRecord> released) {
+        return index.recordsFrom(streamId, from, SCAN_PAGE).thenCompose(records -> {
+            List<IndexRecord> page = new ArrayList<>();
+            for (IndexRecord r : records) {
+                if (!released.test(r)) {
+                    break;
+                }
+                page.add(r);
+            }
+            if (page.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            String keys = page.stream().map(r -> r.value().location()).distinct().collect(Collectors.joining("\n"));
+            boolean more = page.size() == SCAN_PAGE;
+            return metadata.put(releasedPrefix + streamId + "-" + page.get(0).endOffset(),
+                            keys.getBytes(StandardCharsets.UTF_8))
+                    .thenCompose(p -> more ? noteReleased(streamId, page.get(page.size() - 1).endOffset(), released)
+                            : CompletableFuture.completedFuture(null));
+        });
     }
 
     private static long parse(byte[] value, long streamId) {

@@ -1,0 +1,94 @@
+package dev.lakestream.core.metrics;
+
+import dev.lakestream.core.metrics.LakestreamMetrics.ObjectStoreOp;
+import dev.lakestream.core.objectstore.ObjectInfo;
+import dev.lakestream.core.objectstore.ObjectListing;
+import dev.lakestream.core.objectstore.ObjectStore;
+import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
+
+/**
+ * An object store that counts its calls into {@link LakestreamMetrics}: each call once (a multi-key delete too),
+ * with the payload bytes of PUTs and GETs, its latency, and whether it failed. Closing closes the wrapped store.
+ */
+final class MeteredObjectStore implements ObjectStore {
+
+    private final ObjectStore store;
+    private final LakestreamMetrics metrics;
+
+    MeteredObjectStore(ObjectStore store, LakestreamMetrics metrics) {
+        this.store = store;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public CompletableFuture<Void> put(String key, ByteBuffer data) {
+        long size = data.remaining();
+        return metered(ObjectStoreOp.PUT, () -> store.put(key, data), v -> size);
+    }
+
+    @Override
+    public CompletableFuture<Void> putIfAbsent(String key, ByteBuffer data) {
+        long size = data.remaining();
+        return metered(ObjectStoreOp.PUT, () -> store.putIfAbsent(key, data), v -> size);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> get(String key) {
+        return metered(ObjectStoreOp.GET, () -> store.get(key), ByteBuffer::remaining);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> get(String key, long offset, long length) {
+        return metered(ObjectStoreOp.GET, () -> store.get(key, offset, length), ByteBuffer::remaining);
+    }
+
+    @Override
+    public CompletableFuture<Optional<ObjectInfo>> head(String key) {
+        return metered(ObjectStoreOp.HEAD, () -> store.head(key), r -> 0);
+    }
+
+    @Override
+    public CompletableFuture<ObjectListing> list(String prefix, String continuation, int maxKeys) {
+        return metered(ObjectStoreOp.LIST, () -> store.list(prefix, continuation, maxKeys), r -> 0);
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(Collection<String> keys) {
+        return metered(ObjectStoreOp.DELETE, () -> store.delete(keys), v -> 0);
+    }
+
+    private <T> CompletableFuture<T> metered(ObjectStoreOp op, Supplier<CompletableFuture<T>> call,
+                                             ToLongFunction<T> bytes) {
+        OperationMetrics m = metrics.objectStore(op);
+        long start = System.nanoTime();
+        CompletableFuture<T> f;
+        try {
+            f = call.get();
+        } catch (RuntimeException e) {
+            m.failed(start);
+            throw e;
+        }
+        return f.whenComplete((r, e) -> {
+            if (e != null) {
+                m.failed(start);
+            } else {
+                m.completed(start, bytes.applyAsLong(r));
+            }
+        });
+    }
+
+    @Override
+    public String location() {
+        return store.location();
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}
