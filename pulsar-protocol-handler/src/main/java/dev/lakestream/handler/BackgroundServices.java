@@ -1,26 +1,38 @@
 package dev.lakestream.handler;
 
 import dev.lakestream.core.Lakestream;
+import dev.lakestream.core.config.ConfigReader;
+import dev.lakestream.core.gc.GcConfig;
+import dev.lakestream.core.gc.GcService;
 import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
 import org.apache.pulsar.broker.PulsarService;
+import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.broker.storage.ManagedLedgerStorage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The services one broker runs for the Lakestream storage it created: the storage's metrics in the broker's own
- * {@code /metrics}, and WAL garbage collection (at most one collector active per deployment, under a lease). Retention
- * trimming is not here: each topic's managed ledger trims its own stream (docs/operations.md).
+ * The services one broker runs for the Lakestream storage it created: WAL garbage collection ({@link GcService}: every
+ * broker runs one, at most one collects per deployment, under a lease) and the storage's metrics in the broker's own
+ * {@code /metrics}. Retention trimming is not here: each topic's managed ledger trims its own stream when the broker
+ * checks retention (docs/operations.md).
  */
 final class BackgroundServices implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(BackgroundServices.class);
 
     private final Lakestream log;
+    private final GcService gc;
+    private final Map<String, String> labels;
 
-    private BackgroundServices(Lakestream log) {
+    private BackgroundServices(Lakestream log, GcService gc, Map<String, String> labels) {
         this.log = log;
+        this.gc = gc;
+        this.labels = labels;
     }
 
     /** Starts the services on the storage {@code pulsar} created; fails, naming the storage, when it is not ours. */
@@ -32,30 +44,43 @@ final class BackgroundServices implements AutoCloseable {
                     + (storage == null ? "null" : storage.getClass().getName() + " from "
                     + storage.getClass().getClassLoader()));
         }
-        BackgroundServices services = new BackgroundServices(lakestream.lakestream());
+        ServiceConfiguration conf = pulsar.getConfiguration();
+        GcConfig gcConfig = GcConfig.fromProperties(new ConfigReader(properties(conf)));
+        Lakestream log = lakestream.lakestream();
+        BackgroundServices services = new BackgroundServices(log, GcService.start(log, gcConfig),
+                Map.of("cluster", conf.getClusterName()));
         pulsar.addPrometheusRawMetricsProvider(out -> {
-            StringBuilder text = new StringBuilder(4096);
+            StringBuilder text = new StringBuilder(8192);
             services.writeMetrics(text);
             out.write(text.toString().getBytes(StandardCharsets.UTF_8));
         });
         return services;
     }
 
+    private static Map<String, String> properties(ServiceConfiguration conf) {
+        Map<String, String> map = new HashMap<>();
+        Properties props = conf.getProperties();
+        if (props != null) {
+            for (String k : props.stringPropertyNames()) {
+                map.put(k, props.getProperty(k));
+            }
+        }
+        return map;
+    }
+
     void writeMetrics(StringBuilder out) {
-        // Interim until the core's metrics land: the object cache only.
-        Lakestream.CacheStats c = log.cacheStats();
-        out.append("# TYPE lakestream_cache_hits_total counter\nlakestream_cache_hits_total ").append(c.hits())
-                .append("\n# TYPE lakestream_cache_misses_total counter\nlakestream_cache_misses_total ")
-                .append(c.misses()).append('\n');
+        log.metrics().writePrometheus(out, labels);
     }
 
     @Override
     public void close() {
+        gc.close();
         LOG.info("Lakestream background services stopped");
     }
 
     @Override
     public String toString() {
-        return "metrics at /metrics (lakestream_*)";
+        return "WAL garbage collection (" + (gc.status().enabled() ? "enabled" : "disabled")
+                + ", one collector per deployment under a lease), metrics at /metrics (lakestream_*)";
     }
 }

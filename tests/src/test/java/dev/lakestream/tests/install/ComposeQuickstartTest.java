@@ -30,7 +30,10 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -40,6 +43,7 @@ import org.junit.jupiter.api.Timeout;
  * homes, with the addresses pointed at this test's Oxia and S3Proxy servers. The compose file itself is not run.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ComposeQuickstartTest {
 
     private static final Pattern INSTALL = Pattern.compile("(\\S*/bin/lakestream-install)\\s+(\\S+)(.*?)(?:&&|$)",
@@ -131,6 +135,7 @@ class ComposeQuickstartTest {
     }
 
     @Test
+    @Order(1)
     void everyFileAndKeyTheComposeFileNamesExists() throws Exception {
         List<BrokerService> services = brokerServices();
         assertThat(services).extracting(BrokerService::name).containsExactlyInAnyOrder("broker-1", "broker-2");
@@ -163,6 +168,7 @@ class ComposeQuickstartTest {
     }
 
     @Test
+    @Order(2)
     void twoBrokersStartFromTheComposeLinesAndServeOneTopic() throws Exception {
         s3 = S3ProxyServer.start();
         oxia = OxiaServer.create("compose").start();
@@ -207,6 +213,11 @@ class ComposeQuickstartTest {
                     "webServicePort=" + webPort, "narExtractionDirectory=" + workDir.resolve(b.name() + "-nar"),
                     "numIOThreads=2", "numHttpServerThreads=8", "managedLedgerCacheSizeMB=32",
                     "metadataStoreSessionTimeoutMillis=5000"));
+            // For the garbage-collection test below: small ledgers trimmed by retention every second, and a collector
+            // that runs every second and deletes what no index references after a few seconds, not an hour.
+            args.addAll(List.of("managedLedgerMaxEntriesPerLedger=5", "managedLedgerMinLedgerRolloverTimeMinutes=0",
+                    "retentionCheckIntervalInSeconds=1", "lakestream.gc.interval=1s", "lakestream.gc.safetyMargin=1s",
+                    "lakestream.gc.commitWindow=2s", "lakestream.gc.orphanDelay=5s"));
             StockPulsarHome.CommandResult install = home.install(args.toArray(String[]::new));
             assertThat(install.exitCode()).as("%s", install).isZero();
             if (brokers.isEmpty()) {
@@ -247,6 +258,129 @@ class ComposeQuickstartTest {
             assertThat(files.filter(Files::isRegularFile).count()).as("objects in the quickstart's bucket")
                     .isPositive();
         }
+    }
+
+    /**
+     * Topics A and B written together (so they share WAL objects); A deleted, B consumed and trimmed by retention: the
+     * bucket shrinks to what B still holds, with one collector among the two brokers, and B's rest still reads.
+     */
+    @Test
+    @Order(3)
+    void deletingOneTopicAndTrimmingAnotherShrinksTheBucketWithOneCollector() throws Exception {
+        assertThat(brokers).as("brokers of the previous test").hasSize(2);
+        String bucketName = properties(brokerServices().get(0).confFile()).getProperty("lakestream.s3.bucket");
+        Path bucketDir = s3.dataDir().resolve(bucketName);
+        String a = "persistent://public/default/gc-a";
+        String b = "persistent://public/default/gc-b";
+        byte[] payload = new byte[1024];
+        java.util.Random random = new java.util.Random(7);
+        int perTopic = 60;
+        String lastOfB = null;
+        try (PulsarClient client = client(0);
+             Consumer<byte[]> consumerOfB = client.newConsumer().topic(b).subscriptionName("s").subscribe();
+             Consumer<byte[]> consumerOfA = client.newConsumer().topic(a).subscriptionName("s").subscribe();
+             Producer<byte[]> pa = client.newProducer().topic(a).enableBatching(false).create();
+             Producer<byte[]> pb = client.newProducer().topic(b).enableBatching(false).create()) {
+            List<java.util.concurrent.CompletableFuture<?>> sends = new ArrayList<>();
+            for (int i = 0; i < perTopic; i++) {
+                random.nextBytes(payload);
+                sends.add(pa.sendAsync(payload.clone()));
+                random.nextBytes(payload);
+                sends.add(pb.newMessage().value(payload.clone()).property("i", Integer.toString(i)).sendAsync());
+            }
+            java.util.concurrent.CompletableFuture.allOf(sends.toArray(java.util.concurrent.CompletableFuture[]::new))
+                    .get(60, TimeUnit.SECONDS);
+            lastOfB = Integer.toString(perTopic - 1);
+            long[] before = bucketUsage(bucketDir);
+            LOG_LINES.add("bucket before: " + before[0] + " objects, " + before[1] + " bytes");
+
+            // B's subscription acknowledges all but the last 10: retention trims what is acknowledged, keeps the rest.
+            for (int i = 0; i < perTopic - 10; i++) {
+                Message<byte[]> m = consumerOfB.receive(30, TimeUnit.SECONDS);
+                assertThat(m).as("message %d of B", i).isNotNull();
+                consumerOfB.acknowledge(m);
+            }
+            consumerOfA.close();
+            pa.close();
+            try (var admin = org.apache.pulsar.client.admin.PulsarAdmin.builder()
+                    .serviceHttpUrl(brokers.get(0).webServiceUrl()).build()) {
+                admin.topics().delete(a, true);
+            }
+            long written = 2L * perTopic * payload.length;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            long[] after = bucketUsage(bucketDir);
+            while (after[1] > before[1] - written / 2 && System.nanoTime() < deadline) {
+                Thread.sleep(500);
+                after = bucketUsage(bucketDir);
+            }
+            LOG_LINES.add("bucket after: " + after[0] + " objects, " + after[1] + " bytes");
+            Files.write(workDir.resolve("gc-counts.txt"), LOG_LINES);
+            assertThat(after[1]).as("bucket bytes after deleting A and trimming B (before %s, %s written to A and B)",
+                    before[1], written).isLessThanOrEqualTo(before[1] - written / 2);
+            assertThat(after[0]).as("bucket objects").isLessThan(before[0]);
+        }
+
+        double leases = 0;
+        double deletedBytes = 0;
+        for (StockBroker broker : brokers) {
+            String metrics = scrape(broker);
+            leases += sum(metrics, "lakestream_gc_lease_held");
+            deletedBytes += sum(metrics, "lakestream_gc_deleted_bytes_total");
+        }
+        assertThat(leases).as("brokers holding the GC lease").isEqualTo(1.0);
+        assertThat(deletedBytes).as("bytes the collector reports deleted").isPositive();
+
+        // What B still holds reads back: no reader meets a deleted object for data it may read.
+        try (PulsarClient client = client(1);
+             org.apache.pulsar.client.api.Reader<byte[]> reader = client.newReader().topic(b)
+                     .startMessageId(org.apache.pulsar.client.api.MessageId.earliest).create()) {
+            List<Integer> kept = new ArrayList<>();
+            while (reader.hasMessageAvailable()) {
+                Message<byte[]> m = reader.readNext(30, TimeUnit.SECONDS);
+                assertThat(m).isNotNull();
+                kept.add(Integer.parseInt(m.getProperty("i")));
+            }
+            LOG_LINES.add("B still reads messages " + kept);
+            Files.write(workDir.resolve("gc-counts.txt"), LOG_LINES);
+            assertThat(kept).as("B's messages from what retention kept").isNotEmpty()
+                    .isSorted().endsWith(Integer.parseInt(lastOfB));
+            assertThat(kept).as("the 10 unacknowledged ones among them")
+                    .containsAll(java.util.stream.IntStream.range(perTopic - 10, perTopic).boxed().toList());
+        }
+    }
+
+    private static final List<String> LOG_LINES = new ArrayList<>();
+
+    private static long[] bucketUsage(Path bucketDir) throws IOException {
+        long[] out = new long[2];
+        try (var files = Files.walk(bucketDir)) {
+            for (Path p : files.filter(Files::isRegularFile).toList()) {
+                out[0]++;
+                out[1] += Files.size(p);
+            }
+        }
+        return out;
+    }
+
+    private static String scrape(StockBroker broker) throws IOException, InterruptedException {
+        var r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create(broker.webServiceUrl() + "/metrics/")).timeout(Duration.ofSeconds(30)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        return r.body();
+    }
+
+    /** The sum of a series' samples in Prometheus text. */
+    private static double sum(String text, String name) {
+        double total = 0;
+        for (String line : text.split("\n")) {
+            if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+                String rest = line.startsWith(name + "{") ? line.substring(line.indexOf('}') + 1)
+                        : line.substring(name.length());
+                total += Double.parseDouble(rest.trim().split("\\s+")[0]);
+            }
+        }
+        return total;
     }
 
     private static PulsarClient client(int broker) throws IOException {

@@ -107,6 +107,45 @@ class StockLibContentsTest {
                 "dev/lakestream/pulsar/LakestreamManagedLedgerStorage.class");
     }
 
+    /**
+     * The storage's own classes in the jar are this build's: each class of lakestream-core and
+     * pulsar-managedledger-lakestream that names no relocated package is byte for byte the module's (a stale jar
+     * once shipped an old Lakestream.class beside a new GcService).
+     */
+    @Test
+    void theStorageJarHasThisBuildsClasses() throws IOException {
+        Path root = StockPulsarHome.projectDir();
+        Map<String, String> relocations = relocations(root.resolve("lakestream-pulsar/pom.xml"));
+        Path shadedJar = root.resolve("lakestream-pulsar/target/lakestream-pulsar-" + StockPulsarHome.VERSION + ".jar");
+        int compared = 0;
+        List<String> differing = new ArrayList<>();
+        try (JarFile shaded = new JarFile(shadedJar.toFile())) {
+            for (String module : List.of("lakestream-core", "pulsar-managedledger-lakestream")) {
+                Path jar = root.resolve(module + "/target/" + module + "-" + StockPulsarHome.VERSION + ".jar");
+                try (JarFile j = new JarFile(jar.toFile())) {
+                    for (Enumeration<JarEntry> en = j.entries(); en.hasMoreElements(); ) {
+                        JarEntry e = en.nextElement();
+                        if (!e.getName().endsWith(".class")) {
+                            continue;
+                        }
+                        byte[] mine = j.getInputStream(e).readAllBytes();
+                        String text = new String(mine, java.nio.charset.StandardCharsets.ISO_8859_1);
+                        if (relocations.keySet().stream().anyMatch(text::contains)) {
+                            continue;   // rewritten by the relocation
+                        }
+                        JarEntry there = shaded.getJarEntry(e.getName());
+                        if (there == null || !java.util.Arrays.equals(mine, shaded.getInputStream(there).readAllBytes())) {
+                            differing.add(module + ": " + e.getName());
+                        }
+                        compared++;
+                    }
+                }
+            }
+        }
+        assertThat(compared).as("classes compared").isGreaterThan(50);
+        assertThat(differing).as("classes of %s that are not this build's", shadedJar.getFileName()).isEmpty();
+    }
+
     private static String relocate(String classFile, Map<String, String> relocations) {
         for (Map.Entry<String, String> r : relocations.entrySet()) {
             if (classFile.startsWith(r.getKey())) {

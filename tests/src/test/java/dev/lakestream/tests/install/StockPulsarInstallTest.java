@@ -271,7 +271,16 @@ class StockPulsarInstallTest {
                 URI.create(broker.webServiceUrl() + "/metrics/")).timeout(Duration.ofSeconds(30)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
-        assertThat(r.body()).contains("\nlakestream_");
+        String text = r.body();
+        assertThat(sample(text, "lakestream_object_store_requests_total", "op=\"put\"")).as("PUTs").isPositive();
+        assertThat(sample(text, "lakestream_object_store_bytes_total", "op=\"put\"")).as("bytes PUT").isPositive();
+        assertThat(sample(text, "lakestream_object_store_request_duration_seconds_count", "op=\"put\""))
+                .as("PUT latencies observed").isPositive();
+        assertThat(sample(text, "lakestream_index_commits_total", "cluster=\"" + CLUSTER + "\""))
+                .as("index commits").isPositive();
+        assertThat(sample(text, "lakestream_gc_lease_held", "")).as("the only broker collects").isEqualTo(1.0);
+        assertThat(text).contains("# TYPE lakestream_cache_hit_ratio gauge", "lakestream_writer_pending_bytes{",
+                "lakestream_gc_deleted_bytes_total{");
     }
 
     @Test
@@ -291,6 +300,16 @@ class StockPulsarInstallTest {
             }
             assertThat(read).isEqualTo(published);
         }
+    }
+
+    /** The first sample of {@code name} whose labels contain {@code label}; fails when there is none. */
+    private static double sample(String text, String name, String label) {
+        for (String line : text.split("\n")) {
+            if (line.startsWith(name + "{") && line.substring(0, line.indexOf('}')).contains(label)) {
+                return Double.parseDouble(line.substring(line.indexOf('}') + 1).trim().split("\\s+")[0]);
+            }
+        }
+        throw new AssertionError("no sample of " + name + " with " + label + " in /metrics");
     }
 
     /** Avro record of the typed-schema check. */
