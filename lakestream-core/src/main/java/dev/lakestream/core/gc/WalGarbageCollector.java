@@ -8,7 +8,9 @@ import dev.lakestream.core.index.TimeIndex;
 import dev.lakestream.core.metadata.DeleteOptions;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.Record;
+import dev.lakestream.core.metadata.UnexpectedVersionException;
 import dev.lakestream.core.objectstore.ObjectInfo;
+import dev.lakestream.core.objectstore.ObjectNotFoundException;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.trim.StreamTrimmer;
 import dev.lakestream.core.wal.WalObjectFormat;
@@ -208,8 +210,7 @@ public final class WalGarbageCollector {
                     if (note.version().createdTimestamp() > notedBefore) {
                         continue;   // Too young: left for a later run.
                     }
-                    chain = chain.thenCompose(v -> releasedIn(note)).thenCompose(v -> metadata.delete(note.key(),
-                            DeleteOptions.ifVersion(note.version().versionId()))).thenApply(d -> null);
+                    chain = chain.thenCompose(v -> releasedIn(note)).thenCompose(v -> deleteNote(note));
                 }
                 if (notes.size() < NOTES_PAGE) {
                     return chain;
@@ -218,6 +219,14 @@ public final class WalGarbageCollector {
                 String next = notes.get(notes.size() - 1).key() + "0";
                 return chain.thenCompose(v -> releasedFrom(next, notedBefore));
             });
+        }
+
+        /** Deletes a checked note, unless it was written again meanwhile (a retried trim): that one is checked later. */
+        private CompletableFuture<Void> deleteNote(Record note) {
+            return metadata.delete(note.key(), DeleteOptions.ifVersion(note.version().versionId()))
+                    .<Void>thenApply(d -> null)
+                    .exceptionallyCompose(e -> unwrap(e) instanceof UnexpectedVersionException
+                            ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(unwrap(e)));
         }
 
         private CompletableFuture<Void> releasedIn(Record note) {
@@ -317,7 +326,7 @@ public final class WalGarbageCollector {
         });
     }
 
-    /** The object's own index, or null when it is not a WAL object we can parse. */
+    /** The object's own index, or null when it is not a WAL object we can parse or is gone already. */
     private CompletableFuture<WalObjectFormat.Index> readIndex(ObjectInfo o) {
         if (o.size() < WalObjectFormat.LENGTH_PREFIX_BYTES) {
             return CompletableFuture.completedFuture(null);
@@ -331,6 +340,9 @@ public final class WalGarbageCollector {
                     if (c instanceof WalObjectFormatException) {
                         log.warn("Not collecting {}: it is not a readable WAL object ({})", o.key(), c.getMessage());
                         return null;
+                    }
+                    if (c instanceof ObjectNotFoundException) {
+                        return null;   // Deleted since it was listed (by an earlier holder's run): nothing to do.
                     }
                     throw new CompletionException(c);
                 });

@@ -28,7 +28,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -129,6 +128,7 @@ abstract class GcServiceTest {
         gc.close();
 
         Map<String, Long> after = objectSizes(stores.objects());
+        report(before, after);
         assertThat(after.keySet()).containsExactlyInAnyOrderElementsOf(stillReferenced);
         long bytesBefore = before.values().stream().mapToLong(Long::longValue).sum();
         long bytesAfter = after.values().stream().mapToLong(Long::longValue).sum();
@@ -190,6 +190,7 @@ abstract class GcServiceTest {
         GcResult result = collector.runOnce(DeleteGate.UNLIMITED).join();
 
         Map<String, Long> after = objectSizes(stores.objects());
+        report(before, after);
         assertThat(after.keySet()).containsExactlyInAnyOrderElementsOf(stillReferenced);
         assertThat(result.deletedBelowHorizon() + result.deletedOrphans()).isZero();
         assertThat(result.deletedReleased()).isEqualTo(6);
@@ -336,7 +337,10 @@ abstract class GcServiceTest {
         }
     }
 
-    static String keys(Map<String, Long> objects) {
-        return objects.keySet().stream().collect(Collectors.joining(", "));
+    /** The bucket before and after, in the test's output (the figures the docs quote). */
+    static void report(Map<String, Long> before, Map<String, Long> after) {
+        org.slf4j.LoggerFactory.getLogger(GcServiceTest.class).info("Bucket before GC: {} objects, {} bytes; after: {}"
+                + " objects, {} bytes", before.size(), before.values().stream().mapToLong(Long::longValue).sum(),
+                after.size(), after.values().stream().mapToLong(Long::longValue).sum());
     }
 }
