@@ -177,6 +177,8 @@ public final class LocalFileIO implements FileIO {
         private final Path target;
         private final boolean overwrite;
         private boolean closed;
+        /** Parquet asks for the length after closing. */
+        private long finalPos;
 
         MovingOutputStream(String location, FileChannel channel, Path tmp, Path target, boolean overwrite) {
             this.location = location;
@@ -188,7 +190,7 @@ public final class LocalFileIO implements FileIO {
 
         @Override
         public long getPos() throws IOException {
-            return channel.position();
+            return closed ? finalPos : channel.position();
         }
 
         @Override
@@ -209,6 +211,7 @@ public final class LocalFileIO implements FileIO {
             if (closed) {
                 return;
             }
+            finalPos = channel.position();
             closed = true;
             try {
                 channel.force(true);

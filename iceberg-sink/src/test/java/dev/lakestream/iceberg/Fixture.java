@@ -1,0 +1,166 @@
+package dev.lakestream.iceberg;
+
+import dev.lakestream.core.Lakestream;
+import dev.lakestream.core.LakestreamConfig;
+import dev.lakestream.core.StreamLog;
+import dev.lakestream.core.catalog.StreamInfo;
+import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStore;
+import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
+import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
+import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
+import dev.lakestream.iceberg.schema.RegistrySchemaSource;
+import dev.lakestream.pulsar.schema.LakestreamSchemaStorage;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.Stream;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.pulsar.broker.service.schema.proto.SchemaInfo;
+import org.apache.pulsar.common.schema.SchemaType;
+
+/**
+ * The embedded pair (directory object store + RocksDB metadata store) under a temporary directory, the schema
+ * registry's real storage on it, and a real JdbcCatalog on SQLite (with fault injection) with a local warehouse.
+ */
+final class Fixture implements AutoCloseable {
+
+    static final String ROOT = "/lakestream";
+
+    final Path dir;
+    final FileSystemObjectStore objects;
+    final EmbeddedMetadataStore metadata;
+    final Lakestream log;
+    final ExecutorService executor = Executors.newCachedThreadPool();
+    final LakestreamSchemaStorage schemaStorage;
+    final CatalogConfig catalogConfig;
+    final List<FaultyJdbcCatalog> catalogs = new ArrayList<>();
+
+    Fixture(Path dir) {
+        this.dir = dir;
+        this.objects = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir.resolve("objects")));
+        this.metadata = EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("metadata")));
+        this.log = Lakestream.open(objects, metadata, LakestreamConfig.DEFAULT);
+        this.schemaStorage = new LakestreamSchemaStorage(metadata, ROOT, executor);
+        this.catalogConfig = CatalogConfig.embedded(dir);
+    }
+
+    /** A new client of the shared catalog (as another process would open). */
+    FaultyJdbcCatalog catalog() {
+        Catalogs.open(catalogConfig); // creates the database's directory
+        FaultyJdbcCatalog c = new FaultyJdbcCatalog();
+        c.initialize(catalogConfig.name(), catalogConfig.catalogProperties());
+        catalogs.add(c);
+        return c;
+    }
+
+    /** The stream of a managed ledger, as the broker's storage names it. */
+    StreamLog stream(TopicRef topic) {
+        String local = topic.partition() < 0 ? topic.topic() : topic.topic() + "-partition-" + topic.partition();
+        StreamInfo info = log.catalog().create("managed-ledgers", topic.tenant() + "/" + topic.namespace()
+                + "/persistent/" + local, Map.of()).join();
+        return log.stream(info);
+    }
+
+    /** Appends entries as the managed ledger does: one record per entry. */
+    static void append(StreamLog stream, List<ByteBuf> entries) {
+        for (ByteBuf e : entries) {
+            stream.append(1, e).join();
+            e.release();
+        }
+    }
+
+    /** Registers a schema version as the broker's registry stores it; returns the version. */
+    long registerSchema(TopicRef topic, SchemaType type, String definition, Map<String, String> props) {
+        byte[] data = definition.getBytes(StandardCharsets.UTF_8);
+        return registerSchema(topic, type, data, props);
+    }
+
+    long registerSchema(TopicRef topic, SchemaType type, byte[] data, Map<String, String> props) {
+        SchemaInfo info = new SchemaInfo().setSchemaId(topic.schemaId()).setUser("test")
+                .setType(SchemaInfo.SchemaType.valueOf(type.getValue() + 1)).setSchema(data)
+                .setTimestamp(System.currentTimeMillis()).setDeleted(false);
+        props.forEach((k, v) -> info.addProp().setKey(k).setValue(v));
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(data);
+            var v = schemaStorage.put(topic.schemaId(), info.toByteArray(), hash).join();
+            return java.nio.ByteBuffer.wrap(v.bytes()).getLong();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    TopicMaterializer materializer(TopicRef topic, StreamLog stream, org.apache.iceberg.catalog.Catalog catalog,
+                                   MaterializerConfig config, DeadLetters deadLetters) {
+        return new TopicMaterializer(topic, stream,
+                PositionResolver.managedLedger(metadata, ROOT, stream.id(), topic.partition()),
+                new RegistrySchemaSource(metadata, ROOT, executor), catalog, TableNames.of(topic), config,
+                deadLetters, Clock.systemUTC());
+    }
+
+    /** Commits at every poll. */
+    static MaterializerConfig eager() {
+        return MaterializerConfig.DEFAULT.withCommitInterval(Duration.ofMillis(1));
+    }
+
+    /** Polls until caught up, then commits. */
+    static void drain(TopicMaterializer m) {
+        while (m.poll() > 0) {
+            // keep reading
+        }
+        m.commit();
+    }
+
+    static List<Record> rows(Table table) {
+        table.refresh();
+        List<Record> out = new ArrayList<>();
+        try (CloseableIterable<Record> it = IcebergGenerics.read(table).build()) {
+            it.forEach(r -> out.add(r.copy()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        out.sort(Comparator.<Record>comparingInt(r -> r.getField("__partition") == null ? -1
+                        : (Integer) r.getField("__partition"))
+                .thenComparingLong(r -> (Long) r.getField("__offset"))
+                .thenComparingInt(r -> (Integer) r.getField("__batch_index")));
+        return out;
+    }
+
+    /** Parquet files under the warehouse (to find orphans). */
+    long dataFilesOnDisk() {
+        Path wh = dir.resolve("iceberg").resolve("warehouse");
+        if (!Files.exists(wh)) {
+            return 0;
+        }
+        try (Stream<Path> s = Files.walk(wh)) {
+            return s.filter(p -> p.toString().endsWith(".parquet")).count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (FaultyJdbcCatalog c : catalogs) {
+            c.close();
+        }
+        log.close();
+        metadata.close();
+        objects.close();
+        executor.shutdownNow();
+    }
+}
