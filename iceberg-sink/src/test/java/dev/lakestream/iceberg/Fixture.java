@@ -52,7 +52,9 @@ final class Fixture implements AutoCloseable {
 
     Fixture(Path dir) {
         this.dir = dir;
-        this.objects = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir.resolve("objects")));
+        this.objects = new FileSystemObjectStore(FileSystemObjectStoreConfig.fromProperties(
+                new dev.lakestream.core.config.ConfigReader(Map.of(FileSystemObjectStoreConfig.ROOT,
+                        dir.resolve("objects").toString(), FileSystemObjectStoreConfig.FSYNC, "false"))));
         this.metadata = EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("metadata")));
         this.log = Lakestream.open(objects, metadata, LakestreamConfig.DEFAULT);
         this.schemaStorage = new LakestreamSchemaStorage(metadata, ROOT, executor);
@@ -78,10 +80,12 @@ final class Fixture implements AutoCloseable {
 
     /** Appends entries as the managed ledger does: one record per entry. */
     static void append(StreamLog stream, List<ByteBuf> entries) {
+        List<java.util.concurrent.CompletableFuture<?>> acks = new ArrayList<>();
         for (ByteBuf e : entries) {
-            stream.append(1, e).join();
+            acks.add(stream.append(1, e));
             e.release();
         }
+        acks.forEach(java.util.concurrent.CompletableFuture::join);
     }
 
     /** Registers a schema version as the broker's registry stores it; returns the version. */
