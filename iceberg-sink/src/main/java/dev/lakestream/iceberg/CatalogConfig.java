@@ -49,10 +49,24 @@ public record CatalogConfig(String name, String type, String uri, String warehou
                 extra.put(e.getKey().substring(EXTRA_PREFIX.length()), e.getValue());
             }
         }
+        String warehouse = p.string("lakestream.iceberg.warehouse", d.warehouse());
+        Map<String, String> all = new LinkedHashMap<>();
+        if (isS3(warehouse)) {
+            // The same S3 settings as the object store, unless given for Iceberg explicitly.
+            p.optional("lakestream.s3.endpoint").ifPresent(v -> all.put("s3.endpoint", v));
+            p.optional("lakestream.s3.region").ifPresent(v -> all.put("client.region", v));
+            p.optional("lakestream.s3.pathStyleAccess").ifPresent(v -> all.put("s3.path-style-access", v));
+            p.optional("lakestream.s3.accessKeyId").ifPresent(v -> all.put("s3.access-key-id", v));
+            p.optional("lakestream.s3.secretAccessKey").ifPresent(v -> all.put("s3.secret-access-key", v));
+        }
+        all.putAll(extra);
         return new CatalogConfig(p.string("lakestream.iceberg.catalog.name", d.name()),
                 p.string("lakestream.iceberg.catalog.type", d.type()),
-                p.string("lakestream.iceberg.catalog.uri", d.uri()),
-                p.string("lakestream.iceberg.warehouse", d.warehouse()), extra);
+                p.string("lakestream.iceberg.catalog.uri", d.uri()), warehouse, all);
+    }
+
+    private static boolean isS3(String location) {
+        return location.startsWith("s3://") || location.startsWith("s3a://");
     }
 
     /** The properties Iceberg's {@code CatalogUtil.buildIcebergCatalog} takes. */
@@ -63,8 +77,11 @@ public record CatalogConfig(String name, String type, String uri, String warehou
         m.put("warehouse", warehouse);
         if (warehouse.startsWith("file:") || warehouse.startsWith("/")) {
             m.put("io-impl", "dev.lakestream.iceberg.io.LocalFileIO");
-        } else if (warehouse.startsWith("s3://") || warehouse.startsWith("s3a://")) {
+        } else if (isS3(warehouse)) {
             m.put("io-impl", "org.apache.iceberg.aws.s3.S3FileIO");
+            // The SDK client we ship (no Apache HTTP client), and a client factory that loads no STS/KMS classes.
+            m.put("http-client.type", "urlconnection");
+            m.put("s3.client-factory-impl", "org.apache.iceberg.aws.s3.DefaultS3FileIOAwsClientFactory");
         }
         if (type.equals("jdbc")) {
             // V1 also keeps views; the tables are the same either way.
