@@ -151,20 +151,20 @@ class AvroTopicTest {
                 assertThat(address.getField("city")).isEqualTo("city-" + i);
                 assertThat(address.getField("zip")).isEqualTo(i % 2 == 0 ? null : 10_000 + i);
                 // Metadata columns.
-                assertThat(r.getField("__sequence_id")).isEqualTo((long) i);
-                assertThat(r.getField("__producer")).isEqualTo("p1");
-                assertThat(r.getField("__publish_time")).isEqualTo(OffsetDateTime.ofInstant(
+                assertThat(r.getField("_pulsar_sequence_id")).isEqualTo((long) i);
+                assertThat(r.getField("_pulsar_producer")).isEqualTo("p1");
+                assertThat(r.getField("_pulsar_publish_time")).isEqualTo(OffsetDateTime.ofInstant(
                         Instant.ofEpochMilli(publishTimes.get(i)), ZoneOffset.UTC));
-                assertThat(r.getField("__partition")).isNull();
-                assertThat(r.getField("__ledger_id")).isEqualTo(-1L);
+                assertThat(r.getField("_pulsar_partition")).isNull();
+                assertThat(r.getField("_pulsar_ledger_id")).isEqualTo(-1L);
             }
             // Non-batched messages keep key, properties and batch index -1; batched ones their event time.
-            assertThat(rows.get(0).getField("__key")).isEqualTo("k0");
-            assertThat(rows.get(0).getField("__properties")).isEqualTo(Map.of("i", "0"));
-            assertThat(rows.get(0).getField("__batch_index")).isEqualTo(-1);
-            assertThat(rows.get(1).getField("__batch_index")).isEqualTo(0);
-            assertThat(rows.get(1).getField("__event_time")).isNotNull();
-            assertThat(rows.get(0).getField("__event_time")).isNull();
+            assertThat(rows.get(0).getField("_pulsar_key")).isEqualTo("k0");
+            assertThat(rows.get(0).getField("_pulsar_properties")).isEqualTo(Map.of("i", "0"));
+            assertThat(rows.get(0).getField("_pulsar_batch_index")).isEqualTo(-1);
+            assertThat(rows.get(1).getField("_pulsar_batch_index")).isEqualTo(0);
+            assertThat(rows.get(1).getField("_pulsar_event_time")).isNotNull();
+            assertThat(rows.get(0).getField("_pulsar_event_time")).isNull();
 
             Snapshot s = table.currentSnapshot();
             assertThat(s.summary()).containsEntry(CommitSummary.OFFSET_PREFIX + stream.id(), "" + entries.size());

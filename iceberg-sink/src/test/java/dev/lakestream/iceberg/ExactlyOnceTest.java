@@ -77,7 +77,7 @@ class ExactlyOnceTest {
                 Table table = catalog.loadTable(TableNames.of(topic));
                 assertExactly(table, total);
                 // Files of commits that did not happen were deleted: every Parquet file on disk is in the table.
-                assertThat(f.dataFilesOnDisk()).as("orphans after %s", fault)
+                assertThat(Fixture.dataFilesOnDisk(table)).as("orphans after %s", fault)
                         .isEqualTo(countFiles(table));
             }
             m.close();
@@ -149,7 +149,7 @@ class ExactlyOnceTest {
             assertThat(expectedStart).isEqualTo(total);
             long commits = a.status().commits() + b.status().commits();
             assertThat(commits).isEqualTo(ranges.size());
-            assertThat(f.dataFilesOnDisk()).isEqualTo(countFiles(table));
+            assertThat(Fixture.dataFilesOnDisk(table)).isEqualTo(countFiles(table));
             a.close();
             b.close();
         }

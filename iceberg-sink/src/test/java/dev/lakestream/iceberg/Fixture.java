@@ -58,7 +58,10 @@ final class Fixture implements AutoCloseable {
         this.metadata = EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("metadata")));
         this.log = Lakestream.open(objects, metadata, LakestreamConfig.DEFAULT);
         this.schemaStorage = new LakestreamSchemaStorage(metadata, ROOT, executor);
-        this.catalogConfig = CatalogConfig.embedded(dir);
+        // LAKESTREAM_ICEBERG_KEEP_TABLES_IN=<empty dir> keeps the catalog and warehouse there after the tests, so
+        // an independent reader (pyiceberg) can check them; each test's tables have names of their own.
+        String keep = System.getenv("LAKESTREAM_ICEBERG_KEEP_TABLES_IN");
+        this.catalogConfig = CatalogConfig.embedded(keep == null || keep.isBlank() ? dir : Path.of(keep));
     }
 
     /** A new client of the shared catalog (as another process would open). */
@@ -137,16 +140,16 @@ final class Fixture implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        out.sort(Comparator.<Record>comparingInt(r -> r.getField("__partition") == null ? -1
-                        : (Integer) r.getField("__partition"))
-                .thenComparingLong(r -> (Long) r.getField("__offset"))
-                .thenComparingInt(r -> (Integer) r.getField("__batch_index")));
+        out.sort(Comparator.<Record>comparingInt(r -> r.getField("_pulsar_partition") == null ? -1
+                        : (Integer) r.getField("_pulsar_partition"))
+                .thenComparingLong(r -> (Long) r.getField("_pulsar_offset"))
+                .thenComparingInt(r -> (Integer) r.getField("_pulsar_batch_index")));
         return out;
     }
 
     /** Parquet files under the warehouse (to find orphans). */
-    long dataFilesOnDisk() {
-        Path wh = dir.resolve("iceberg").resolve("warehouse");
+    static long dataFilesOnDisk(Table table) {
+        Path wh = Path.of(java.net.URI.create(table.location()));
         if (!Files.exists(wh)) {
             return 0;
         }

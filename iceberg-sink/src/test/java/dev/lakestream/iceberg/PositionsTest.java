@@ -45,8 +45,8 @@ class PositionsTest {
             m.open();
             Fixture.drain(m);
             List<Record> rows = Fixture.rows(catalog.loadTable(TableNames.of(topic)));
-            assertThat(rows).extracting(r -> r.getField("__ledger_id") + ":" + r.getField("__entry_id") + ":"
-                    + r.getField("__batch_index")).containsExactly(
+            assertThat(rows).extracting(r -> r.getField("_pulsar_ledger_id") + ":" + r.getField("_pulsar_entry_id") + ":"
+                    + r.getField("_pulsar_batch_index")).containsExactly(
                     "40:0:0", "40:0:1", "40:0:2", "40:1:0", "40:1:1", "40:1:2", "40:2:0", "40:2:1", "40:2:2",
                     "57:0:0", "57:0:1", "57:0:2", "57:1:0", "57:1:1", "57:1:2");
 

@@ -122,7 +122,7 @@ class SchemaKindsTest {
             Table table = catalog.loadTable(TableNames.of(TopicRef.parse("persistent://public/default/parts")));
             List<Record> rows = Fixture.rows(table);
             assertThat(rows).hasSize(3 * (2 + 3 + 4));
-            assertThat(rows).filteredOn(r -> Integer.valueOf(2).equals(r.getField("__partition"))).hasSize(12);
+            assertThat(rows).filteredOn(r -> Integer.valueOf(2).equals(r.getField("_pulsar_partition"))).hasSize(12);
             // The newest commit carries every partition's offsets forward.
             assertThat(CommitSummary.committedOffsets(table)).hasSize(3).containsValues(2L, 3L, 4L);
         }

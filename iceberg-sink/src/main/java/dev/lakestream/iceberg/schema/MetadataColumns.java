@@ -11,24 +11,25 @@ import org.apache.iceberg.types.Types.NestedField;
 
 /**
  * The columns every materialized table starts with, all named with the reserved prefix {@value #PREFIX}
- * (a value schema may not use it). Documented in docs/iceberg.md, "Column mapping".
+ * (a value schema may not use it). Not {@code __}: engines use it for their own columns (pyarrow's scanner adds
+ * {@code __batch_index}, {@code __filename}, ...). Documented in docs/iceberg.md, "Column mapping".
  */
 public final class MetadataColumns {
 
     /** Reserved for these columns. */
-    public static final String PREFIX = "__";
+    public static final String PREFIX = "_pulsar_";
 
-    public static final String KEY = "__key";
-    public static final String PUBLISH_TIME = "__publish_time";
-    public static final String EVENT_TIME = "__event_time";
-    public static final String PROPERTIES = "__properties";
-    public static final String PRODUCER = "__producer";
-    public static final String SEQUENCE_ID = "__sequence_id";
-    public static final String PARTITION = "__partition";
-    public static final String LEDGER_ID = "__ledger_id";
-    public static final String ENTRY_ID = "__entry_id";
-    public static final String BATCH_INDEX = "__batch_index";
-    public static final String OFFSET = "__offset";
+    public static final String KEY = "_pulsar_key";
+    public static final String PUBLISH_TIME = "_pulsar_publish_time";
+    public static final String EVENT_TIME = "_pulsar_event_time";
+    public static final String PROPERTIES = "_pulsar_properties";
+    public static final String PRODUCER = "_pulsar_producer";
+    public static final String SEQUENCE_ID = "_pulsar_sequence_id";
+    public static final String PARTITION = "_pulsar_partition";
+    public static final String LEDGER_ID = "_pulsar_ledger_id";
+    public static final String ENTRY_ID = "_pulsar_entry_id";
+    public static final String BATCH_INDEX = "_pulsar_batch_index";
+    public static final String OFFSET = "_pulsar_offset";
 
     private MetadataColumns() {}
 
