@@ -41,7 +41,7 @@ class NamesAndConfigTest {
         CatalogConfig c = CatalogConfig.fromProperties(Map.of(), Path.of("/data"));
         assertThat(c.type()).isEqualTo("jdbc");
         assertThat(c.uri()).isEqualTo("jdbc:sqlite:/data/iceberg/catalog.db");
-        assertThat(c.warehouse()).startsWith("file:/data/iceberg/warehouse");
+        assertThat(c.warehouse()).isEqualTo("file:///data/iceberg/warehouse");
         assertThat(c.catalogProperties()).containsEntry("io-impl", "dev.lakestream.iceberg.io.LocalFileIO");
         CatalogConfig rest = CatalogConfig.fromProperties(Map.of("lakestream.iceberg.catalog.type", "rest",
                 "lakestream.iceberg.catalog.uri", "http://127.0.0.1:8181",
