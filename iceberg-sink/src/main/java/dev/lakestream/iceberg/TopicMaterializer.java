@@ -45,7 +45,6 @@ import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.DataWriteResult;
 import org.apache.iceberg.io.FanoutDataWriter;
@@ -388,20 +387,49 @@ public final class TopicMaterializer implements AutoCloseable {
                     throw e;
                 }
                 continue;
-            } catch (CommitStateUnknownException e) {
-                table.refresh();
-                if (!CommitSummary.contains(table, commitId)) {
-                    LOG.warn("{}: commit {} of offsets [{}, {}) had an unknown outcome and is not in the table;"
-                            + " redoing the range", where, commitId, start, end);
+            } catch (RuntimeException e) {
+                // CommitStateUnknownException, or anything else from the catalog: the commit may have landed, so its
+                // files must not be deleted unless the table shows it did not.
+                Boolean landed = lookUp(commitId);
+                if (landed == null) {
+                    LOG.warn("{}: commit {} of offsets [{}, {}) has an unknown outcome that could not be resolved;"
+                            + " its {} files are left in place (orphans if it did not land)", where, commitId, start,
+                            end, files.size(), e);
+                    closedFiles.clear();
+                    throw e;
+                }
+                if (!landed) {
+                    LOG.warn("{}: commit {} of offsets [{}, {}) failed ({}) and is not in the table; redoing the"
+                            + " range", where, commitId, start, end, e.toString());
                     deleteFiles(files);
                     resync();
                     return;
                 }
-                LOG.info("{}: commit {} of unknown outcome is in the table", where, commitId);
+                LOG.info("{}: commit {} of unknown outcome ({}) is in the table", where, commitId, e.toString());
             }
             committed(end, rows);
             return;
         }
+    }
+
+    /** Whether the commit is in the table; null when the table cannot be read (after a few tries). */
+    private Boolean lookUp(String commitId) {
+        for (int attempt = 1; attempt <= 5; attempt++) {
+            try {
+                table.refresh();
+                return CommitSummary.contains(table, commitId);
+            } catch (RuntimeException e) {
+                LOG.warn("{}: cannot read the table to resolve commit {} (attempt {}): {}", where, commitId,
+                        attempt, e.toString());
+                try {
+                    Thread.sleep(200L * attempt);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+            }
+        }
+        return null;
     }
 
     /** The pending range landed. */

@@ -65,7 +65,7 @@ class ExactlyOnceTest {
             TopicMaterializer m = f.materializer(topic, stream, catalog, Fixture.eager(), DeadLetters.log());
             m.open();
             int total = 0;
-            for (Fault fault : new Fault[] {Fault.FAIL_BEFORE, Fault.UNKNOWN_LANDED, Fault.UNKNOWN_NOT_LANDED}) {
+            for (Fault fault : Fault.values()) {
                 Fixture.append(stream, entries(total, 4));
                 total += 4;
                 catalog.injectIntoNextCommit(fault);

@@ -23,7 +23,9 @@ final class FaultyJdbcCatalog extends JdbcCatalog {
         /** Nothing is known: the commit never reached the database, but the caller cannot tell. */
         UNKNOWN_NOT_LANDED,
         /** The commit landed, its acknowledgement was lost. */
-        UNKNOWN_LANDED
+        UNKNOWN_LANDED,
+        /** The commit landed, then the client failed with some other error. */
+        ERROR_AFTER_LANDING
     }
 
     private final AtomicReference<Fault> next = new AtomicReference<>();
@@ -66,6 +68,9 @@ final class FaultyJdbcCatalog extends JdbcCatalog {
                 real.commit(base, metadata);
                 if (f == Fault.UNKNOWN_LANDED) {
                     throw new CommitStateUnknownException(new RuntimeException("injected: acknowledgement lost"));
+                }
+                if (f == Fault.ERROR_AFTER_LANDING) {
+                    throw new IllegalStateException("injected: failure after the commit landed");
                 }
             }
 
