@@ -1,12 +1,11 @@
 package dev.lakestream.iceberg;
 
 import dev.lakestream.core.Lakestream;
-import dev.lakestream.core.LakestreamConfig;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.catalog.StreamInfo;
-import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStore;
+import dev.lakestream.core.config.ConfigReader;
+import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
-import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
 import dev.lakestream.iceberg.schema.RegistrySchemaSource;
 import dev.lakestream.pulsar.schema.LakestreamSchemaStorage;
@@ -42,21 +41,27 @@ final class Fixture implements AutoCloseable {
     static final String ROOT = "/lakestream";
 
     final Path dir;
-    final FileSystemObjectStore objects;
-    final EmbeddedMetadataStore metadata;
+    final MetadataStore metadata;
     final Lakestream log;
     final ExecutorService executor = Executors.newCachedThreadPool();
     final LakestreamSchemaStorage schemaStorage;
     final CatalogConfig catalogConfig;
     final List<FaultyJdbcCatalog> catalogs = new ArrayList<>();
 
+    /** The embedded pair under {@code dir}. */
     Fixture(Path dir) {
+        this(dir, Map.of("lakestream.objectStore", "filesystem",
+                FileSystemObjectStoreConfig.ROOT, dir.resolve("objects").toString(),
+                FileSystemObjectStoreConfig.FSYNC, "false",
+                "lakestream.metadataStore", "embedded",
+                EmbeddedMetadataStoreConfig.DATA_DIR, dir.resolve("metadata").toString()));
+    }
+
+    /** The stores the log properties name (e.g. S3Proxy and Oxia); the catalog and warehouse under {@code dir}. */
+    Fixture(Path dir, Map<String, String> logProperties) {
         this.dir = dir;
-        this.objects = new FileSystemObjectStore(FileSystemObjectStoreConfig.fromProperties(
-                new dev.lakestream.core.config.ConfigReader(Map.of(FileSystemObjectStoreConfig.ROOT,
-                        dir.resolve("objects").toString(), FileSystemObjectStoreConfig.FSYNC, "false"))));
-        this.metadata = EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("metadata")));
-        this.log = Lakestream.open(objects, metadata, LakestreamConfig.DEFAULT);
+        this.log = Lakestream.open(new ConfigReader(logProperties));
+        this.metadata = log.metadataStore();
         this.schemaStorage = new LakestreamSchemaStorage(metadata, ROOT, executor);
         // LAKESTREAM_ICEBERG_KEEP_TABLES_IN=<empty dir> keeps the catalog and warehouse there after the tests, so
         // an independent reader (pyiceberg) can check them; each test's tables have names of their own.
@@ -165,9 +170,7 @@ final class Fixture implements AutoCloseable {
         for (FaultyJdbcCatalog c : catalogs) {
             c.close();
         }
-        log.close();
-        metadata.close();
-        objects.close();
+        log.close(); // and the stores it opened
         executor.shutdownNow();
     }
 }
