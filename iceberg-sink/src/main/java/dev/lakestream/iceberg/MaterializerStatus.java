@@ -12,10 +12,30 @@ package dev.lakestream.iceberg;
  * @param rowsCommitted rows in those commits
  * @param deadLetters messages sent to the dead letters
  * @param conflicts commits abandoned because another materializer had committed the same offsets
+ * @param streamEndOffset the stream's end offset at the last poll (-1 before the first)
+ * @param oldestUncommittedMillis the commit time in the log of the oldest entry read but not yet committed (ms since
+ *     the epoch; 0 when nothing is pending)
  */
 public record MaterializerStatus(State state, long committedOffset, long nextOffset, long lastCommitMillis,
                                  String lastError, long commits, long rowsCommitted, long deadLetters,
-                                 long conflicts) {
+                                 long conflicts, long streamEndOffset, long oldestUncommittedMillis) {
+
+    /** Entries in the stream not yet in the table (as of the last poll). */
+    public long lagEntries() {
+        return streamEndOffset < 0 ? 0 : Math.max(0, streamEndOffset - Math.max(0, committedOffset));
+    }
+
+    /**
+     * How long the oldest entry not yet in the table has waited: since its commit to the log when it has been read,
+     * else since the last commit; 0 when the table is up to date.
+     */
+    public long lagMillis(long nowMillis) {
+        if (lagEntries() == 0) {
+            return 0;
+        }
+        long since = oldestUncommittedMillis > 0 ? oldestUncommittedMillis : lastCommitMillis;
+        return Math.max(0, nowMillis - since);
+    }
 
     public enum State {
         /** Not opened yet. */

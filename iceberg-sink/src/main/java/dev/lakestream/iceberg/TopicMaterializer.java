@@ -103,6 +103,8 @@ public final class TopicMaterializer implements AutoCloseable {
     private long rowsCommitted;
     private long deadLetterCount;
     private long conflicts;
+    private long streamEnd = -1;
+    private long oldestUncommittedMillis;
     private volatile MaterializerStatus status;
 
     /**
@@ -167,8 +169,12 @@ public final class TopicMaterializer implements AutoCloseable {
         int entries = 0;
         try {
             List<LogEntry> batch = stream.read(next, config.readEntries(), config.readBytes()).join();
+            streamEnd = stream.endOffset().join();
             if (!batch.isEmpty()) {
                 positions.refresh();
+                if (oldestUncommittedMillis == 0) {
+                    oldestUncommittedMillis = batch.get(0).timestamp();
+                }
             }
             try {
                 for (LogEntry e : batch) {
@@ -441,6 +447,7 @@ public final class TopicMaterializer implements AutoCloseable {
         pendingStart = end;
         next = end;
         pendingRows = 0;
+        oldestUncommittedMillis = 0;
         lastCommitMillis = clock.millis();
     }
 
@@ -458,6 +465,7 @@ public final class TopicMaterializer implements AutoCloseable {
         }
         closedFiles.clear();
         pendingRows = 0;
+        oldestUncommittedMillis = 0;
         next = pendingStart;
     }
 
@@ -481,6 +489,7 @@ public final class TopicMaterializer implements AutoCloseable {
         pendingStart = start;
         next = start;
         pendingRows = 0;
+        oldestUncommittedMillis = 0;
         converters.clear();
     }
 
@@ -498,7 +507,7 @@ public final class TopicMaterializer implements AutoCloseable {
 
     private void publish() {
         status = new MaterializerStatus(state, committedBase == null ? -1 : committedBase, next, lastCommitMillis,
-                lastError, commits, rowsCommitted, deadLetterCount, conflicts);
+                lastError, commits, rowsCommitted, deadLetterCount, conflicts, streamEnd, oldestUncommittedMillis);
     }
 
     // ---- the table ----

@@ -53,8 +53,13 @@ class MaterializerRunnerTest {
             }
             assertThat(m.status().nextOffset()).isEqualTo(4);
             assertThat(m.status().committedOffset()).isEqualTo(-1);
+            assertThat(m.status().lagEntries()).isEqualTo(4);
+            assertThat(m.status().oldestUncommittedMillis()).isPositive();
+            assertThat(m.status().lagMillis(m.status().oldestUncommittedMillis() + 1500)).isEqualTo(1500);
             runner.close();
             assertThat(m.status().committedOffset()).isEqualTo(4);
+            assertThat(m.status().lagEntries()).isZero();
+            assertThat(m.status().lagMillis(System.currentTimeMillis())).isZero();
             ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(topic)), 4);
         }
     }
