@@ -30,10 +30,17 @@ public final class PulsarEntries {
     /** A message sent without batching. */
     public static ByteBuf single(String producer, long publishTime, Long schemaVersion, CompressionType compression,
                                  Msg m, boolean brokerEntryMetadata) {
+        return single(producer, publishTime, schemaVersion, compression, m, brokerEntryMetadata, false);
+    }
+
+    /** As above; {@code keyBase64}: the key is base64 of key bytes, as the client sends a bytes key. */
+    public static ByteBuf single(String producer, long publishTime, Long schemaVersion, CompressionType compression,
+                                 Msg m, boolean brokerEntryMetadata, boolean keyBase64) {
         MessageMetadata md = new MessageMetadata().setProducerName(producer).setPublishTime(publishTime)
                 .setSequenceId(m.sequenceId());
         if (m.key() != null) {
             md.setPartitionKey(m.key());
+            md.setPartitionKeyB64Encoded(keyBase64);
         }
         if (m.eventTime() != 0) {
             md.setEventTime(m.eventTime());
