@@ -169,14 +169,15 @@ public final class TopicMaterializer implements AutoCloseable {
         int entries = 0;
         try {
             List<LogEntry> batch = stream.read(next, config.readEntries(), config.readBytes()).join();
-            streamEnd = stream.endOffset().join();
-            if (!batch.isEmpty()) {
-                positions.refresh();
-                if (oldestUncommittedMillis == 0) {
-                    oldestUncommittedMillis = batch.get(0).timestamp();
-                }
-            }
             try {
+                // The entries are ours from here: released below whatever happens.
+                streamEnd = stream.endOffset().join();
+                if (!batch.isEmpty()) {
+                    positions.refresh();
+                    if (oldestUncommittedMillis == 0) {
+                        oldestUncommittedMillis = batch.get(0).timestamp();
+                    }
+                }
                 for (LogEntry e : batch) {
                     write(e);
                     entries++;
