@@ -5,7 +5,6 @@ import dev.lakestream.pulsar.schema.LakestreamSchemaStorage;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import org.apache.pulsar.broker.service.schema.proto.SchemaInfo;
 import org.apache.pulsar.common.protocol.schema.SchemaVersion;
@@ -15,15 +14,15 @@ import org.apache.pulsar.common.schema.SchemaType;
 
 /**
  * Reads schema versions from the records {@link LakestreamSchemaStorage} keeps in the Lakestream metadata store
- * (docs/layout.md §9), decoding each with the broker's own stored-schema protobuf. Versions are immutable, so they
- * are cached for good; "latest" is read each time it is asked for.
+ * (docs/layout.md §9), decoding each with the broker's own stored-schema protobuf. Nothing is cached here: the
+ * storage reads the head each time (a deleted and re-created schema starts again at version 0 with other content)
+ * and caches the immutable data records itself; materializers ask once per version.
  *
  * <p>Blocking: call it on the materializer's own thread, never on an event loop.
  */
 public final class RegistrySchemaSource implements SchemaSource {
 
     private final LakestreamSchemaStorage storage;
-    private final Map<String, TopicSchema> versions = new ConcurrentHashMap<>();
 
     /** @param executor where the storage completes its futures (any pool; results are only waited for) */
     public RegistrySchemaSource(MetadataStore store, String metadataRoot, Executor executor) {
@@ -32,12 +31,6 @@ public final class RegistrySchemaSource implements SchemaSource {
 
     @Override
     public TopicSchema schema(String schemaId, Long version) throws SchemaUnavailableException {
-        if (version != null) {
-            TopicSchema cached = versions.get(schemaId + "@" + version);
-            if (cached != null) {
-                return cached;
-            }
-        }
         StoredSchema stored;
         SchemaVersion wanted = version == null ? SchemaVersion.Latest : new LongSchemaVersion(version);
         try {
@@ -52,11 +45,7 @@ public final class RegistrySchemaSource implements SchemaSource {
             }
             throw new SchemaUnavailableException("schema '" + schemaId + "' has no version " + version, null);
         }
-        TopicSchema schema = decode(schemaId, stored.data);
-        if (version != null) {
-            versions.put(schemaId + "@" + version, schema);
-        }
-        return schema;
+        return decode(schemaId, stored.data);
     }
 
     /** The broker's stored {@code SchemaInfo} record. */
