@@ -135,8 +135,9 @@ public final class TableMaintenance {
                                       Set<DataFile> written) {
         for (int attempt = 1; ; attempt++) {
             table.refresh();
-            RewriteFiles rewrite = table.newRewrite().validateFromSnapshot(baseSnapshotId)
-                    .rewriteFiles(rewritten, written);
+            RewriteFiles rewrite = table.newRewrite().validateFromSnapshot(baseSnapshotId);
+            rewritten.forEach(rewrite::deleteFile);
+            written.forEach(rewrite::addFile);
             CommitSummary.committedOffsets(table).forEach((sid, off) ->
                     rewrite.set(CommitSummary.OFFSET_PREFIX + sid, Long.toString(off)));
             rewrite.set("lakestream.maintenance", "compaction");

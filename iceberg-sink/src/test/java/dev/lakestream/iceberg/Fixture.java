@@ -166,7 +166,7 @@ final class Fixture implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         for (FaultyJdbcCatalog c : catalogs) {
             c.close();
         }

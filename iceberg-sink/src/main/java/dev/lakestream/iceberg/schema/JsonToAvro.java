@@ -9,7 +9,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.Conversions;
@@ -87,8 +86,7 @@ final class JsonToAvro {
             case MAP: {
                 need(n.isObject(), path, "an object", n);
                 Map<String, Object> m = new HashMap<>();
-                for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
+                for (Map.Entry<String, JsonNode> e : n.properties()) {
                     m.put(e.getKey(), convert(e.getValue(), s.getValueType(), path + "." + e.getKey()));
                 }
                 return m;
