@@ -443,9 +443,10 @@ final class CoreLogReport {
         b.append("### One append at a time on the embedded pair\n\n");
         b.append(String.format(Locale.ROOT, "What the embedded quickstart broker runs on: `FileSystemObjectStore` "
                         + "and `EmbeddedMetadataStore` (RocksDB) in a new temporary directory on the machine's disk, "
-                        + "both fsyncing (their defaults), in the benchmark JVM. One stream, one append at a time as "
-                        + "above, `adaptive` and `deadline` alternating on two instances over the same stores, %d runs "
-                        + "each of %d s.%n%n", o.sequentialReps, o.sequentialSeconds));
+                        + "both fsyncing (their defaults), in the benchmark JVM; the writer's PUT-rate cap at %d/s, its "
+                        + "default on the filesystem store. One stream, one append at a time as above, `adaptive` and "
+                        + "`deadline` alternating on two instances over the same stores, %d runs each of %d s.%n%n",
+                WalWriterConfig.FILESYSTEM_MAX_PUTS_PER_SECOND, o.sequentialReps, o.sequentialSeconds));
         b.append("| run | policy | appends/s | append p50 | append p99 | PUT p50 / p99 | commit p50 / p99 | PUTs/s |\n"
                 + "|---|---|---|---|---|---|---|---|\n");
         List<SequentialAppends.Run> runs = embedded.sequential();

@@ -35,9 +35,12 @@ final class EmbeddedPairRuns {
 
     private EmbeddedPairRuns() {}
 
-    static Result run(BenchContext ctx, WriterLoad writer, SequentialAppends oneByOne, LakestreamConfig config)
+    static Result run(BenchContext ctx, WriterLoad writer, SequentialAppends oneByOne, LakestreamConfig s3Config)
             throws IOException, InterruptedException {
         BenchOptions o = ctx.o;
+        // The PUT-rate cap a broker on the filesystem store has by default (its writes have no request price).
+        LakestreamConfig config = s3Config.withWriter(s3Config.writer()
+                .withMaxPutsPerSecond(WalWriterConfig.FILESYSTEM_MAX_PUTS_PER_SECOND));
         Path dir = Files.createTempDirectory("lakestream-bench-embedded");
         FileSystemObjectStore fs = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir.resolve("objects")));
         EmbeddedMetadataStore rocks = EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("metadata")));

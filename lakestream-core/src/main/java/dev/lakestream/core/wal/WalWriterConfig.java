@@ -22,7 +22,8 @@ import java.util.Locale;
  *     more appends before it is flushed ({@code lakestream.writer.linger}, default 1 ms; 0 = at once)
  * @param maxPutsPerSecond with the adaptive policy, batches smaller than {@code maxObjectBytes} are flushed
  *     early at most this often (at least {@code 1 s / maxPutsPerSecond} after the previous flush), so a
- *     fast store is not sent a PUT per append ({@code lakestream.writer.maxPutsPerSecond}, default 50)
+ *     fast store is not sent a PUT per append ({@code lakestream.writer.maxPutsPerSecond}, default 50; 1000
+ *     when read from properties naming the filesystem object store, whose writes cost nothing)
  */
 public record WalWriterConfig(long maxObjectBytes, Duration flushDelay, long maxPendingBytes, WhenFull whenFull,
                               FlushPolicy flushPolicy, Duration linger, int maxPutsPerSecond) {
@@ -43,6 +44,12 @@ public record WalWriterConfig(long maxObjectBytes, Duration flushDelay, long max
      * added latency within 20 ms.
      */
     public static final int DEFAULT_MAX_PUTS_PER_SECOND = 50;
+
+    /**
+     * The default on the filesystem object store (the embedded mode): a write there has no request price, so the
+     * cap only keeps a writer from making files faster than a disk syncs them.
+     */
+    public static final int FILESYSTEM_MAX_PUTS_PER_SECOND = 1000;
 
     public static final WalWriterConfig DEFAULT = new WalWriterConfig(8L << 20, Duration.ofMillis(100), 256L << 20,
             WhenFull.WAIT, FlushPolicy.ADAPTIVE, Duration.ofMillis(1), DEFAULT_MAX_PUTS_PER_SECOND);
@@ -92,6 +99,11 @@ public record WalWriterConfig(long maxObjectBytes, Duration flushDelay, long max
     }
 
     public static WalWriterConfig fromProperties(ConfigReader r) {
+        return fromProperties(r, DEFAULT_MAX_PUTS_PER_SECOND);
+    }
+
+    /** As {@link #fromProperties(ConfigReader)}, with the default of {@code maxPutsPerSecond} given. */
+    public static WalWriterConfig fromProperties(ConfigReader r, int defaultMaxPutsPerSecond) {
         return new WalWriterConfig(
                 r.bytes("lakestream.writer.maxObjectSize", DEFAULT.maxObjectBytes),
                 r.duration("lakestream.writer.flushDelay", DEFAULT.flushDelay),
@@ -99,7 +111,7 @@ public record WalWriterConfig(long maxObjectBytes, Duration flushDelay, long max
                 choice(r, "lakestream.writer.whenFull", "wait", WhenFull.class),
                 choice(r, "lakestream.writer.flushPolicy", "adaptive", FlushPolicy.class),
                 r.duration("lakestream.writer.linger", DEFAULT.linger),
-                r.integer("lakestream.writer.maxPutsPerSecond", DEFAULT.maxPutsPerSecond));
+                r.integer("lakestream.writer.maxPutsPerSecond", defaultMaxPutsPerSecond));
     }
 
     private static <E extends Enum<E>> E choice(ConfigReader r, String key, String defaultValue, Class<E> type) {
