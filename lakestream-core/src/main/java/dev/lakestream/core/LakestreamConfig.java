@@ -38,9 +38,15 @@ public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, Read
         }
     }
 
+    /**
+     * Reads the keys; the writer's PUT-rate cap defaults by object store: S3 PUTs are priced, the filesystem
+     * store's are not (see {@link WalWriterConfig#FILESYSTEM_MAX_PUTS_PER_SECOND}).
+     */
     public static LakestreamConfig fromProperties(ConfigReader r) {
+        int maxPutsPerSecond = objectStoreKind(r) == ObjectStoreKind.FILESYSTEM
+                ? WalWriterConfig.FILESYSTEM_MAX_PUTS_PER_SECOND : WalWriterConfig.DEFAULT_MAX_PUTS_PER_SECOND;
         return new LakestreamConfig(r.string("lakestream.metadata.root", DEFAULT.metadataRoot),
-                WalWriterConfig.fromProperties(r), ReaderConfig.fromProperties(r),
+                WalWriterConfig.fromProperties(r, maxPutsPerSecond), ReaderConfig.fromProperties(r),
                 r.duration("lakestream.reader.tailPollInterval", DEFAULT.tailPollInterval),
                 r.duration("lakestream.cursor.persistInterval", DEFAULT.cursorPersistInterval));
     }

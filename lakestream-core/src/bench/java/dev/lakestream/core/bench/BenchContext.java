@@ -58,8 +58,12 @@ final class BenchContext {
 
     /** Metadata writes in the current window: index commits and every other put or delete. */
     long metadataWrites() {
-        return metadataI.calls("putSequence") + metadataI.calls("put") + metadataI.calls("delete")
-                + metadataI.calls("deleteRange");
+        return metadataWrites(metadataI);
+    }
+
+    /** Metadata writes in the current window of {@code m}. */
+    static long metadataWrites(Instrumented m) {
+        return m.calls("putSequence") + m.calls("put") + m.calls("delete") + m.calls("deleteRange");
     }
 
     /** The object store's limit on requests in flight: the most a reader can have. */

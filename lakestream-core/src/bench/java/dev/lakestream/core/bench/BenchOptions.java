@@ -30,6 +30,11 @@ final class BenchOptions {
     int dispatchMib = 16;
     int dispatchReps = 3;
     int rawGetSeconds = 6;
+    /** Fixed-rate runs at 10 and 100 appends/s, measured for this long each. */
+    int lowRateSeconds = 10;
+    /** One append at a time: runs of each flush policy, alternating, and how long each is measured. */
+    int sequentialReps = 3;
+    int sequentialSeconds = 5;
     double injectP50Millis = 30;
     double injectP99Millis = 120;
     Path doc;
@@ -56,6 +61,9 @@ final class BenchOptions {
                     o.rawGetSeconds = 3;
                     o.dispatchMib = 8;
                     o.dispatchReps = 1;
+                    o.lowRateSeconds = 3;
+                    o.sequentialReps = 1;
+                    o.sequentialSeconds = 2;
                 }
                 case "--doc" -> o.doc = Path.of(value(args, ++i, a));
                 case "--no-doc" -> o.doc = null;

@@ -70,6 +70,10 @@ final class CoreLogReport {
     private final WrittenStreams dispatchSet;
     private final List<DispatchRun> dispatchOff;
     private final List<DispatchRun> dispatchOn;
+    private final List<LatencyRun> lowRates;
+    private final List<SequentialAppends.Run> sequential;
+    private final List<SequentialAppends.Run> sequentialInjected;
+    private final EmbeddedPairRuns.Result embedded;
 
     // Figures more than one section quotes.
     /** Per run: writer / raw PUT at the window's concurrency, and at the writer's own. */
@@ -79,8 +83,10 @@ final class CoreLogReport {
     private final List<Double> readRatios = new ArrayList<>();
     private final WriterRun mw;
     private final ReadRun mr;
-    /** The writer's flush delay in milliseconds. */
+    /** The wait an append can pay before its batch is sealed, in ms: the flush delay with the deadline policy. */
     private final double flush;
+    /** The latency sum's label: what {@link #flush} stands for, if anything, plus PUT and commit. */
+    private final String sumLabel;
 
     CoreLogReport(BenchOptions o, LakestreamConfig config, int s3Concurrency, Measurements x) {
         this.o = o;
@@ -111,6 +117,10 @@ final class CoreLogReport {
         this.dispatchSet = x.dispatchSet();
         this.dispatchOff = x.dispatchOff();
         this.dispatchOn = x.dispatchOn();
+        this.lowRates = x.lowRates();
+        this.sequential = x.sequential();
+        this.sequentialInjected = x.sequentialInjected();
+        this.embedded = x.embedded();
         for (int i = 0; i < writers.size(); i++) {
             ratios.add(writers.get(i).mibPerSecond() / raws.get(i).mibPerSecond());
             ratiosSame.add(writers.get(i).mibPerSecond() / rawsAtWriter.get(i).mibPerSecond());
@@ -120,7 +130,9 @@ final class CoreLogReport {
         }
         this.mw = medianRun(writers, WriterRun::mibPerSecond);
         this.mr = medianRun(reads, ReadRun::mibPerSecond);
-        this.flush = w.flushDelay().toNanos() / 1e6;
+        boolean deadline = w.flushPolicy() == WalWriterConfig.FlushPolicy.DEADLINE;
+        this.flush = deadline ? w.flushDelay().toNanos() / 1e6 : 0;
+        this.sumLabel = deadline ? "flushDelay + PUT p99 + commit p99" : "PUT p99 + commit p99";
     }
 
     /** The section, from its heading to the blank line after its last paragraph. */
@@ -132,6 +144,8 @@ final class CoreLogReport {
         details();
         dispatch();
         latency();
+        oneAtATime();
+        embeddedPair();
         requests();
         cpu();
         reading();
@@ -159,10 +173,12 @@ final class CoreLogReport {
         b.append(String.format(Locale.ROOT, "- **Workload:** %d streams, %d-byte entries of 1 record in pooled direct "
                         + "buffers, round-robin from one thread, at most %d appends in flight (%.0f MiB); each stream "
                         + "fenced by the writer as an owner does. Writer and reader at their defaults: maxObjectSize %s, flushDelay %d ms, "
-                        + "maxPendingBytes %s; reader cache %s, wholeObjectMaxSize %s, prefetch %d records; S3 "
+                        + "flushPolicy %s (linger %d ms, maxPutsPerSecond %d), maxPendingBytes %s; reader cache %s, wholeObjectMaxSize %s, prefetch %d records; S3 "
                         + "store maxConcurrentRequests %d\n",
                 o.streams, o.entryBytes, o.outstanding, o.outstanding * (double) o.entryBytes / MIB,
-                size(w.maxObjectBytes()), w.flushDelay().toMillis(), size(w.maxPendingBytes()), size(r.cacheBytes()),
+                size(w.maxObjectBytes()), w.flushDelay().toMillis(),
+                w.flushPolicy().name().toLowerCase(Locale.ROOT), w.linger().toMillis(), w.maxPutsPerSecond(),
+                size(w.maxPendingBytes()), size(r.cacheBytes()),
                 size(r.wholeObjectMaxBytes()), r.prefetchRecords(), s3Concurrency));
         b.append(String.format(Locale.ROOT, "- **Durations:** warm-up first, not measured: %d s of writer appends "
                         + "and %d s of raw PUTs; per throughput "
@@ -300,7 +316,7 @@ final class CoreLogReport {
     /** The median writer run and catch-up read in detail. */
     private void details() {
         b.append(String.format(Locale.ROOT, "Writer details (median run): %,d WAL objects PUT, mean %.2f MiB (%d of "
-                        + "them reached maxObjectSize; the rest were flushed by the %d ms timer); PUTs in flight "
+                        + "them reached maxObjectSize; the rest were flushed early by the flush policy or by the %d ms deadline); PUTs in flight "
                         + "%.1f on average, %d at most (the raw PUT runs keep %d in flight); PUT latency p50 %.0f ms, "
                         + "p99 %.0f ms (raw PUT runs: p50 %.0f ms, p99 %.0f ms); index commit (Oxia sequence-key put) "
                         + "p50 %.1f ms, p99 %.1f ms; append latency at saturation p50 %.0f ms, p99 %.0f ms; %d "
@@ -363,7 +379,7 @@ final class CoreLogReport {
                 .append(pair(injected.commit())).append(" |\n");
         double sumPlain = flush + ms(plain.put(), 0.99) + ms(plain.commit(), 0.99);
         double sumInjected = flush + ms(injected.put(), 0.99) + ms(injected.commit(), 0.99);
-        b.append("| flushDelay + PUT p99 + commit p99 | ").append(fmt("%.1f ms", sumPlain)).append(" | ")
+        b.append("| ").append(sumLabel).append(" | ").append(fmt("%.1f ms", sumPlain)).append(" | ")
                 .append(fmt("%.1f ms", sumInjected)).append(" |\n");
         b.append("| append p99 / that sum | ").append(fmt("%.2f", ms(plain.append(), 0.99) / sumPlain)).append(" | ")
                 .append(fmt("%.2f", ms(injected.append(), 0.99) / sumInjected)).append(" |\n");
@@ -375,6 +391,95 @@ final class CoreLogReport {
                 o.injectP50Millis, o.injectP99Millis, o.injectP50Millis, ms(injectedLarge, 0.5),
                 ms(injectedLarge, 0.9), ms(injectedLarge, 0.99), ms(injectedLarge, 0.999), injectedInRun.count(),
                 ms(injectedInRun, 0.5), ms(injectedInRun, 0.99)));
+    }
+
+    /** PUTs per second by rate, and one append at a time with each flush policy. */
+    private void oneAtATime() {
+        b.append("### PUTs per second by append rate\n\n");
+        b.append("The cost of lower latency: the same open-loop load over the streams at three rates (the 2,000/s "
+                + "run is the one above), with the writer's default flush policy. WAL object PUTs are counted by the "
+                + "decorator around the object store.\n\n");
+        b.append("| appends/s | append p50 | append p99 | PUT p99 + commit p99 | WAL PUTs/s | mean WAL object |\n"
+                + "|---|---|---|---|---|---|\n");
+        List<LatencyRun> byRate = new ArrayList<>(lowRates);
+        byRate.add(plain);
+        for (LatencyRun lr : byRate) {
+            b.append("| ").append(fmt("%,d", lr.rate())).append(" | ").append(fmt("%.1f ms", ms(lr.append(), 0.5)))
+                    .append(" | ").append(fmt("%.1f ms", ms(lr.append(), 0.99))).append(" | ")
+                    .append(fmt("%.1f ms", ms(lr.put(), 0.99) + ms(lr.commit(), 0.99))).append(" | ")
+                    .append(fmt("%.1f", lr.puts() / lr.seconds())).append(" | ")
+                    .append(fmt("%.1f KiB", lr.payloadBytes() / 1024.0 / Math.max(1, lr.puts()))).append(" |\n");
+        }
+        b.append("\n### One append at a time\n\n");
+        b.append(String.format(Locale.ROOT, "One stream, one %d-byte append at a time, each waited for before the "
+                        + "next (a synchronous producer), %d s measured after 1 s; the writer's flush policy `adaptive` "
+                        + "(the default) and `deadline` (the fixed %d ms flush deadline of before, "
+                        + "`lakestream.writer.flushPolicy=deadline`) alternate on two instances over the same stores, "
+                        + "%d runs each; then once each with the injected object-store latency above.\n\n",
+                o.entryBytes, o.sequentialSeconds, w.flushDelay().toMillis(), o.sequentialReps));
+        b.append("| run | policy | appends/s | append p50 | append p99 | PUT p50 / p99 | commit p50 / p99 | WAL PUTs/s |\n"
+                + "|---|---|---|---|---|---|---|---|\n");
+        List<SequentialAppends.Run> all = new ArrayList<>(sequential);
+        all.addAll(sequentialInjected);
+        for (int i = 0; i < all.size(); i++) {
+            SequentialAppends.Run sr = all.get(i);
+            sequentialRow(i < sequential.size() ? String.valueOf(i / 2 + 1) : "injected", sr);
+        }
+        double adaptive = median(sequential.stream().filter(x -> x.policy().equals("adaptive")).toList(),
+                SequentialAppends.Run::appendsPerSecond);
+        double deadline = median(sequential.stream().filter(x -> x.policy().equals("deadline")).toList(),
+                SequentialAppends.Run::appendsPerSecond);
+        List<SequentialAppends.Run> adaptiveRuns = sequential.stream().filter(x -> x.policy().equals("adaptive")).toList();
+        double p50 = median(adaptiveRuns, x -> ms(x.append(), 0.5));
+        double floor = median(adaptiveRuns, x -> ms(x.put(), 0.5) + ms(x.commit(), 0.5));
+        b.append(String.format(Locale.ROOT, "%nMedians without injected latency: adaptive %,.1f appends/s, deadline "
+                        + "%,.1f appends/s (**%.1f times** as many); adaptive append p50 %.1f ms against PUT p50 + "
+                        + "commit p50 %.1f ms (ratio **%.2f**).%n%n",
+                adaptive, deadline, adaptive / deadline, p50, floor, p50 / floor));
+    }
+
+    /** The embedded pair: one append at a time with each policy, and the metadata store's group commit. */
+    private void embeddedPair() {
+        b.append("### One append at a time on the embedded pair\n\n");
+        b.append(String.format(Locale.ROOT, "What the embedded quickstart broker runs on: `FileSystemObjectStore` "
+                        + "and `EmbeddedMetadataStore` (RocksDB) in a new temporary directory on the machine's disk, "
+                        + "both fsyncing (their defaults), in the benchmark JVM; the writer's PUT-rate cap at %d/s, its "
+                        + "default on the filesystem store. One stream, one append at a time as above, `adaptive` and "
+                        + "`deadline` alternating on two instances over the same stores, %d runs each of %d s.%n%n",
+                WalWriterConfig.FILESYSTEM_MAX_PUTS_PER_SECOND, o.sequentialReps, o.sequentialSeconds));
+        b.append("| run | policy | appends/s | append p50 | append p99 | PUT p50 / p99 | commit p50 / p99 | PUTs/s |\n"
+                + "|---|---|---|---|---|---|---|---|\n");
+        List<SequentialAppends.Run> runs = embedded.sequential();
+        for (int i = 0; i < runs.size(); i++) {
+            sequentialRow(String.valueOf(i / 2 + 1), runs.get(i));
+        }
+        double adaptive = median(runs.stream().filter(x -> x.policy().equals("adaptive")).toList(),
+                SequentialAppends.Run::appendsPerSecond);
+        double deadline = median(runs.stream().filter(x -> x.policy().equals("deadline")).toList(),
+                SequentialAppends.Run::appendsPerSecond);
+        LatencyRun f = embedded.fixedRate();
+        b.append(String.format(Locale.ROOT, "%nMedians: adaptive %,.1f appends/s (%.1f ms each), deadline %,.1f "
+                        + "appends/s (%.1f ms each): **%.1f times** as many. A quickstart's `pulsar-client produce -n "
+                        + "200` (synchronous sends) pays about this per message plus the broker's own work.%n%n",
+                adaptive, 1000 / adaptive, deadline, 1000 / deadline, adaptive / deadline));
+        b.append(String.format(Locale.ROOT, "Group commit of the embedded metadata store, at %,d appends/s over %d "
+                        + "streams on the same pair (%d s measured, adaptive policy): append p50 %.1f ms, p99 %.1f ms; "
+                        + "%.1f WAL PUTs/s; %,.0f index commits/s against %,.0f RocksDB WAL fsyncs/s (**%.1f commits "
+                        + "per fsync**; before the group commit, one fsync per commit).%n%n",
+                f.rate(), o.streams, (int) f.seconds(), ms(f.append(), 0.5), ms(f.append(), 0.99),
+                f.puts() / f.seconds(), embedded.commitsPerSecond(), embedded.fsyncsPerSecond(),
+                embedded.commitsPerSecond() / Math.max(1e-9, embedded.fsyncsPerSecond())));
+    }
+
+    private void sequentialRow(String run, SequentialAppends.Run sr) {
+        b.append("| ").append(run).append(" | ").append(sr.policy()).append(" | ")
+                .append(fmt("%,.1f", sr.appendsPerSecond())).append(" | ")
+                .append(fmt("%.1f ms", ms(sr.append(), 0.5))).append(" | ")
+                .append(fmt("%.1f ms", ms(sr.append(), 0.99))).append(" | ")
+                .append(fmt("%.1f", ms(sr.put(), 0.5))).append(" / ").append(fmt("%.1f ms", ms(sr.put(), 0.99)))
+                .append(" | ").append(fmt("%.1f", ms(sr.commit(), 0.5))).append(" / ")
+                .append(fmt("%.1f ms", ms(sr.commit(), 0.99))).append(" | ")
+                .append(fmt("%.1f", sr.putsPerSecond())).append(" |\n");
     }
 
     /** Requests per GiB and per WAL object. */
@@ -458,10 +563,18 @@ final class CoreLogReport {
                 median(reads, x -> x.cpu().gcPauseMillisPerSecond()),
                 median(rawGets, x -> x.cpu().threadGroups().getOrDefault(CpuMeter.JVM_GC, 0.0)),
                 median(rawGets, x -> x.cpu().gcPauseMillisPerSecond())));
-        b.append(String.format(Locale.ROOT, "- At %,d appends/s an append waits for its batch to be sealed (up to the "
-                        + "%.0f ms flush delay after the batch's first append, so about half of it on average), then "
-                        + "for the PUT, then for its stream's index commit: p50 %.1f ms, p99 %.1f ms.\n",
-                o.rate, flush, ms(plain.append(), 0.5), ms(plain.append(), 0.99)));
+        if (flush > 0) {
+            b.append(String.format(Locale.ROOT, "- At %,d appends/s an append waits for its batch to be sealed (up to "
+                            + "the %.0f ms flush delay after the batch's first append, so about half of it on average), "
+                            + "then for the PUT, then for its stream's index commit: p50 %.1f ms, p99 %.1f ms.\n",
+                    o.rate, flush, ms(plain.append(), 0.5), ms(plain.append(), 0.99)));
+        } else {
+            b.append(String.format(Locale.ROOT, "- At %,d appends/s an append waits for the PUT in flight, if any (its "
+                            + "batch fills meanwhile), then for its own batch's PUT (no sooner than 1 s / %d after the "
+                            + "previous one), then for its stream's index commit: p50 %.1f ms, p99 %.1f ms, with %.1f "
+                            + "PUTs/s.\n", o.rate, w.maxPutsPerSecond(), ms(plain.append(), 0.5),
+                    ms(plain.append(), 0.99), plain.puts() / plain.seconds()));
+        }
     }
 
     /** One stream read as a dispatcher reads it, against injected latency, with read-ahead off and on. */

@@ -41,6 +41,11 @@ import java.util.Map;
  *       compared with flushDelay + PUT p99 + index-commit p99 measured in the same run.</li>
  *   <li>One stream read to its end as a broker's dispatcher reads it (100 entries at a time), against the same
  *       injected latency, with the reader's read-ahead off and on, alternating.</li>
+ *   <li>PUTs per second and append latency at 10 and 100 appends/s, beside the fixed-rate run above.</li>
+ *   <li>One append at a time to one stream, each waited for (a synchronous producer), with the adaptive flush
+ *       policy and with the old fixed-deadline policy ({@code flushPolicy=deadline}) alternating, without and
+ *       with injected latency; then on the embedded pair (directory + RocksDB), with a fixed-rate run there
+ *       counting RocksDB's WAL fsyncs against index commits.</li>
  * </ol>
  * Throughput figures (1, 2, 5) are repeated and the report quotes medians. Raw PUT and writer runs
  * alternate, so drift in the machine's load hits both alike.
@@ -144,6 +149,12 @@ public final class LogBenchmark {
         List<RawRun> rawGets = new ArrayList<>();
         WrittenStreams backlog;
         WrittenStreams dispatchSet;
+        List<LatencyRun> lowRates = new ArrayList<>();
+        List<SequentialAppends.Run> sequential = new ArrayList<>();
+        List<SequentialAppends.Run> sequentialInjected = new ArrayList<>();
+        SequentialAppends oneByOne = new SequentialAppends(ctx);
+        LakestreamConfig deadlineConfig = config.withWriter(config.writer()
+                .withFlushPolicy(WalWriterConfig.FlushPolicy.DEADLINE));
 
         try (Lakestream log = Lakestream.open(ctx.objects, ctx.metadata, config)) {
             // Warm-up: JIT of all three processes, connection pools, Oxia's first sessions and subscriptions.
@@ -212,6 +223,23 @@ public final class LogBenchmark {
                     o.latencySeconds);
             log("latency: append p50 %.1f ms p99 %.1f ms; PUT p99 %.1f ms; commit p99 %.1f ms",
                     ms(plain.append(), 0.5), ms(plain.append(), 0.99), ms(plain.put(), 0.99), ms(plain.commit(), 0.99));
+            for (int rate : new int[] {10, 100}) {
+                LatencyRun lr = writer.fixedRate(ctx.objectsI, ctx.metadataI, streams(log, "rate" + rate),
+                        o.latencyWarmupSeconds, o.lowRateSeconds, rate);
+                lowRates.add(lr);
+                log("%d appends/s: append p50 %.1f ms p99 %.1f ms; %.1f PUTs/s", rate, ms(lr.append(), 0.5),
+                        ms(lr.append(), 0.99), lr.puts() / lr.seconds());
+            }
+
+            try (Lakestream old = Lakestream.open(ctx.objects, ctx.metadata, deadlineConfig)) {
+                for (int rep = 1; rep <= o.sequentialReps; rep++) {
+                    sequential.add(oneByOne.run("adaptive", ctx.objectsI, oneStream(log, "seq-adaptive-" + rep), 1,
+                            o.sequentialSeconds));
+                    sequential.add(oneByOne.run("deadline", ctx.objectsI, oneStream(old, "seq-deadline-" + rep), 1,
+                            o.sequentialSeconds));
+                    logSequential(rep, sequential.get(sequential.size() - 2), sequential.get(sequential.size() - 1));
+                }
+            }
 
             backlog = catchUp.fill(log, ctx.createStreams(log, "backlog"), o.catchUpMib);
             StreamInfo dispatchStream = log.catalog().create("bench", "dispatch", Map.of()).join();
@@ -256,6 +284,13 @@ public final class LogBenchmark {
             try (Lakestream slow = Lakestream.open(slowI.asObjectStore(), ctx.metadata, config)) {
                 injected = writer.fixedRate(slowI, streams(slow, "injected"), o.latencyWarmupSeconds,
                         o.latencySeconds);
+                try (Lakestream old = Lakestream.open(slowI.asObjectStore(), ctx.metadata, deadlineConfig)) {
+                    sequentialInjected.add(oneByOne.run("adaptive", slowI, oneStream(slow, "seq-inj-adaptive"), 1,
+                            o.sequentialSeconds));
+                    sequentialInjected.add(oneByOne.run("deadline", slowI, oneStream(old, "seq-inj-deadline"), 1,
+                            o.sequentialSeconds));
+                    logSequential(0, sequentialInjected.get(0), sequentialInjected.get(1));
+                }
             }
             injectedInRun = injector.injected;
         }
@@ -279,17 +314,37 @@ public final class LogBenchmark {
             }
         }
 
+        log("embedded pair: one append at a time, and %d appends/s", o.rate);
+        EmbeddedPairRuns.Result embedded = EmbeddedPairRuns.run(ctx, new WriterLoad(ctx), oneByOne, config);
+
         String loadAfter = Machine.loadAverage();
         double minutes = progress.minutes();
         Measurements measured = new Measurements(machine, loadBefore, loadAfter, date, minutes, maxObject,
                 rawConcurrency, raws, rawsAtWriter, writers, pinning, pinnedWriters, pinnedRaws, rawObserved, plain, injected, injectedLarge,
-                injectedInRun, backlog, reads, rawGets, dispatchSet, dispatchOff, dispatchOn);
+                injectedInRun, backlog, reads, rawGets, dispatchSet, dispatchOff, dispatchOn, lowRates, sequential,
+                sequentialInjected, embedded);
         return new CoreLogReport(o, config, ctx.s3Concurrency(), measured).render();
     }
 
     /** {@code o.streams} new streams, fenced for {@code log}, and its handles to them. */
     private List<StreamLog> streams(Lakestream log, String prefix) {
         return BenchContext.handles(log, ctx.createStreams(log, prefix));
+    }
+
+    /** One new stream, fenced for {@code log}, and its handle. */
+    private static StreamLog oneStream(Lakestream log, String name) {
+        StreamInfo info = log.catalog().create("bench", name, Map.of()).join();
+        StreamLog s = log.stream(info);
+        s.fence().join();
+        return s;
+    }
+
+    private void logSequential(int rep, SequentialAppends.Run adaptive, SequentialAppends.Run deadline) {
+        log("%s one at a time: adaptive %.0f appends/s (p50 %.1f ms, p99 %.1f ms, %.1f PUTs/s), deadline %.0f "
+                        + "appends/s (p50 %.1f ms, p99 %.1f ms)", rep == 0 ? "injected latency," : "run " + rep + ",",
+                adaptive.appendsPerSecond(), ms(adaptive.append(), 0.5), ms(adaptive.append(), 0.99),
+                adaptive.putsPerSecond(), deadline.appendsPerSecond(), ms(deadline.append(), 0.5),
+                ms(deadline.append(), 0.99));
     }
 
     private void log(String format, Object... args) {

@@ -112,12 +112,21 @@ final class WriterLoad {
      */
     LatencyRun fixedRate(Instrumented objectStats, List<StreamLog> streams, int warmupSeconds, int measureSeconds)
             throws InterruptedException {
+        return fixedRate(objectStats, ctx.metadataI, streams, warmupSeconds, measureSeconds, o.rate);
+    }
+
+    /**
+     * As {@link #fixedRate(Instrumented, List, int, int)}, at {@code rate} appends per second, with
+     * {@code metadataStats} counting the metadata store the streams' log commits to.
+     */
+    LatencyRun fixedRate(Instrumented objectStats, Instrumented metadataStats, List<StreamLog> streams,
+                         int warmupSeconds, int measureSeconds, int rate) throws InterruptedException {
         long[] seqs = new long[streams.size()];
         AtomicLong pending = new AtomicLong();
         AtomicLong failures = new AtomicLong();
         AtomicReference<Throwable> firstFailure = new AtomicReference<>();
         Histogram window = new Histogram();
-        long period = 1_000_000_000L / o.rate;
+        long period = 1_000_000_000L / rate;
         long start = System.nanoTime();
         long windowStart = start + warmupSeconds * 1_000_000_000L;
         long end = windowStart + measureSeconds * 1_000_000_000L;
@@ -130,7 +139,7 @@ final class WriterLoad {
             long now = System.nanoTime();
             if (!open && now >= windowStart) {
                 objectStats.reset();
-                ctx.metadataI.reset();
+                metadataStats.reset();
                 c0 = ctx.cpu.snapshot();
                 open = true;
             }
@@ -172,12 +181,13 @@ final class WriterLoad {
         }
         warnOfFailures(failures, firstFailure);
         Instrumented.OpStats put = objectStats.op("put");
-        Histogram commits = ctx.metadataI.op("putSequence").latency;
-        long metadataWrites = ctx.metadataWrites();
+        Histogram commits = metadataStats.op("putSequence").latency;
+        long metadataWrites = BenchContext.metadataWrites(metadataStats);
         objectStats.reset();
+        metadataStats.reset();
         ctx.detach();
         double seconds = measureSeconds;
-        return new LatencyRun(o.rate, issuedInWindow / seconds, seconds, window, put.latency, commits,
+        return new LatencyRun(rate, issuedInWindow / seconds, seconds, window, put.latency, commits,
                 put.calls.get(), issuedInWindow * o.entryBytes, metadataWrites, failures.get(),
                 CpuMeter.between(c0, c1));
     }

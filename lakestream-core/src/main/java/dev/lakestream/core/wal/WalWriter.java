@@ -34,9 +34,13 @@ import org.slf4j.LoggerFactory;
  * the stream's prefix with deltas {@code [records, bytes]}: the store assigns the offsets and writes the
  * index entry in the same linearizable write, so several writers on one stream never overlap.
  *
- * <p>A batch is flushed when its payloads reach {@link WalWriterConfig#maxObjectBytes()} or
- * {@link WalWriterConfig#flushDelay()} after its first append, whichever comes first; several flushes may
- * be in flight. Each stream's index commits are chained in flush order, so one stream's completions
+ * <p>When a batch is flushed (group commit, {@link WalWriterConfig.FlushPolicy#ADAPTIVE}): as soon as its
+ * payloads reach {@link WalWriterConfig#maxObjectBytes()}; else once no object is being stored, after at
+ * most {@link WalWriterConfig#linger()} and at least {@code 1 s / maxPutsPerSecond} after the previous
+ * flush; else {@link WalWriterConfig#flushDelay()} after its first append. So an idle writer stores a
+ * single append at once, and a busy one keeps filling the next batch while objects are being stored: the
+ * batch size follows the load, not a timer. With {@link WalWriterConfig.FlushPolicy#DEADLINE} only the size
+ * and the deadline count. Several flushes may be in flight. Each stream's index commits are chained in flush order, so one stream's completions
  * arrive in append order even when a later object is stored first. A failed PUT fails every append of
  * that object; a failed index commit fails only that stream's appends of the object.
  *
@@ -67,6 +71,10 @@ public final class WalWriter implements AutoCloseable {
     private final Map<Long, CompletableFuture<Void>> commitTails = new HashMap<>();
     private final List<CompletableFuture<Void>> inFlight = new ArrayList<>();
     private boolean closed;
+    /** Batches sealed and not yet stored (or failed): while any, the open batch keeps filling. */
+    private int unstoredBatches;
+    /** {@link System#nanoTime()} of the last seal, for the PUT-rate cap. */
+    private long lastSealNanos;
     /** Appends per stream in the last sealed batch: how large to start the next batch's per-stream lists. */
     private int appendsPerStream = 4;
     private final ChunkPool chunks;
@@ -90,6 +98,7 @@ public final class WalWriter implements AutoCloseable {
         // Enough idle chunks for two full objects: a batch gives its chunks back once its object is built.
         this.chunks = new ChunkPool(PooledByteBufAllocator.DEFAULT, CHUNK_BYTES,
                 (int) Math.max(4, 2 * config.maxObjectBytes() / CHUNK_BYTES));
+        this.lastSealNanos = System.nanoTime() - config.minPutIntervalNanos();
     }
 
     /**
@@ -132,9 +141,7 @@ public final class WalWriter implements AutoCloseable {
     /** Flushes whatever is buffered now, without waiting for the size or deadline. */
     public void flushNow() {
         synchronized (lock) {
-            Batch sealed = open;
-            open = null;
-            submitIfSealed(sealed);
+            sealOpen();
         }
     }
 
@@ -191,7 +198,7 @@ public final class WalWriter implements AutoCloseable {
      */
     private void admitOrFail(PendingAppend append, ByteBuf payload) {
         if (open == null) {
-            Batch batch = new Batch(chunks, appendsPerStream);
+            Batch batch = new Batch(chunks, appendsPerStream, System.nanoTime());
             open = batch;
             scheduler.schedule(() -> flushIfOpen(batch), config.flushDelay().toNanos(), TimeUnit.NANOSECONDS);
         }
@@ -203,21 +210,55 @@ public final class WalWriter implements AutoCloseable {
         }
         pendingBytes += append.size();
         if (open.payloads.size() >= config.maxObjectBytes()) {
-            Batch sealed = open;
-            open = null;
-            appendsPerStream = Math.max(4, sealed.appends / sealed.streams.size());
-            submitIfSealed(sealed);
+            sealOpen();
+        } else {
+            armEarlyFlush();
+        }
+    }
+
+    /**
+     * Group commit: once no sealed batch is waiting to be stored, the open batch is flushed after its linger
+     * and no sooner than the PUT-rate cap allows. Called under the lock when a batch gets appends and when an
+     * object is stored; arms each batch once (a sealed batch's timer finds it gone and does nothing).
+     */
+    private void armEarlyFlush() {
+        Batch batch = open;
+        if (config.flushPolicy() != WalWriterConfig.FlushPolicy.ADAPTIVE || batch == null || batch.earlyFlushArmed
+                || unstoredBatches > 0 || batch.streams.isEmpty()) {
+            return;
+        }
+        batch.earlyFlushArmed = true;
+        long at = Math.max(batch.openedNanos + config.linger().toNanos(),
+                lastSealNanos + config.minPutIntervalNanos());
+        long delay = at - System.nanoTime();
+        if (delay <= 0) {
+            sealOpen();
+        } else {
+            scheduler.schedule(() -> flushIfOpen(batch), delay, TimeUnit.NANOSECONDS);
         }
     }
 
     private void flushIfOpen(Batch batch) {
         synchronized (lock) {
-            if (open != batch) {
-                return;
+            if (open == batch) {
+                sealOpen();
             }
-            open = null;
-            submitIfSealed(batch);
         }
+    }
+
+    /** Seals the open batch, if any, and hands it to the flush thread. Called under the lock. */
+    private void sealOpen() {
+        Batch sealed = open;
+        open = null;
+        if (sealed == null) {
+            return;
+        }
+        if (!sealed.streams.isEmpty()) {
+            appendsPerStream = Math.max(4, sealed.appends / sealed.streams.size());
+            unstoredBatches++;
+            lastSealNanos = System.nanoTime();
+        }
+        submitIfSealed(sealed);
     }
 
     /**
@@ -363,7 +404,10 @@ public final class WalWriter implements AutoCloseable {
                 });
     }
 
-    /** Returns a stored batch's bytes to the budget and admits waiting appends that now fit. */
+    /**
+     * Returns a stored (or failed) batch's bytes to the budget, admits waiting appends that now fit, and lets
+     * the open batch be flushed if this was the last batch being stored.
+     */
     private void release(Batch batch) {
         synchronized (lock) {
             if (batch.released) {
@@ -371,11 +415,13 @@ public final class WalWriter implements AutoCloseable {
             }
             batch.released = true;
             pendingBytes -= batch.payloads.size();
+            unstoredBatches--;
             while (!waiting.isEmpty() && hasRoomFor(waiting.peek().size())) {
                 PendingAppend next = waiting.poll();
                 admitOrFail(next, next.payload);
                 next.releasePayload();
             }
+            armEarlyFlush();
         }
     }
 
@@ -398,10 +444,15 @@ public final class WalWriter implements AutoCloseable {
         /** The part appended to last: consecutive appends to one stream skip the map lookup. */
         private StreamPart last;
         boolean released;
+        /** When its first append came, for the linger. */
+        final long openedNanos;
+        /** Whether its early flush has been scheduled (or done). */
+        boolean earlyFlushArmed;
 
-        Batch(ChunkPool chunks, int appendsPerStream) {
+        Batch(ChunkPool chunks, int appendsPerStream, long openedNanos) {
             this.payloads = new PayloadBuffer(chunks);
             this.appendsPerStream = appendsPerStream;
+            this.openedNanos = openedNanos;
         }
 
         /** Copies the payload in; if it cannot be read, throws and leaves the batch as it was. */

@@ -209,9 +209,11 @@ public abstract class LakestreamLogTest {
 
     @Test
     void flushesBySizeAndDeadlineIntoSharedObjects() {
-        // 10 KiB objects: 100 appends of 1 KiB to two streams need about 20 objects, each shared.
+        // 10 KiB objects: 100 appends of 1 KiB to two streams need about 20 objects, each shared. The deadline
+        // policy, so that only size and deadline seal (the adaptive policy is WriterFlushPolicyTest's).
         Lakestream log = log(LakestreamConfig.DEFAULT.withWriter(
-                new WalWriterConfig(10 << 10, Duration.ofSeconds(30), 1L << 20, WalWriterConfig.WhenFull.WAIT)));
+                new WalWriterConfig(10 << 10, Duration.ofSeconds(30), 1L << 20, WalWriterConfig.WhenFull.WAIT)
+                        .withFlushPolicy(WalWriterConfig.FlushPolicy.DEADLINE)));
         StreamLog a = newStream(log, "a");
         StreamLog b = newStream(log, "b");
         String kib = "k".repeat(1024);
@@ -620,7 +622,8 @@ public abstract class LakestreamLogTest {
 
     @Test
     void garbageCollectionDeletesOnlyWhatNoRecordReferences() throws Exception {
-        Lakestream log = log(FAST);
+        // The deadline policy, so that the two streams' appends share their objects.
+        Lakestream log = log(FAST.withWriter(FAST.writer().withFlushPolicy(WalWriterConfig.FlushPolicy.DEADLINE)));
         StreamLog a = newStream(log, "gc-a");
         StreamLog b = newStream(log, "gc-b");
         CompletableFuture.allOf(a.append(1, bytes("a0")), b.append(1, bytes("b0"))).join();

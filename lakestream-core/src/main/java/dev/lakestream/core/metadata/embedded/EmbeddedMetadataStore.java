@@ -35,6 +35,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -46,6 +47,7 @@ import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.Snapshot;
 import org.rocksdb.Status;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
@@ -62,7 +64,15 @@ import org.slf4j.LoggerFactory;
  * key order and ranges, floor/ceiling/lower/higher and the sequence-key search are plain iterator seeks. Three
  * column families: {@code records} (encoded key to version header + value), {@code ephemeral} (encoded key of
  * each ephemeral record) and {@code default} (the last version id and the last session id). Each write is one
- * atomic RocksDB write batch, with the WAL fsynced first when {@link EmbeddedMetadataStoreConfig#sync()}.
+ * atomic RocksDB write batch.
+ *
+ * <h2>Group commit</h2>
+ * When {@link EmbeddedMetadataStoreConfig#sync()}, writes are acknowledged only once RocksDB's WAL is fsynced,
+ * but not one fsync per write: the writer thread applies every write waiting in its queue, then fsyncs once and
+ * acknowledges them all (the fsync is queued behind the writes already waiting, so a burst of commits shares
+ * one). Reads must not see a write before it is durable, so they read a RocksDB snapshot taken after each fsync
+ * ({@link ReadView}); the writer's own checks (versions, sequence keys) read the latest state. Without sync,
+ * each write is acknowledged as soon as it is applied and reads see the latest state.
  *
  * <h2>Versions and sessions</h2>
  * Version ids count up across the store from 0, one per put, like Oxia's per shard. Every open starts a new
@@ -121,6 +131,11 @@ public final class EmbeddedMetadataStore implements MetadataStore {
     private long lastVersionId;
     /** Writer thread only: set by the last task of close, after which writes fail. */
     private boolean writesStopped;
+    /** Writer thread only: writes applied and waiting for the next WAL fsync to be acknowledged. */
+    private final List<Applied<?>> unsynced = new ArrayList<>();
+    /** What reads see when writes are synced: the state as of the last fsync; {@code null} without sync. */
+    private volatile ReadView view;
+    private final AtomicLong walSyncs = new AtomicLong();
 
     private EmbeddedMetadataStore(EmbeddedMetadataStoreConfig config, DBOptions dbOptions,
                                   ColumnFamilyOptions cfOptions, RocksDB db, List<ColumnFamilyHandle> handles,
@@ -149,6 +164,7 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         };
         ThreadFactory notifyThreads = threads("lakestream-embedded-notify", false);
         this.notifier = Executors.newSingleThreadExecutor(r -> notifierThread = notifyThreads.newThread(r));
+        this.view = config.sync() ? new ReadView(db, db.getSnapshot()) : null;
     }
 
     /**
@@ -184,7 +200,8 @@ public final class EmbeddedMetadataStore implements MetadataStore {
             cfOptions.close();
             throw openFailure(config, e);
         }
-        WriteOptions writeOptions = new WriteOptions().setSync(config.sync());
+        // Writes are fsynced in groups (see syncAndAcknowledge), never one by one.
+        WriteOptions writeOptions = new WriteOptions().setSync(false);
         try {
             long lastVersionId = readLong(db, handles.get(0), META_LAST_VERSION_ID, -1);
             long sessionId = readLong(db, handles.get(0), META_LAST_SESSION_ID, 0) + 1;
@@ -193,6 +210,9 @@ public final class EmbeddedMetadataStore implements MetadataStore {
                 batch.put(handles.get(0), META_LAST_SESSION_ID, longBytes(sessionId));
                 removed = deleteAllEphemeral(db, handles.get(1), handles.get(2), batch, null);
                 db.write(writeOptions, batch);
+            }
+            if (config.sync()) {
+                db.flushWal(true);
             }
             if (removed > 0) {
                 LOG.info("{}: removed {} ephemeral records of an earlier session that did not close", address, removed);
@@ -236,6 +256,11 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         return sessionId;
     }
 
+    /** How many times this instance has fsynced RocksDB's WAL to acknowledge writes (0 without sync). */
+    public long walSyncs() {
+        return walSyncs.get();
+    }
+
     // ---------------------------------------------------------------- reads
 
     @Override
@@ -246,17 +271,17 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         } catch (MetadataStoreException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return read("get", key, () -> Optional.ofNullable(find(KeyOrder.encode(key), options)));
+        return read("get", key, r -> Optional.ofNullable(find(r, KeyOrder.encode(key), options)));
     }
 
-    private Record find(byte[] enc, GetOptions options) throws RocksDBException {
+    private Record find(ReadOptions r, byte[] enc, GetOptions options) throws RocksDBException {
         switch (options.comparison()) {
             case EQUAL -> {
-                byte[] v = db.get(recordsCf, enc);
+                byte[] v = db.get(recordsCf, r, enc);
                 return v == null ? null : toRecord(enc, v, options.includeValue());
             }
             default -> {
-                try (RocksIterator it = db.newIterator(recordsCf)) {
+                try (RocksIterator it = db.newIterator(recordsCf, r)) {
                     switch (options.comparison()) {
                         case FLOOR -> it.seekForPrev(enc);
                         case LOWER -> {
@@ -293,9 +318,9 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         } catch (MetadataStoreException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return read("list", startInclusive, () -> {
+        return read("list", startInclusive, r -> {
             List<String> keys = new ArrayList<>();
-            scan(KeyOrder.encode(startInclusive), KeyOrder.encode(endExclusive), 0,
+            scan(r, KeyOrder.encode(startInclusive), KeyOrder.encode(endExclusive), 0,
                     it -> keys.add(KeyOrder.decode(it.key())));
             return keys;
         });
@@ -310,21 +335,24 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         } catch (MetadataStoreException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return read("rangeScan", startInclusive, () -> {
+        return read("rangeScan", startInclusive, r -> {
             List<Record> records = new ArrayList<>();
-            scan(KeyOrder.encode(startInclusive), KeyOrder.encode(endExclusive), limit,
+            scan(r, KeyOrder.encode(startInclusive), KeyOrder.encode(endExclusive), limit,
                     it -> records.add(toRecord(it.key(), it.value(), true)));
             return records;
         });
     }
 
-    /** Calls {@code each} for the records in {@code [start, end)} (encoded), at most {@code limit} if > 0. */
-    private int scan(byte[] start, byte[] end, int limit, Consumer<RocksIterator> each) throws RocksDBException {
+    /**
+     * Calls {@code each} for the records in {@code [start, end)} (encoded) as {@code r} sees them, at most
+     * {@code limit} if > 0.
+     */
+    private int scan(ReadOptions r, byte[] start, byte[] end, int limit, Consumer<RocksIterator> each) throws RocksDBException {
         int n = 0;
         if (Arrays.compareUnsigned(start, end) >= 0) {
             return 0;
         }
-        try (RocksIterator it = db.newIterator(recordsCf)) {
+        try (RocksIterator it = db.newIterator(recordsCf, r)) {
             for (it.seek(start); it.isValid(); it.next()) {
                 if (Arrays.compareUnsigned(it.key(), end) >= 0 || (limit > 0 && n >= limit)) {
                     break;
@@ -339,19 +367,24 @@ public final class EmbeddedMetadataStore implements MetadataStore {
 
     @FunctionalInterface
     private interface RocksCall<T> {
-        T call() throws RocksDBException;
+        T call(ReadOptions r) throws RocksDBException;
     }
+
+    /** Reads of the latest state: the writer's own, and every read without sync. */
+    private final ReadOptions latest = new ReadOptions();
 
     private <T> CompletableFuture<T> read(String op, String key, RocksCall<T> call) {
         CompletableFuture<T> f = new CompletableFuture<>();
         try {
             ioPool.execute(() -> {
                 dbLock.readLock().lock();
+                ReadView v = null;
                 try {
                     if (dbClosed) {
                         throw new MetadataStoreUnavailableException(address + ": the store is closed");
                     }
-                    f.complete(call.call());
+                    v = acquireView();
+                    f.complete(call.call(v == null ? latest : v.options));
                 } catch (RocksDBException e) {
                     f.completeExceptionally(new MetadataStoreException(address + ": " + op + " of key '" + key
                             + "' failed: " + e.getMessage(), e));
@@ -359,6 +392,9 @@ public final class EmbeddedMetadataStore implements MetadataStore {
                     f.completeExceptionally(e instanceof MetadataStoreException ? e
                             : new MetadataStoreException(address + ": " + op + " of key '" + key + "' failed: " + e, e));
                 } finally {
+                    if (v != null) {
+                        v.release();
+                    }
                     dbLock.readLock().unlock();
                 }
             });
@@ -490,7 +526,7 @@ public final class EmbeddedMetadataStore implements MetadataStore {
             byte[] start = KeyOrder.encode(startInclusive);
             byte[] end = KeyOrder.encode(endExclusive);
             List<byte[]> keys = new ArrayList<>();
-            int n = scan(start, end, 0, it -> {
+            int n = scan(latest, start, end, 0, it -> {
                 if (keys.size() <= DELETE_RANGE_THRESHOLD) {
                     keys.add(it.key());
                 }
@@ -520,7 +556,20 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         T call(List<Notification> notifications) throws RocksDBException;
     }
 
-    /** Runs {@code call} on the writer thread; publishes its notifications, then completes on an I/O thread. */
+    /** The current view, held for one read; {@code null} without sync. */
+    private ReadView acquireView() {
+        while (true) {
+            ReadView v = view;
+            if (v == null || v.acquire()) {
+                return v;
+            }
+        }
+    }
+
+    /**
+     * Runs {@code call} on the writer thread; once it is durable, publishes its notifications and completes on an
+     * I/O thread.
+     */
     private <T> CompletableFuture<T> write(String op, String key, WriteCall<T> call) {
         CompletableFuture<T> f = new CompletableFuture<>();
         try {
@@ -541,13 +590,113 @@ public final class EmbeddedMetadataStore implements MetadataStore {
                             : new MetadataStoreException(address + ": " + op + " of key '" + key + "' failed: " + e, e));
                     return;
                 }
-                publish(notes);
-                io.execute(() -> f.complete(result));
+                Applied<T> applied = new Applied<>(f, result, notes, op, key);
+                if (!config.sync()) {
+                    applied.acknowledge();
+                    return;
+                }
+                unsynced.add(applied);
+                if (unsynced.size() == 1) {
+                    // Behind every write already queued: they join this fsync.
+                    writer.execute(this::syncAndAcknowledge);
+                }
             });
         } catch (RejectedExecutionException e) {
             f.completeExceptionally(new MetadataStoreUnavailableException(address + ": the store is closed", e));
         }
         return f;
+    }
+
+    /**
+     * The group commit: one fsync of RocksDB's WAL for every write applied since the last, then a new view for
+     * reads, then the writes' notifications and acknowledgements in commit order. Writer thread only.
+     */
+    private void syncAndAcknowledge() {
+        List<Applied<?>> group = new ArrayList<>(unsynced);
+        unsynced.clear();
+        try {
+            db.flushWal(true);
+            walSyncs.incrementAndGet();
+        } catch (RocksDBException | RuntimeException e) {
+            LOG.error("{}: fsync of the WAL failed; {} writes are failed, though they may have been stored", address,
+                    group.size(), e);
+            group.forEach(a -> a.failSync(e));
+            return;
+        }
+        ReadView old = view;
+        view = new ReadView(db, db.getSnapshot());
+        old.release();
+        group.forEach(Applied::acknowledge);
+    }
+
+    /** A write applied to RocksDB, to be acknowledged once durable. */
+    private final class Applied<T> {
+        private final CompletableFuture<T> future;
+        private final T result;
+        private final List<Notification> notes;
+        private final String op;
+        private final String key;
+
+        Applied(CompletableFuture<T> future, T result, List<Notification> notes, String op, String key) {
+            this.future = future;
+            this.result = result;
+            this.notes = notes;
+            this.op = op;
+            this.key = key;
+        }
+
+        void acknowledge() {
+            publish(notes);
+            io.execute(() -> future.complete(result));
+        }
+
+        void failSync(Throwable e) {
+            fail(future, new MetadataStoreException(address + ": " + op + " of key '" + key
+                    + "' failed: the WAL could not be fsynced (the write may or may not survive a crash): " + e, e));
+        }
+    }
+
+    /**
+     * A RocksDB snapshot taken right after a WAL fsync: what reads see, so that they never see a write before
+     * it is durable. Counted: the store holds one reference until the next view replaces it, each read one
+     * while it runs; the snapshot is released when the count reaches zero.
+     */
+    private static final class ReadView {
+        private final RocksDB db;
+        private final Snapshot snapshot;
+        final ReadOptions options;
+        private final AtomicInteger users = new AtomicInteger(1);
+
+        ReadView(RocksDB db, Snapshot snapshot) {
+            this.db = db;
+            this.snapshot = snapshot;
+            this.options = new ReadOptions().setSnapshot(snapshot);
+        }
+
+        /** Takes a reference; false if the view is already released (the caller reads the newer one). */
+        boolean acquire() {
+            while (true) {
+                int n = users.get();
+                if (n == 0) {
+                    return false;
+                }
+                if (users.compareAndSet(n, n + 1)) {
+                    return true;
+                }
+            }
+        }
+
+        void release() {
+            if (users.decrementAndGet() == 0) {
+                options.close();
+                db.releaseSnapshot(snapshot);
+            }
+        }
+    }
+
+    /** For tests: runs {@code task} on the writer thread, between writes (to hold writes back, say). */
+    void onWriterThread(Runnable task) {
+        writer.execute(task);
     }
 
     private void fail(CompletableFuture<?> f, Throwable e) {
@@ -602,6 +751,9 @@ public final class EmbeddedMetadataStore implements MetadataStore {
                         deleteAllEphemeral(db, recordsCf, ephemeralCf, batch, notes);
                         if (batch.count() > 0) {
                             db.write(writeOptions, batch);
+                            if (config.sync()) {
+                                db.flushWal(true);
+                            }
                         }
                     }
                     publish(notes);
@@ -625,6 +777,11 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         dbLock.writeLock().lock();
         try {
             dbClosed = true;
+            if (view != null) {
+                view.release();
+                view = null;
+            }
+            latest.close();
             writeOptions.close();
             handles.forEach(ColumnFamilyHandle::close);
             db.close();

@@ -14,13 +14,13 @@ import java.util.Objects;
  * <tr><th>Key</th><th>Default</th><th>Meaning</th></tr>
  * <tr><td>{@value #DATA_DIR}</td><td>(required)</td><td>directory of the store's RocksDB files; created if
  *     missing; one open store per directory</td></tr>
- * <tr><td>{@value #SYNC}</td><td>{@code true}</td><td>fsync the write-ahead log before acknowledging each write,
- *     so an acknowledged write survives a crash of the machine; {@code false} survives a crash of the process
- *     only</td></tr>
+ * <tr><td>{@value #SYNC}</td><td>{@code true}</td><td>fsync the write-ahead log before acknowledging a write, so
+ *     an acknowledged write survives a crash of the machine (writes waiting together share one fsync);
+ *     {@code false} survives a crash of the process only</td></tr>
  * </table>
  *
  * @param dataDir where the store keeps its files
- * @param sync fsync each write before acknowledging it
+ * @param sync fsync writes (in groups) before acknowledging them
  */
 public record EmbeddedMetadataStoreConfig(Path dataDir, boolean sync) {
 
