@@ -115,6 +115,8 @@ class LayoutSpecTest {
         int[] compressed = new IntegratedIntCompressor().compress(fullRange);
         assertThat(compressed[1]).as("block width").isEqualTo(32);
         assertThat(Arrays.copyOfRange(compressed, 2, 34)).as("a width-32 block holds the values").containsExactly(fullRange);
+        // equal values 5: the first block's deltas are 5, 0, 0, … (width 3), the second block's all 0 (width 0, no words)
+        assertThat(new IntegratedIntCompressor().compress(filled(64, i -> 5))).containsExactly(64, 3, 5, 0, 0, 0);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -138,7 +140,9 @@ class LayoutSpecTest {
 
     @Test
     void filesystemTrailer() throws Exception {
-        CRC32CCheck.assertStandard();
+        java.util.zip.CRC32C check = new java.util.zip.CRC32C(); // the standard CRC-32C §1.3 names
+        check.update("123456789".getBytes(StandardCharsets.US_ASCII));
+        assertThat(check.getValue()).isEqualTo(0xe3069283L);
         try (FileSystemObjectStore store = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir))) {
             store.put("x/hello", ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII))).join();
         }
@@ -245,14 +249,5 @@ class LayoutSpecTest {
 
     private static int[] filled(int n, java.util.function.IntUnaryOperator f) {
         return IntStream.range(0, n).map(f).toArray();
-    }
-
-    /** The CRC32C that §1.3 names: the check value of "123456789" is e3069283. */
-    private static final class CRC32CCheck {
-        static void assertStandard() {
-            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-            crc.update("123456789".getBytes(StandardCharsets.US_ASCII));
-            assertThat(crc.getValue()).isEqualTo(0xe3069283L);
-        }
     }
 }
