@@ -69,11 +69,10 @@ class LayoutSpecPulsarTest {
         String doc = Files.readString(DOC);
         assertThat(doc).contains("| `" + LakestreamManagedLedgerFactory.NAMESPACE + "` | `pulsar/system/persistent/")
                 .contains("| `" + CompactedStreams.NAMESPACE_PREFIX + "<managed-ledger name>` |");
+        MetadataStoreExtended broker = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
         try (FileSystemObjectStore objects = new FileSystemObjectStore(
                         FileSystemObjectStoreConfig.of(dir.resolve("o")).withFsync(false));
                 EmbeddedMetadataStore meta = EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("m")));
-                MetadataStoreExtended broker = MetadataStoreExtended.create("memory:local",
-                        MetadataStoreConfig.builder().build());
                 Lakestream log = Lakestream.open(objects, meta, LakestreamConfig.DEFAULT)) {
             LakestreamManagedLedgerFactory factory = new LakestreamManagedLedgerFactory(log, broker,
                     new ManagedLedgerFactoryConfig());
@@ -88,6 +87,8 @@ class LayoutSpecPulsarTest {
             } finally {
                 factory.shutdown();
             }
+        } finally {
+            broker.close();
         }
     }
 }
