@@ -83,9 +83,10 @@ public final class FileSystemObjectStore implements ObjectStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(FileSystemObjectStore.class);
 
-    /** Names starting with this are never keys: temporary files. */
-    static final String RESERVED_PREFIX = ".lakestream-";
-    static final String TEMP_PREFIX = RESERVED_PREFIX + "tmp-";
+    /** Names starting with this are never keys: temporary files. Public for readers of the directory (layout.md §1.3). */
+    public static final String RESERVED_PREFIX = ".lakestream-";
+    /** A put's temporary file is this followed by a random UUID, in the target's directory. */
+    public static final String TEMP_PREFIX = RESERVED_PREFIX + "tmp-";
     /** {@code "LSC1"}: Lakestream checksum trailer, version 1. */
     static final int TRAILER_MAGIC = 0x4C534331;
     static final int TRAILER_LENGTH = 8;
