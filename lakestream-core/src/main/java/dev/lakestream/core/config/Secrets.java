@@ -1,7 +1,9 @@
 package dev.lakestream.core.config;
 
 import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
+import java.util.Properties;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The one place that decides how a configuration value is shown in a log line, an exception message or a
@@ -22,6 +24,23 @@ public final class Secrets {
 
     public static boolean isSecret(String key) {
         return SECRET_KEYS.contains(key);
+    }
+
+    /**
+     * Replaces the credentials in {@code properties} by what {@link #shown} shows of them, for a host whose configuration object outlives
+     * the reading of it and is printed by code we do not own (Pulsar logs every custom broker property at start-up).
+     * Call it once the secrets have been read.
+     */
+    public static void maskIn(Properties properties) {
+        if (properties == null) {
+            return;
+        }
+        for (String key : Stream.concat(SECRET_KEYS.stream(), CREDENTIAL_ID_KEYS.stream()).toList()) {
+            String value = properties.getProperty(key);
+            if (value != null) {
+                properties.setProperty(key, shown(key, value));
+            }
+        }
     }
 
     /** {@code value} as it may be shown for {@code key}; {@code null} stays {@code null}. */

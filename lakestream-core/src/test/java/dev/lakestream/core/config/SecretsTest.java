@@ -57,4 +57,16 @@ class SecretsTest {
         assertThatThrownBy(() -> S3ObjectStoreConfig.fromProperties(new ConfigReader(bad)))
                 .hasMessageNotContaining(SECRET).hasMessageContaining("'lakestream.s3.maxRetries' = '-1' must be >= 0");
     }
+
+    @Test
+    void maskInReplacesOnlyTheCredentialsOfAPropertiesObject() {
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty(S3ObjectStoreConfig.SECRET_ACCESS_KEY, SECRET);
+        p.setProperty(S3ObjectStoreConfig.ACCESS_KEY_ID, KEY_ID);
+        p.setProperty("brokerServicePort", "6650");
+        Secrets.maskIn(p);
+        assertThat(p).containsEntry(S3ObjectStoreConfig.SECRET_ACCESS_KEY, "****")
+                .containsEntry(S3ObjectStoreConfig.ACCESS_KEY_ID, "****1234").containsEntry("brokerServicePort", "6650");
+        Secrets.maskIn(null);
+    }
 }
