@@ -33,7 +33,6 @@ public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, Read
     public static final List<String> KEYS =
             List.of(METADATA_ROOT, TAIL_POLL_INTERVAL, CURSOR_PERSIST_INTERVAL, OBJECT_STORE, METADATA_STORE);
 
-
     public static final LakestreamConfig DEFAULT = new LakestreamConfig("/lakestream", WalWriterConfig.DEFAULT,
             ReaderConfig.DEFAULT, Duration.ofMillis(50), Duration.ofSeconds(1));
 

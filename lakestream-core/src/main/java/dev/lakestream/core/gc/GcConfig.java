@@ -37,7 +37,6 @@ public record GcConfig(boolean enabled, Duration interval, int maxDeletesPerSeco
     public static final List<String> KEYS =
             List.of(ENABLED, INTERVAL, MAX_DELETES_PER_SECOND, SAFETY_MARGIN, ORPHAN_DELAY, COMMIT_WINDOW);
 
-
     public static final GcConfig DEFAULT = new GcConfig(true, Duration.ofMinutes(5), 1000, Duration.ofHours(1),
             Duration.ofHours(1), Duration.ofMinutes(10));
 

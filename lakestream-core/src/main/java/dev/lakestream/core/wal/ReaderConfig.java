@@ -29,7 +29,6 @@ public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefet
     public static final List<String> KEYS = 
             List.of(CACHE_SIZE, WHOLE_OBJECT_MAX_SIZE, PREFETCH_RECORDS, READ_AHEAD_SIZE);
 
-
     public static final ReaderConfig DEFAULT = new ReaderConfig(256L << 20, 1L << 20, 4, 4L << 20);
 
     public ReaderConfig {
