@@ -41,10 +41,10 @@ public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, Read
             throw new ConfigException(METADATA_ROOT, metadataRoot, "must start with '/' and not end with it");
         }
         if (tailPollInterval.isNegative() || tailPollInterval.isZero()) {
-            throw new ConfigException(TAIL_POLL_INTERVAL, tailPollInterval.toString(), "must be positive");
+            throw new ConfigException(TAIL_POLL_INTERVAL, ConfigReader.format(tailPollInterval), "must be positive");
         }
         if (cursorPersistInterval.isNegative()) {
-            throw new ConfigException(CURSOR_PERSIST_INTERVAL, cursorPersistInterval.toString(),
+            throw new ConfigException(CURSOR_PERSIST_INTERVAL, ConfigReader.format(cursorPersistInterval),
                     "must not be negative");
         }
     }

@@ -80,6 +80,36 @@ public final class ConfigReader {
         return optional(key).map(v -> parseBytes(key, v)).orElse(defaultValue);
     }
 
+    /**
+     * {@code d} in the form this reader accepts ({@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 1d}), for
+     * messages: the largest unit that divides it; {@code null} for {@code null}.
+     */
+    public static String format(Duration d) {
+        if (d == null) {
+            return null;
+        }
+        if (d.isZero()) {
+            return "0ms";
+        }
+        long ms;
+        try {
+            ms = d.toMillis();
+        } catch (ArithmeticException e) {
+            return d.toString();
+        }
+        if (d.getNano() % 1_000_000 != 0) {
+            return d.toString();
+        }
+        long[] factors = {86_400_000L, 3_600_000L, 60_000L, 1_000L};
+        String[] units = {"d", "h", "m", "s"};
+        for (int i = 0; i < factors.length; i++) {
+            if (ms % factors[i] == 0) {
+                return ms / factors[i] + units[i];
+            }
+        }
+        return ms + "ms";
+    }
+
     static Duration parseDuration(String key, String v) {
         Matcher m = DURATION.matcher(v.toLowerCase(Locale.ROOT));
         if (!m.matches()) {

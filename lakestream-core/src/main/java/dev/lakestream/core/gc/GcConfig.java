@@ -42,21 +42,21 @@ public record GcConfig(boolean enabled, Duration interval, int maxDeletesPerSeco
 
     public GcConfig {
         if (interval.isNegative() || interval.isZero()) {
-            throw new ConfigException(INTERVAL, interval.toString(), "must be positive");
+            throw new ConfigException(INTERVAL, ConfigReader.format(interval), "must be positive");
         }
         if (maxDeletesPerSecond < 1) {
             throw new ConfigException(MAX_DELETES_PER_SECOND, Integer.toString(maxDeletesPerSecond),
                     "must be at least 1");
         }
         if (safetyMargin.isNegative()) {
-            throw new ConfigException(SAFETY_MARGIN, safetyMargin.toString(), "must not be negative");
+            throw new ConfigException(SAFETY_MARGIN, ConfigReader.format(safetyMargin), "must not be negative");
         }
         if (commitWindow.isNegative()) {
-            throw new ConfigException(COMMIT_WINDOW, commitWindow.toString(), "must not be negative");
+            throw new ConfigException(COMMIT_WINDOW, ConfigReader.format(commitWindow), "must not be negative");
         }
         if (orphanDelay.compareTo(commitWindow) < 0) {
-            throw new ConfigException(ORPHAN_DELAY, orphanDelay.toString(),
-                    "must be at least lakestream.gc.commitWindow (" + commitWindow + ")");
+            throw new ConfigException(ORPHAN_DELAY, ConfigReader.format(orphanDelay),
+                    "must be at least lakestream.gc.commitWindow (" + ConfigReader.format(commitWindow) + ")");
         }
     }
 

@@ -106,8 +106,8 @@ public record S3ObjectStoreConfig(
         requirePositive(RETRY_BASE_DELAY, retryBaseDelay);
         requirePositive(RETRY_MAX_DELAY, retryMaxDelay);
         if (retryBaseDelay.compareTo(retryMaxDelay) > 0) {
-            throw new ConfigException(RETRY_BASE_DELAY, retryBaseDelay.toString(),
-                    "must not exceed " + RETRY_MAX_DELAY + " (" + retryMaxDelay + ")");
+            throw new ConfigException(RETRY_BASE_DELAY, ConfigReader.format(retryBaseDelay),
+                    "must not exceed " + RETRY_MAX_DELAY + " (" + ConfigReader.format(retryMaxDelay) + ")");
         }
         if (maxConcurrentRequests < 1) {
             throw new ConfigException(MAX_CONCURRENT_REQUESTS, String.valueOf(maxConcurrentRequests),
@@ -195,7 +195,7 @@ public record S3ObjectStoreConfig(
 
     private static void requirePositive(String key, Duration d) {
         if (d == null || d.isNegative() || d.isZero()) {
-            throw new ConfigException(key, String.valueOf(d), "must be a positive duration");
+            throw new ConfigException(key, ConfigReader.format(d), "must be a positive duration");
         }
     }
 
