@@ -2,6 +2,7 @@ package dev.lakestream.core;
 
 import dev.lakestream.core.catalog.StreamCatalog;
 import dev.lakestream.core.catalog.StreamInfo;
+import dev.lakestream.core.config.ConfigKeys;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.cursor.CursorStore;
 import dev.lakestream.core.fence.StreamFences;
@@ -90,8 +91,12 @@ public final class Lakestream implements AutoCloseable {
     /**
      * A log on the stores the properties describe ({@code lakestream.objectStore}, {@code lakestream.metadataStore}
      * and their keys); it owns them and closes them on {@link #close()}.
+     *
+     * @throws dev.lakestream.core.config.ConfigException for an unknown {@code lakestream.*} key (naming the nearest
+     *     known key) or an invalid value
      */
     public static Lakestream open(ConfigReader properties) {
+        ConfigKeys.requireKnown(properties.keys());
         LakestreamConfig config = LakestreamConfig.fromProperties(properties);
         ObjectStore objects = switch (LakestreamConfig.objectStoreKind(properties)) {
             case S3 -> new S3ObjectStore(S3ObjectStoreConfig.fromProperties(properties));

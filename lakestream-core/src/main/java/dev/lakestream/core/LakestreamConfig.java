@@ -5,6 +5,7 @@ import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.wal.ReaderConfig;
 import dev.lakestream.core.wal.WalWriterConfig;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -22,18 +23,28 @@ import java.util.Locale;
 public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, ReaderConfig reader,
                                Duration tailPollInterval, Duration cursorPersistInterval) {
 
+    public static final String METADATA_ROOT = "lakestream.metadata.root";
+    public static final String TAIL_POLL_INTERVAL = "lakestream.reader.tailPollInterval";
+    public static final String CURSOR_PERSIST_INTERVAL = "lakestream.cursor.persistInterval";
+    public static final String OBJECT_STORE = "lakestream.objectStore";
+    public static final String METADATA_STORE = "lakestream.metadataStore";
+
+    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    public static final List<String> KEYS =
+            List.of(METADATA_ROOT, TAIL_POLL_INTERVAL, CURSOR_PERSIST_INTERVAL, OBJECT_STORE, METADATA_STORE);
+
     public static final LakestreamConfig DEFAULT = new LakestreamConfig("/lakestream", WalWriterConfig.DEFAULT,
             ReaderConfig.DEFAULT, Duration.ofMillis(50), Duration.ofSeconds(1));
 
     public LakestreamConfig {
         if (!metadataRoot.startsWith("/") || metadataRoot.endsWith("/")) {
-            throw new ConfigException("lakestream.metadata.root", metadataRoot, "must start with '/' and not end with it");
+            throw new ConfigException(METADATA_ROOT, metadataRoot, "must start with '/' and not end with it");
         }
         if (tailPollInterval.isNegative() || tailPollInterval.isZero()) {
-            throw new ConfigException("lakestream.reader.tailPollInterval", tailPollInterval.toString(), "must be positive");
+            throw new ConfigException(TAIL_POLL_INTERVAL, ConfigReader.format(tailPollInterval), "must be positive");
         }
         if (cursorPersistInterval.isNegative()) {
-            throw new ConfigException("lakestream.cursor.persistInterval", cursorPersistInterval.toString(),
+            throw new ConfigException(CURSOR_PERSIST_INTERVAL, ConfigReader.format(cursorPersistInterval),
                     "must not be negative");
         }
     }
@@ -45,10 +56,10 @@ public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, Read
     public static LakestreamConfig fromProperties(ConfigReader r) {
         int maxPutsPerSecond = objectStoreKind(r) == ObjectStoreKind.FILESYSTEM
                 ? WalWriterConfig.FILESYSTEM_MAX_PUTS_PER_SECOND : WalWriterConfig.DEFAULT_MAX_PUTS_PER_SECOND;
-        return new LakestreamConfig(r.string("lakestream.metadata.root", DEFAULT.metadataRoot),
+        return new LakestreamConfig(r.string(METADATA_ROOT, DEFAULT.metadataRoot),
                 WalWriterConfig.fromProperties(r, maxPutsPerSecond), ReaderConfig.fromProperties(r),
-                r.duration("lakestream.reader.tailPollInterval", DEFAULT.tailPollInterval),
-                r.duration("lakestream.cursor.persistInterval", DEFAULT.cursorPersistInterval));
+                r.duration(TAIL_POLL_INTERVAL, DEFAULT.tailPollInterval),
+                r.duration(CURSOR_PERSIST_INTERVAL, DEFAULT.cursorPersistInterval));
     }
 
     public LakestreamConfig withMetadataRoot(String root) {
@@ -69,20 +80,20 @@ public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, Read
     public enum MetadataStoreKind { OXIA, EMBEDDED }
 
     public static ObjectStoreKind objectStoreKind(ConfigReader r) {
-        String v = r.string("lakestream.objectStore", "filesystem").toUpperCase(Locale.ROOT);
+        String v = r.string(OBJECT_STORE, "filesystem");
         try {
-            return ObjectStoreKind.valueOf(v);
+            return ObjectStoreKind.valueOf(v.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new ConfigException("lakestream.objectStore", v, "must be 's3' or 'filesystem'");
+            throw new ConfigException(OBJECT_STORE, v, "must be 's3' or 'filesystem'");
         }
     }
 
     public static MetadataStoreKind metadataStoreKind(ConfigReader r) {
-        String v = r.string("lakestream.metadataStore", "embedded").toUpperCase(Locale.ROOT);
+        String v = r.string(METADATA_STORE, "embedded");
         try {
-            return MetadataStoreKind.valueOf(v);
+            return MetadataStoreKind.valueOf(v.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new ConfigException("lakestream.metadataStore", v, "must be 'oxia' or 'embedded'");
+            throw new ConfigException(METADATA_STORE, v, "must be 'oxia' or 'embedded'");
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.lakestream.pulsar;
 
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.config.ConfigReader;
+import dev.lakestream.core.config.Secrets;
 import io.netty.channel.EventLoopGroup;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
@@ -76,7 +77,12 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
         ManagedLedgerFactoryConfig fc = new ManagedLedgerFactoryConfig();
         fc.setMaxCacheSize(conf.getManagedLedgerCacheSizeMB() * 1024L * 1024L);
         fc.setStatsPeriodSeconds(conf.getManagedLedgerStatsPeriodSeconds());
-        log = Lakestream.open(new ConfigReader(map));
+        try {
+            log = Lakestream.open(new ConfigReader(map));
+        } finally {
+            // The store holds the credentials now; Pulsar logs every custom property once the broker is ready.
+            Secrets.maskIn(props);
+        }
         try {
             factory = new LakestreamManagedLedgerFactory(log, metadataStore, fc);
             lakestreamClass = storageClass(LAKESTREAM, factory);

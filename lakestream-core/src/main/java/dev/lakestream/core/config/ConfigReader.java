@@ -29,6 +29,11 @@ public final class ConfigReader {
         return new ConfigReader(m);
     }
 
+    /** The keys present (set, even if blank). */
+    public java.util.Set<String> keys() {
+        return props.keySet();
+    }
+
     /** The trimmed value, or empty when the key is absent or blank. */
     public Optional<String> optional(String key) {
         String v = props.get(key);
@@ -51,7 +56,8 @@ public final class ConfigReader {
             try {
                 return Integer.parseInt(v);
             } catch (NumberFormatException e) {
-                throw new ConfigException(key, v, "is not an integer");
+                throw new ConfigException(key, v, "is not an integer between " + Integer.MIN_VALUE + " and "
+                        + Integer.MAX_VALUE);
             }
         }).orElse(defaultValue);
     }
@@ -74,20 +80,54 @@ public final class ConfigReader {
         return optional(key).map(v -> parseBytes(key, v)).orElse(defaultValue);
     }
 
+    /**
+     * {@code d} in the form this reader accepts ({@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 1d}), for
+     * messages: the largest unit that divides it; {@code null} for {@code null}.
+     */
+    public static String format(Duration d) {
+        if (d == null) {
+            return null;
+        }
+        if (d.isZero()) {
+            return "0ms";
+        }
+        long ms;
+        try {
+            ms = d.toMillis();
+        } catch (ArithmeticException e) {
+            return d.toString();
+        }
+        if (d.getNano() % 1_000_000 != 0) {
+            return d.toString();
+        }
+        long[] factors = {86_400_000L, 3_600_000L, 60_000L, 1_000L};
+        String[] units = {"d", "h", "m", "s"};
+        for (int i = 0; i < factors.length; i++) {
+            if (ms % factors[i] == 0) {
+                return ms / factors[i] + units[i];
+            }
+        }
+        return ms + "ms";
+    }
+
     static Duration parseDuration(String key, String v) {
         Matcher m = DURATION.matcher(v.toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw new ConfigException(key, v, "is not a duration (e.g. 250ms, 30s, 5m, 1h)");
         }
-        long n = Long.parseLong(m.group(1));
-        String unit = m.group(2) == null ? "ms" : m.group(2);
-        return switch (unit) {
-            case "ms" -> Duration.ofMillis(n);
-            case "s" -> Duration.ofSeconds(n);
-            case "m" -> Duration.ofMinutes(n);
-            case "h" -> Duration.ofHours(n);
-            default -> Duration.ofDays(n);
-        };
+        try {
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "ms" : m.group(2);
+            return switch (unit) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new ConfigException(key, v, "is too large a duration");
+        }
     }
 
     static long parseBytes(String key, String v) {
@@ -95,7 +135,6 @@ public final class ConfigReader {
         if (!m.matches()) {
             throw new ConfigException(key, v, "is not a byte size (e.g. 4096, 64KiB, 8MiB)");
         }
-        long n = Long.parseLong(m.group(1));
         String unit = m.group(2) == null ? "b" : m.group(2);
         long factor = switch (unit.charAt(0)) {
             case 'k' -> 1L << 10;
@@ -103,6 +142,10 @@ public final class ConfigReader {
             case 'g' -> 1L << 30;
             default -> 1L;
         };
-        return Math.multiplyExact(n, factor);
+        try {
+            return Math.multiplyExact(Long.parseLong(m.group(1)), factor);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new ConfigException(key, v, "is too large a byte size (at most " + Long.MAX_VALUE + " bytes)");
+        }
     }
 }

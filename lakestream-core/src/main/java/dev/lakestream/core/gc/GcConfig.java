@@ -3,6 +3,7 @@ package dev.lakestream.core.gc;
 import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigReader;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Garbage collection of WAL objects: the service ({@link GcService}) and the collector ({@link WalGarbageCollector}).
@@ -25,36 +26,47 @@ import java.time.Duration;
 public record GcConfig(boolean enabled, Duration interval, int maxDeletesPerSecond, Duration safetyMargin,
                        Duration orphanDelay, Duration commitWindow) {
 
+    public static final String ENABLED = "lakestream.gc.enabled";
+    public static final String INTERVAL = "lakestream.gc.interval";
+    public static final String MAX_DELETES_PER_SECOND = "lakestream.gc.maxDeletesPerSecond";
+    public static final String SAFETY_MARGIN = "lakestream.gc.safetyMargin";
+    public static final String ORPHAN_DELAY = "lakestream.gc.orphanDelay";
+    public static final String COMMIT_WINDOW = "lakestream.gc.commitWindow";
+
+    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    public static final List<String> KEYS =
+            List.of(ENABLED, INTERVAL, MAX_DELETES_PER_SECOND, SAFETY_MARGIN, ORPHAN_DELAY, COMMIT_WINDOW);
+
     public static final GcConfig DEFAULT = new GcConfig(true, Duration.ofMinutes(5), 1000, Duration.ofHours(1),
             Duration.ofHours(1), Duration.ofMinutes(10));
 
     public GcConfig {
         if (interval.isNegative() || interval.isZero()) {
-            throw new ConfigException("lakestream.gc.interval", interval.toString(), "must be positive");
+            throw new ConfigException(INTERVAL, ConfigReader.format(interval), "must be positive");
         }
         if (maxDeletesPerSecond < 1) {
-            throw new ConfigException("lakestream.gc.maxDeletesPerSecond", Integer.toString(maxDeletesPerSecond),
+            throw new ConfigException(MAX_DELETES_PER_SECOND, Integer.toString(maxDeletesPerSecond),
                     "must be at least 1");
         }
         if (safetyMargin.isNegative()) {
-            throw new ConfigException("lakestream.gc.safetyMargin", safetyMargin.toString(), "must not be negative");
+            throw new ConfigException(SAFETY_MARGIN, ConfigReader.format(safetyMargin), "must not be negative");
         }
         if (commitWindow.isNegative()) {
-            throw new ConfigException("lakestream.gc.commitWindow", commitWindow.toString(), "must not be negative");
+            throw new ConfigException(COMMIT_WINDOW, ConfigReader.format(commitWindow), "must not be negative");
         }
         if (orphanDelay.compareTo(commitWindow) < 0) {
-            throw new ConfigException("lakestream.gc.orphanDelay", orphanDelay.toString(),
-                    "must be at least lakestream.gc.commitWindow (" + commitWindow + ")");
+            throw new ConfigException(ORPHAN_DELAY, ConfigReader.format(orphanDelay),
+                    "must be at least lakestream.gc.commitWindow (" + ConfigReader.format(commitWindow) + ")");
         }
     }
 
     public static GcConfig fromProperties(ConfigReader r) {
-        return new GcConfig(r.bool("lakestream.gc.enabled", DEFAULT.enabled),
-                r.duration("lakestream.gc.interval", DEFAULT.interval),
-                r.integer("lakestream.gc.maxDeletesPerSecond", DEFAULT.maxDeletesPerSecond),
-                r.duration("lakestream.gc.safetyMargin", DEFAULT.safetyMargin),
-                r.duration("lakestream.gc.orphanDelay", DEFAULT.orphanDelay),
-                r.duration("lakestream.gc.commitWindow", DEFAULT.commitWindow));
+        return new GcConfig(r.bool(ENABLED, DEFAULT.enabled),
+                r.duration(INTERVAL, DEFAULT.interval),
+                r.integer(MAX_DELETES_PER_SECOND, DEFAULT.maxDeletesPerSecond),
+                r.duration(SAFETY_MARGIN, DEFAULT.safetyMargin),
+                r.duration(ORPHAN_DELAY, DEFAULT.orphanDelay),
+                r.duration(COMMIT_WINDOW, DEFAULT.commitWindow));
     }
 
     /** Objects per delete request: about a tenth of a second's worth, so pacing is smooth (1..1000, S3's limit). */

@@ -2,6 +2,7 @@ package dev.lakestream.core.wal;
 
 import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigReader;
+import java.util.List;
 
 /**
  * How readers fetch WAL objects.
@@ -19,22 +20,31 @@ import dev.lakestream.core.config.ConfigReader;
  */
 public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefetchRecords, long readAheadBytes) {
 
+    public static final String CACHE_SIZE = "lakestream.reader.cacheSize";
+    public static final String WHOLE_OBJECT_MAX_SIZE = "lakestream.reader.wholeObjectMaxSize";
+    public static final String PREFETCH_RECORDS = "lakestream.reader.prefetchRecords";
+    public static final String READ_AHEAD_SIZE = "lakestream.reader.readAheadSize";
+
+    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    public static final List<String> KEYS = 
+            List.of(CACHE_SIZE, WHOLE_OBJECT_MAX_SIZE, PREFETCH_RECORDS, READ_AHEAD_SIZE);
+
     public static final ReaderConfig DEFAULT = new ReaderConfig(256L << 20, 1L << 20, 4, 4L << 20);
 
     public ReaderConfig {
         if (cacheBytes < 0) {
-            throw new ConfigException("lakestream.reader.cacheSize", String.valueOf(cacheBytes), "must not be negative");
+            throw new ConfigException(CACHE_SIZE, String.valueOf(cacheBytes), "must not be negative");
         }
         if (wholeObjectMaxBytes < 0) {
-            throw new ConfigException("lakestream.reader.wholeObjectMaxSize", String.valueOf(wholeObjectMaxBytes),
+            throw new ConfigException(WHOLE_OBJECT_MAX_SIZE, String.valueOf(wholeObjectMaxBytes),
                     "must not be negative");
         }
         if (prefetchRecords < 0) {
-            throw new ConfigException("lakestream.reader.prefetchRecords", String.valueOf(prefetchRecords),
+            throw new ConfigException(PREFETCH_RECORDS, String.valueOf(prefetchRecords),
                     "must not be negative");
         }
         if (readAheadBytes < 0 || readAheadBytes > Integer.MAX_VALUE) {
-            throw new ConfigException("lakestream.reader.readAheadSize", String.valueOf(readAheadBytes),
+            throw new ConfigException(READ_AHEAD_SIZE, String.valueOf(readAheadBytes),
                     "must be between 0 and 2 GiB");
         }
     }
@@ -45,9 +55,9 @@ public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefet
     }
 
     public static ReaderConfig fromProperties(ConfigReader r) {
-        return new ReaderConfig(r.bytes("lakestream.reader.cacheSize", DEFAULT.cacheBytes),
-                r.bytes("lakestream.reader.wholeObjectMaxSize", DEFAULT.wholeObjectMaxBytes),
-                r.integer("lakestream.reader.prefetchRecords", DEFAULT.prefetchRecords),
-                r.bytes("lakestream.reader.readAheadSize", DEFAULT.readAheadBytes));
+        return new ReaderConfig(r.bytes(CACHE_SIZE, DEFAULT.cacheBytes),
+                r.bytes(WHOLE_OBJECT_MAX_SIZE, DEFAULT.wholeObjectMaxBytes),
+                r.integer(PREFETCH_RECORDS, DEFAULT.prefetchRecords),
+                r.bytes(READ_AHEAD_SIZE, DEFAULT.readAheadBytes));
     }
 }

@@ -3,6 +3,7 @@ package dev.lakestream.core.wal;
 import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigReader;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -53,6 +54,14 @@ public record WalWriterConfig(long maxObjectBytes, Duration flushDelay, long max
 
     public static final WalWriterConfig DEFAULT = new WalWriterConfig(8L << 20, Duration.ofMillis(100), 256L << 20,
             WhenFull.WAIT, FlushPolicy.ADAPTIVE, Duration.ofMillis(1), DEFAULT_MAX_PUTS_PER_SECOND);
+
+    /**
+     * Every key the writer reads (registered in {@link dev.lakestream.core.config.ConfigKeys}), including the flush
+     * policy's keys (flushPolicy, linger, maxPutsPerSecond).
+     */
+    public static final List<String> KEYS = List.of("lakestream.writer.maxObjectSize", "lakestream.writer.flushDelay",
+            "lakestream.writer.maxPendingBytes", "lakestream.writer.whenFull", "lakestream.writer.flushPolicy",
+            "lakestream.writer.linger", "lakestream.writer.maxPutsPerSecond");
 
     public WalWriterConfig {
         if (maxObjectBytes < 1) {

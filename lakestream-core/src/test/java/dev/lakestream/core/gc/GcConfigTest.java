@@ -35,7 +35,7 @@ class GcConfigTest {
 
     @Test
     void badValuesAreRefusedNamingTheKey() {
-        assertRefused("lakestream.gc.interval", "0s", "PT0S");
+        assertRefused("lakestream.gc.interval", "0s", "'0ms' must be positive");
         assertRefused("lakestream.gc.interval", "soon", "soon");
         assertRefused("lakestream.gc.maxDeletesPerSecond", "0", "'0'");
         assertRefused("lakestream.gc.maxDeletesPerSecond", "many", "many");

@@ -4,6 +4,7 @@ import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigReader;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -26,6 +27,10 @@ public record EmbeddedMetadataStoreConfig(Path dataDir, boolean sync) {
 
     public static final String DATA_DIR = "lakestream.embedded.dataDir";
     public static final String SYNC = "lakestream.embedded.sync";
+
+    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    public static final List<String> KEYS =
+            List.of(DATA_DIR, SYNC);
 
     public static final boolean DEFAULT_SYNC = true;
 

@@ -3,6 +3,7 @@ package dev.lakestream.core.metadata.oxia;
 import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigReader;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -36,6 +37,10 @@ public record OxiaMetadataStoreConfig(String serviceAddress, String namespace, D
     public static final String REQUEST_TIMEOUT = "lakestream.oxia.requestTimeout";
     public static final String SESSION_TIMEOUT = "lakestream.oxia.sessionTimeout";
     public static final String CONNECT_TIMEOUT = "lakestream.oxia.connectTimeout";
+
+    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    public static final List<String> KEYS =
+            List.of(SERVICE_ADDRESS, NAMESPACE, REQUEST_TIMEOUT, SESSION_TIMEOUT, CONNECT_TIMEOUT);
 
     public static final String DEFAULT_NAMESPACE = "default";
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);

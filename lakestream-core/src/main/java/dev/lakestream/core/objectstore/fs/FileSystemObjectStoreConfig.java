@@ -4,6 +4,7 @@ import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigReader;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The settings of a {@link FileSystemObjectStore}, validated on construction (a {@link ConfigException}
@@ -23,6 +24,10 @@ public record FileSystemObjectStoreConfig(Path root, boolean createRoot, boolean
     public static final String CREATE_ROOT = "lakestream.fs.createRoot";
     public static final String FSYNC = "lakestream.fs.fsync";
     public static final String IO_THREADS = "lakestream.fs.ioThreads";
+
+    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    public static final List<String> KEYS =
+            List.of(ROOT, CREATE_ROOT, FSYNC, IO_THREADS);
 
     public static final boolean DEFAULT_CREATE_ROOT = true;
     public static final boolean DEFAULT_FSYNC = true;

@@ -2,10 +2,12 @@ package dev.lakestream.core.objectstore.s3;
 
 import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigReader;
+import dev.lakestream.core.config.Secrets;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.List;
 
 /**
  * The settings of an {@link S3ObjectStore}, validated on construction (a {@link ConfigException} names the
@@ -57,6 +59,11 @@ public record S3ObjectStoreConfig(
     public static final String RETRY_MAX_DELAY = "lakestream.s3.retryMaxDelay";
     public static final String MAX_CONCURRENT_REQUESTS = "lakestream.s3.maxConcurrentRequests";
 
+    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    public static final List<String> KEYS =
+            List.of(BUCKET, PREFIX, REGION, ENDPOINT, PATH_STYLE_ACCESS, ACCESS_KEY_ID, SECRET_ACCESS_KEY, REQUEST_TIMEOUT,
+                    MAX_RETRIES, RETRY_BASE_DELAY, RETRY_MAX_DELAY, MAX_CONCURRENT_REQUESTS);
+
     public static final String DEFAULT_REGION = "us-east-1";
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
     public static final int DEFAULT_MAX_RETRIES = 5;
@@ -99,8 +106,8 @@ public record S3ObjectStoreConfig(
         requirePositive(RETRY_BASE_DELAY, retryBaseDelay);
         requirePositive(RETRY_MAX_DELAY, retryMaxDelay);
         if (retryBaseDelay.compareTo(retryMaxDelay) > 0) {
-            throw new ConfigException(RETRY_BASE_DELAY, retryBaseDelay.toString(),
-                    "must not exceed " + RETRY_MAX_DELAY + " (" + retryMaxDelay + ")");
+            throw new ConfigException(RETRY_BASE_DELAY, ConfigReader.format(retryBaseDelay),
+                    "must not exceed " + RETRY_MAX_DELAY + " (" + ConfigReader.format(retryMaxDelay) + ")");
         }
         if (maxConcurrentRequests < 1) {
             throw new ConfigException(MAX_CONCURRENT_REQUESTS, String.valueOf(maxConcurrentRequests),
@@ -147,12 +154,13 @@ public record S3ObjectStoreConfig(
         return "s3://" + bucket + (prefix.isEmpty() ? "" : "/" + prefix);
     }
 
-    /** Never prints the secret. */
+    /** Shows the credentials only as {@link Secrets} allows (never the secret). */
     @Override
     public String toString() {
         return "S3ObjectStoreConfig[bucket=" + bucket + ", prefix=" + prefix + ", region=" + region
                 + ", endpoint=" + endpoint + ", pathStyleAccess=" + pathStyleAccess
-                + ", accessKeyId=" + accessKeyId + ", secretAccessKey=" + (secretAccessKey == null ? null : "****")
+                + ", accessKeyId=" + Secrets.shown(ACCESS_KEY_ID, accessKeyId)
+                + ", secretAccessKey=" + Secrets.shown(SECRET_ACCESS_KEY, secretAccessKey)
                 + ", requestTimeout=" + requestTimeout + ", maxRetries=" + maxRetries
                 + ", retryBaseDelay=" + retryBaseDelay + ", retryMaxDelay=" + retryMaxDelay
                 + ", maxConcurrentRequests=" + maxConcurrentRequests + "]";
@@ -187,7 +195,7 @@ public record S3ObjectStoreConfig(
 
     private static void requirePositive(String key, Duration d) {
         if (d == null || d.isNegative() || d.isZero()) {
-            throw new ConfigException(key, String.valueOf(d), "must be a positive duration");
+            throw new ConfigException(key, ConfigReader.format(d), "must be a positive duration");
         }
     }
 

@@ -1,0 +1,59 @@
+package dev.lakestream.core.config;
+
+import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
+import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The one place that decides how a configuration value is shown in a log line, an exception message or a
+ * {@code toString()}: secrets never appear, identifiers of credentials only by their last characters.
+ */
+public final class Secrets {
+
+    /** Shown instead of a secret. */
+    public static final String MASK = "****";
+
+    /** Keys whose values are secrets: never shown. */
+    private static final Set<String> SECRET_KEYS = Set.of(S3ObjectStoreConfig.SECRET_ACCESS_KEY);
+
+    /** Keys whose values identify a credential: shown by their last 4 characters, enough to tell two apart. */
+    private static final Set<String> CREDENTIAL_ID_KEYS = Set.of(S3ObjectStoreConfig.ACCESS_KEY_ID);
+
+    private Secrets() {}
+
+    public static boolean isSecret(String key) {
+        return SECRET_KEYS.contains(key);
+    }
+
+    /**
+     * Replaces the credentials in {@code properties} by what {@link #shown} shows of them, for a host whose configuration object outlives
+     * the reading of it and is printed by code we do not own (Pulsar logs every custom broker property at start-up).
+     * Call it once the secrets have been read.
+     */
+    public static void maskIn(Properties properties) {
+        if (properties == null) {
+            return;
+        }
+        for (String key : Stream.concat(SECRET_KEYS.stream(), CREDENTIAL_ID_KEYS.stream()).toList()) {
+            String value = properties.getProperty(key);
+            if (value != null) {
+                properties.setProperty(key, shown(key, value));
+            }
+        }
+    }
+
+    /** {@code value} as it may be shown for {@code key}; {@code null} stays {@code null}. */
+    public static String shown(String key, String value) {
+        if (value == null) {
+            return null;
+        }
+        if (SECRET_KEYS.contains(key)) {
+            return MASK;
+        }
+        if (CREDENTIAL_ID_KEYS.contains(key)) {
+            return value.length() <= 8 ? MASK : MASK + value.substring(value.length() - 4);
+        }
+        return value;
+    }
+}
