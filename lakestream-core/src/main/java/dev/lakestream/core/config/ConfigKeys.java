@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -28,10 +29,17 @@ public final class ConfigKeys {
     /** The prefix of every key of this project; other keys (a broker's own) are not checked. */
     public static final String PREFIX = "lakestream.";
 
-    private static final Set<String> KNOWN = Stream.of(LakestreamConfig.KEYS, WalWriterConfig.KEYS,
-                    ReaderConfig.KEYS, GcConfig.KEYS, S3ObjectStoreConfig.KEYS, FileSystemObjectStoreConfig.KEYS,
-                    OxiaMetadataStoreConfig.KEYS, EmbeddedMetadataStoreConfig.KEYS)
+    /** Key sets of other modules on the class path (the Iceberg materializer's), found with ServiceLoader. */
+    private static final List<ConfigKeySet> MODULES = ServiceLoader.load(ConfigKeySet.class,
+            ConfigKeys.class.getClassLoader()).stream().map(ServiceLoader.Provider::get).toList();
+
+    private static final Set<String> KNOWN = Stream.concat(Stream.of(LakestreamConfig.KEYS, WalWriterConfig.KEYS,
+                            ReaderConfig.KEYS, GcConfig.KEYS, S3ObjectStoreConfig.KEYS, FileSystemObjectStoreConfig.KEYS,
+                            OxiaMetadataStoreConfig.KEYS, EmbeddedMetadataStoreConfig.KEYS),
+                    MODULES.stream().map(ConfigKeySet::keys))
             .flatMap(List::stream).collect(Collectors.toUnmodifiableSet());
+
+    private static final List<String> PREFIXES = MODULES.stream().flatMap(m -> m.prefixes().stream()).toList();
 
     private ConfigKeys() {}
 
@@ -41,7 +49,7 @@ public final class ConfigKeys {
     }
 
     public static boolean isKnown(String key) {
-        return KNOWN.contains(key);
+        return KNOWN.contains(key) || PREFIXES.stream().anyMatch(key::startsWith);
     }
 
     /**
@@ -50,7 +58,7 @@ public final class ConfigKeys {
      * @throws ConfigException naming every unknown key and, for each, the nearest known key if one is close
      */
     public static void requireKnown(Collection<String> keys) {
-        List<String> unknown = keys.stream().filter(k -> k.startsWith(PREFIX) && !KNOWN.contains(k)).sorted()
+        List<String> unknown = keys.stream().filter(k -> k.startsWith(PREFIX) && !isKnown(k)).sorted()
                 .toList();
         if (unknown.isEmpty()) {
             return;

@@ -1,12 +1,9 @@
 package dev.lakestream.core.log;
 
-import dev.lakestream.core.objectstore.ObjectInfo;
-import dev.lakestream.core.objectstore.ObjectListing;
+import dev.lakestream.core.objectstore.ForwardingObjectStore;
 import dev.lakestream.core.objectstore.ObjectStore;
 import java.nio.ByteBuffer;
-import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
@@ -16,7 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * called) and can hold the next PUT back until the test lets it go, as a slow PUT would. Does not close the
  * store it wraps.
  */
-final class GatedObjectStore implements ObjectStore {
+final class GatedObjectStore extends ForwardingObjectStore {
 
     record Put(String key, int bytes) {}
 
@@ -30,13 +27,12 @@ final class GatedObjectStore implements ObjectStore {
         }
     }
 
-    private final ObjectStore store;
     private final List<Put> puts = new CopyOnWriteArrayList<>();
     private final AtomicReference<Held> next = new AtomicReference<>();
     private final List<Held> held = new CopyOnWriteArrayList<>();
 
     GatedObjectStore(ObjectStore store) {
-        this.store = store;
+        super("gated", store);
     }
 
     /** Every PUT called so far, in order. */
@@ -69,44 +65,5 @@ final class GatedObjectStore implements ObjectStore {
         }
         held.arrived.complete(key);
         return held.gate.thenCompose(v -> store.put(key, data));
-    }
-
-    @Override
-    public CompletableFuture<Void> putIfAbsent(String key, ByteBuffer data) {
-        return store.putIfAbsent(key, data);
-    }
-
-    @Override
-    public CompletableFuture<ByteBuffer> get(String key) {
-        return store.get(key);
-    }
-
-    @Override
-    public CompletableFuture<ByteBuffer> get(String key, long offset, long length) {
-        return store.get(key, offset, length);
-    }
-
-    @Override
-    public CompletableFuture<Optional<ObjectInfo>> head(String key) {
-        return store.head(key);
-    }
-
-    @Override
-    public CompletableFuture<ObjectListing> list(String prefix, String continuation, int maxKeys) {
-        return store.list(prefix, continuation, maxKeys);
-    }
-
-    @Override
-    public CompletableFuture<Void> delete(Collection<String> keys) {
-        return store.delete(keys);
-    }
-
-    @Override
-    public String location() {
-        return "gated " + store.location();
-    }
-
-    @Override
-    public void close() {
     }
 }

@@ -1,7 +1,6 @@
 package dev.lakestream.tests.install;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.lakestream.testkit.OxiaServer;
@@ -9,6 +8,10 @@ import dev.lakestream.testkit.S3ProxyServer;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,16 +20,22 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -273,7 +282,7 @@ class ComposeQuickstartTest {
         String a = "persistent://public/default/gc-a";
         String b = "persistent://public/default/gc-b";
         byte[] payload = new byte[1024];
-        java.util.Random random = new java.util.Random(7);
+        Random random = new Random(7);
         int perTopic = 60;
         String lastOfB = null;
         try (PulsarClient client = client(0);
@@ -281,14 +290,14 @@ class ComposeQuickstartTest {
              Consumer<byte[]> consumerOfA = client.newConsumer().topic(a).subscriptionName("s").subscribe();
              Producer<byte[]> pa = client.newProducer().topic(a).enableBatching(false).create();
              Producer<byte[]> pb = client.newProducer().topic(b).enableBatching(false).create()) {
-            List<java.util.concurrent.CompletableFuture<?>> sends = new ArrayList<>();
+            List<CompletableFuture<?>> sends = new ArrayList<>();
             for (int i = 0; i < perTopic; i++) {
                 random.nextBytes(payload);
                 sends.add(pa.sendAsync(payload.clone()));
                 random.nextBytes(payload);
                 sends.add(pb.newMessage().value(payload.clone()).property("i", Integer.toString(i)).sendAsync());
             }
-            java.util.concurrent.CompletableFuture.allOf(sends.toArray(java.util.concurrent.CompletableFuture[]::new))
+            CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
                     .get(60, TimeUnit.SECONDS);
             lastOfB = Integer.toString(perTopic - 1);
             long[] before = bucketUsage(bucketDir);
@@ -302,7 +311,7 @@ class ComposeQuickstartTest {
             }
             consumerOfA.close();
             pa.close();
-            try (var admin = org.apache.pulsar.client.admin.PulsarAdmin.builder()
+            try (PulsarAdmin admin = PulsarAdmin.builder()
                     .serviceHttpUrl(brokers.get(0).webServiceUrl()).build()) {
                 admin.topics().delete(a, true);
             }
@@ -332,8 +341,8 @@ class ComposeQuickstartTest {
 
         // What B still holds reads back: no reader meets a deleted object for data it may read.
         try (PulsarClient client = client(1);
-             org.apache.pulsar.client.api.Reader<byte[]> reader = client.newReader().topic(b)
-                     .startMessageId(org.apache.pulsar.client.api.MessageId.earliest).create()) {
+             Reader<byte[]> reader = client.newReader().topic(b)
+                     .startMessageId(MessageId.earliest).create()) {
             List<Integer> kept = new ArrayList<>();
             while (reader.hasMessageAvailable()) {
                 Message<byte[]> m = reader.readNext(30, TimeUnit.SECONDS);
@@ -345,7 +354,7 @@ class ComposeQuickstartTest {
             assertThat(kept).as("B's messages from what retention kept").isNotEmpty()
                     .isSorted().endsWith(Integer.parseInt(lastOfB));
             assertThat(kept).as("the 10 unacknowledged ones among them")
-                    .containsAll(java.util.stream.IntStream.range(perTopic - 10, perTopic).boxed().toList());
+                    .containsAll(IntStream.range(perTopic - 10, perTopic).boxed().toList());
         }
     }
 
@@ -363,9 +372,9 @@ class ComposeQuickstartTest {
     }
 
     private static String scrape(StockBroker broker) throws IOException, InterruptedException {
-        var r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create(broker.webServiceUrl() + "/metrics/")).timeout(Duration.ofSeconds(30)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(broker.webServiceUrl() + "/metrics/")).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
         return r.body();
     }
