@@ -25,10 +25,7 @@ class MaterializerRunnerTest {
             for (int round = 0; round < 3; round++) {
                 Fixture.append(stream, ExactlyOnceTest.entries(round * 5, 5));
                 long want = (round + 1) * 5L;
-                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                while (m.status().committedOffset() < want && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
+                awaitUntil(() -> m.status().committedOffset() >= want);
                 assertThat(m.status().committedOffset()).isEqualTo(want);
                 ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(topic)), (int) want);
             }
@@ -47,10 +44,7 @@ class MaterializerRunnerTest {
             TopicMaterializer m = f.materializer(topic, stream, catalog, config, DeadLetters.log());
             MaterializerRunner runner = new MaterializerRunner(m, Duration.ofMillis(50)).start();
             Fixture.append(stream, ExactlyOnceTest.entries(0, 4));
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (m.status().nextOffset() < 4 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            awaitUntil(() -> m.status().nextOffset() >= 4);
             assertThat(m.status().nextOffset()).isEqualTo(4);
             assertThat(m.status().committedOffset()).isEqualTo(-1);
             assertThat(m.status().lagEntries()).isEqualTo(4);
@@ -61,6 +55,14 @@ class MaterializerRunnerTest {
             assertThat(m.status().lagEntries()).isZero();
             assertThat(m.status().lagMillis(System.currentTimeMillis())).isZero();
             ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(topic)), 4);
+        }
+    }
+
+    /** Polls the runner's published status (it runs on its own thread) for at most 30 s; the caller asserts after. */
+    private static void awaitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
         }
     }
 }

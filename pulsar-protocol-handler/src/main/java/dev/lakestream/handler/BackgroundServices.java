@@ -6,9 +6,7 @@ import dev.lakestream.core.gc.GcConfig;
 import dev.lakestream.core.gc.GcService;
 import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.broker.storage.ManagedLedgerStorage;
@@ -45,7 +43,7 @@ final class BackgroundServices implements AutoCloseable {
                     + storage.getClass().getClassLoader()));
         }
         ServiceConfiguration conf = pulsar.getConfiguration();
-        GcConfig gcConfig = GcConfig.fromProperties(new ConfigReader(properties(conf)));
+        GcConfig gcConfig = GcConfig.fromProperties(ConfigReader.of(conf.getProperties()));
         Lakestream log = lakestream.lakestream();
         BackgroundServices services = new BackgroundServices(log, GcService.start(log, gcConfig),
                 Map.of("cluster", conf.getClusterName()));
@@ -55,17 +53,6 @@ final class BackgroundServices implements AutoCloseable {
             out.write(text.toString().getBytes(StandardCharsets.UTF_8));
         });
         return services;
-    }
-
-    private static Map<String, String> properties(ServiceConfiguration conf) {
-        Map<String, String> map = new HashMap<>();
-        Properties props = conf.getProperties();
-        if (props != null) {
-            for (String k : props.stringPropertyNames()) {
-                map.put(k, props.getProperty(k));
-            }
-        }
-        return map;
     }
 
     void writeMetrics(StringBuilder out) {

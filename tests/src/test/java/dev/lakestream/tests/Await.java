@@ -3,10 +3,10 @@ package dev.lakestream.tests;
 import java.util.concurrent.TimeUnit;
 
 /** Waits on a condition with a generous limit (no fixed sleeps in the tests). */
-final class Await {
+public final class Await {
 
     @FunctionalInterface
-    interface Condition {
+    public interface Condition {
         boolean holds() throws Exception;
     }
 
@@ -14,7 +14,7 @@ final class Await {
     }
 
     /** Polls {@code condition} every 100 ms until it holds; fails naming {@code what} after {@code seconds}. */
-    static void until(String what, int seconds, Condition condition) throws Exception {
+    public static void until(String what, int seconds, Condition condition) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         Exception last = null;
         while (System.nanoTime() < deadline) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.lakestream.testkit.OxiaServer;
 import dev.lakestream.testkit.S3ProxyServer;
+import dev.lakestream.tests.Await;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -90,25 +91,25 @@ class ComposeQuickstartTest {
     /** One broker service of the compose file: what it mounts and how it installs the bundle. */
     record BrokerService(String name, Map<String, Path> mounts, Path installer, List<String> installArgs) {
 
-        /** The host path of a container path, through the service's bind mounts. */
-        Path hostPath(String containerPath) {
-            for (Map.Entry<String, Path> m : mounts.entrySet()) {
-                if (containerPath.equals(m.getKey()) || containerPath.startsWith(m.getKey() + "/")) {
-                    return m.getValue().resolve(containerPath.substring(m.getKey().length()).replaceFirst("^/", ""));
-                }
-            }
-            throw new AssertionError("service " + name + " uses " + containerPath + ", which no volume mounts");
-        }
-
         Path confFile() {
             int i = installArgs.indexOf("--conf");
             assertThat(i).as("%s installs with --conf FILE", name).isNotNegative();
-            return hostPath(installArgs.get(i + 1));
+            return hostPath(name, mounts, installArgs.get(i + 1));
         }
 
         List<String> settings() {
             return installArgs.stream().filter(a -> a.contains("=") && !a.startsWith("--")).toList();
         }
+    }
+
+    /** The host path of a container path, through a service's bind mounts. */
+    static Path hostPath(String service, Map<String, Path> mounts, String containerPath) {
+        for (Map.Entry<String, Path> m : mounts.entrySet()) {
+            if (containerPath.equals(m.getKey()) || containerPath.startsWith(m.getKey() + "/")) {
+                return m.getValue().resolve(containerPath.substring(m.getKey().length()).replaceFirst("^/", ""));
+            }
+        }
+        throw new AssertionError("service " + service + " uses " + containerPath + ", which no volume mounts");
     }
 
     static List<BrokerService> brokerServices() {
@@ -137,8 +138,7 @@ class ComposeQuickstartTest {
             }
             List<String> args = new ArrayList<>(List.of(m.group(3).trim().split("\\s+")));
             assertThat(m.group(2)).as("PULSAR_HOME of the official image").isEqualTo("/pulsar");
-            BrokerService b = new BrokerService(e.getKey(), mounts, null, args);
-            out.add(new BrokerService(e.getKey(), mounts, b.hostPath(m.group(1)), args));
+            out.add(new BrokerService(e.getKey(), mounts, hostPath(e.getKey(), mounts, m.group(1)), args));
         });
         return out;
     }
@@ -316,12 +316,13 @@ class ComposeQuickstartTest {
                 admin.topics().delete(a, true);
             }
             long written = 2L * perTopic * payload.length;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            long[] after = bucketUsage(bucketDir);
-            while (after[1] > before[1] - written / 2 && System.nanoTime() < deadline) {
-                Thread.sleep(500);
-                after = bucketUsage(bucketDir);
+            try {
+                Await.until("the bucket shrinks by half of what A and B wrote", 120,
+                        () -> bucketUsage(bucketDir)[1] <= before[1] - written / 2);
+            } catch (AssertionError e) {
+                // The assertions below say by how much it missed.
             }
+            long[] after = bucketUsage(bucketDir);
             LOG_LINES.add("bucket after: " + after[0] + " objects, " + after[1] + " bytes");
             Files.write(workDir.resolve("gc-counts.txt"), LOG_LINES);
             assertThat(after[1]).as("bucket bytes after deleting A and trimming B (before %s, %s written to A and B)",

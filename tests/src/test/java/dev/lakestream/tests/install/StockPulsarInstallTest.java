@@ -8,6 +8,7 @@ import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
 import dev.lakestream.testkit.OxiaServer;
 import dev.lakestream.testkit.S3ProxyServer;
+import dev.lakestream.tests.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -16,7 +17,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -214,12 +214,9 @@ class StockPulsarInstallTest {
                 }
             }
             admin.topics().triggerCompaction(keyed);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            Await.until("compaction of " + keyed + " ended", 60,
+                    () -> admin.topics().compactionStatus(keyed).status != LongRunningProcessStatus.Status.RUNNING);
             LongRunningProcessStatus status = admin.topics().compactionStatus(keyed);
-            while (status.status == LongRunningProcessStatus.Status.RUNNING && System.nanoTime() < deadline) {
-                Thread.sleep(200);
-                status = admin.topics().compactionStatus(keyed);
-            }
             assertThat(status.status).as("compaction: %s", status.lastError).isEqualTo(
                     LongRunningProcessStatus.Status.SUCCESS);
             Map<String, String> latest = new HashMap<>();
@@ -353,7 +350,4 @@ class StockPulsarInstallTest {
         }
     }
 
-    static String utf8(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8);
-    }
 }
