@@ -366,8 +366,9 @@ public final class TopicMaterializer implements AutoCloseable {
         long rows = pendingRows;
         String commitId = UUID.randomUUID().toString();
         for (int attempt = 1; ; attempt++) {
-            table.refresh();
-            Map<Long, Long> offsets = CommitSummary.committedOffsets(table);
+            // The check and the append see one version of the table: the append cannot rebase past the check.
+            ValidatedBase base = ValidatedBase.read(table);
+            Map<Long, Long> offsets = CommitSummary.committedOffsets(base.table());
             Long now = offsets.get(stream.id());
             if (!Objects.equals(now, committedBase)) {
                 // Another materializer committed this stream since we read the table: its commit wins.
@@ -378,7 +379,7 @@ public final class TopicMaterializer implements AutoCloseable {
                 resync();
                 return;
             }
-            AppendFiles append = table.newAppend();
+            AppendFiles append = base.newAppend();
             files.forEach(append::appendFile);
             Map<Long, Long> carried = new LinkedHashMap<>(offsets);
             carried.put(stream.id(), end);
@@ -388,6 +389,7 @@ public final class TopicMaterializer implements AutoCloseable {
             append.set("lakestream.topic", topic.toString());
             try {
                 append.commit();
+                table.refresh();
             } catch (CommitFailedException e) {
                 // The catalog refused our base (another commit landed first): re-validate and try again.
                 if (attempt >= MAX_COMMIT_ATTEMPTS) {

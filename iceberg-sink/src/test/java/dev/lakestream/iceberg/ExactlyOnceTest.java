@@ -110,6 +110,33 @@ class ExactlyOnceTest {
     }
 
     @Test
+    void aCommitByAnotherProcessBetweenTheCheckAndTheCommitIsNeverBuiltUpon() throws Exception {
+        try (Fixture f = new Fixture(dir)) {
+            TopicRef topic = TopicRef.parse("persistent://public/default/window");
+            StreamLog stream = f.stream(topic);
+            Fixture.append(stream, entries(0, 4));
+            MaterializerConfig onRequest = MaterializerConfig.DEFAULT.withRead(4, 1 << 20);
+            FaultyJdbcCatalog catalogA = f.catalog();
+            TopicMaterializer a = f.materializer(topic, stream, catalogA, onRequest, DeadLetters.log());
+            TopicMaterializer b = f.materializer(topic, stream, f.catalog(), onRequest, DeadLetters.log());
+            a.open();
+            b.open();
+            a.poll();
+            b.poll(); // both hold [0, 4), written and not committed
+            // A reads the table once to check its base; B commits [0, 4) right after that read. Iceberg's append
+            // re-reads the table when it builds the snapshot: it must not build A's commit on B's.
+            catalogA.beforeRefresh(2, b::commit);
+            a.commit();
+            Table table = f.catalog().loadTable(TableNames.of(topic));
+            assertExactly(table, 4);
+            assertThat(a.status().commits() + b.status().commits()).isEqualTo(1);
+            assertThat(Fixture.dataFilesOnDisk(table)).as("the loser's files are deleted").isEqualTo(countFiles(table));
+            a.close();
+            b.close();
+        }
+    }
+
+    @Test
     void twoMaterializersRacingOnOneTopicNeverCommitAnOffsetTwice() throws Exception {
         try (Fixture f = new Fixture(dir)) {
             TopicRef topic = TopicRef.parse("persistent://public/default/race");

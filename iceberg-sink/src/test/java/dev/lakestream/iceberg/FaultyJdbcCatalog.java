@@ -1,5 +1,6 @@
 package dev.lakestream.iceberg;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -29,6 +30,17 @@ final class FaultyJdbcCatalog extends JdbcCatalog {
     }
 
     private final AtomicReference<Fault> next = new AtomicReference<>();
+    private final AtomicInteger refreshesUntilAction = new AtomicInteger();
+    private final AtomicReference<Runnable> refreshAction = new AtomicReference<>();
+
+    /**
+     * Runs {@code action} just before the {@code nth} table read (refresh) from now of any table of this catalog:
+     * another process acting at an exact point of this one's commit.
+     */
+    void beforeRefresh(int nth, Runnable action) {
+        refreshesUntilAction.set(nth);
+        refreshAction.set(action);
+    }
 
     /** Injects {@code fault} into the next snapshot commit. */
     void injectIntoNextCommit(Fault fault) {
@@ -50,6 +62,9 @@ final class FaultyJdbcCatalog extends JdbcCatalog {
 
             @Override
             public TableMetadata refresh() {
+                if (refreshAction.get() != null && refreshesUntilAction.decrementAndGet() == 0) {
+                    refreshAction.getAndSet(null).run();
+                }
                 return real.refresh();
             }
 
