@@ -150,4 +150,19 @@ class MaterializeCommandTest {
         assertThat(noConf.code()).isEqualTo(2);
         assertThat(noConf.err()).contains("--conf FILE is required");
     }
+
+    @Test
+    void selectionTakesNamespacesAndTopicsAndLeavesSystemTopicsOutUnlessNamed() {
+        var all = dev.lakestream.iceberg.tool.TopicSelection.parse("all");
+        assertThat(all.includes(ORDERS)).isTrue();
+        assertThat(all.includes(TopicRef.parse("persistent://public/default/__change_events"))).isFalse();
+        assertThat(all.includes(TopicRef.parse("persistent://public/default/t-sub__transaction_pending_ack")))
+                .isFalse();
+        var some = dev.lakestream.iceberg.tool.TopicSelection.parse(
+                "other/ns, persistent://public/default/orders, persistent://public/default/__change_events");
+        assertThat(some.includes(OTHER)).isTrue();
+        assertThat(some.includes(TopicRef.parse("persistent://public/default/orders-partition-3"))).isTrue();
+        assertThat(some.includes(TopicRef.parse("persistent://public/default/__change_events"))).isTrue();
+        assertThat(some.includes(TopicRef.parse("persistent://public/default/other"))).isFalse();
+    }
 }

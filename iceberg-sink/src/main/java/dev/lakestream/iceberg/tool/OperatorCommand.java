@@ -195,8 +195,9 @@ public final class OperatorCommand {
                     r.terminatedOffset == null ? "" : " (terminated at offset " + r.terminatedOffset + ")",
                     r.ledgers.size());
             for (ManagedLedgerRecord.LedgerEntry l : r.ledgers) {
-                out.printf("    ledger %d: first offset %d, %d bytes, created %s%n", l.id, l.firstOffset, l.size,
-                        Instant.ofEpochMilli(l.timestamp));
+                // Size and time are filled in when a ledger is closed.
+                out.printf("    ledger %d: first offset %d%s%n", l.id, l.firstOffset, l.timestamp == 0 ? ""
+                        : ", " + l.size + " B, closed " + Instant.ofEpochMilli(l.timestamp));
             }
         });
         List<IndexRecord> records = new OffsetIndex(log.metadataStore())

@@ -213,8 +213,8 @@ public final class StandaloneMaterializer implements AutoCloseable {
             m.close();
             OnceResult r = new OnceResult(m.topic().toString(), s.id(), m.tableId().toString(), target,
                     m.status());
-            LOG.info("{}: committed up to offset {} of {} ({})", r.topic(), r.status().committedOffset(), target,
-                    r.status().state());
+            LOG.info("{}: materialized up to offset {} of {}{}", r.topic(), r.status().nextOffset(), target,
+                    r.complete() ? "" : " (incomplete: " + r.status().lastError() + ")");
             results.add(r);
         }
         schemaExecutor.shutdownNow();

@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * Which topics a standalone materializer takes (key {@value #KEY}): {@code all} (the default), or a comma-separated
  * list of namespaces ({@code tenant/namespace}) and topics ({@code persistent://tenant/namespace/topic}; a
- * partitioned topic's name takes all its partitions).
+ * partitioned topic's name takes all its partitions). Pulsar's system topics are left out unless named.
  *
  * <p>The namespace and topic property {@code lakestream.iceberg=enabled} lives in Pulsar's own metadata store (a
  * broker's RocksDB, ZooKeeper or Oxia), which the tool does not open: the selection is by this key only.
@@ -55,16 +55,23 @@ public record TopicSelection(boolean all, List<String> namespaces, List<String> 
         return new TopicSelection(false, namespaces, topics);
     }
 
-    /** Whether the topic partition is selected. */
+    /**
+     * Whether the topic partition is selected. Pulsar's system topics (local names starting with {@code __}, such
+     * as {@code __change_events}, and transaction pending-ack topics) are taken only when named.
+     */
     public boolean includes(TopicRef topic) {
-        if (all) {
-            return true;
-        }
-        if (namespaces.contains(topic.tenant() + "/" + topic.namespace())) {
-            return true;
-        }
         // The topic (all partitions) or exactly this partition.
-        return topics.contains(topic.topicName()) || topics.contains(topic.toString());
+        if (topics.contains(topic.topicName()) || topics.contains(topic.toString())) {
+            return true;
+        }
+        if (isSystemTopic(topic)) {
+            return false;
+        }
+        return all || namespaces.contains(topic.tenant() + "/" + topic.namespace());
+    }
+
+    static boolean isSystemTopic(TopicRef topic) {
+        return topic.topic().startsWith("__") || topic.topic().endsWith("__transaction_pending_ack");
     }
 
     @Override
