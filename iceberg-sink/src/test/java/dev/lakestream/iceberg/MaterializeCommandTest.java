@@ -91,7 +91,7 @@ class MaterializeCommandTest {
         Run status = run(null, "status", "--conf", conf.toString());
         assertThat(status.code()).as(status.err()).isZero();
         assertThat(status.out()).contains("TOPIC").contains("persistent://public/default/orders")
-                .containsPattern("public\\.default\\.orders\\s+5\\s+7\\s+2\\s+\\d+\\.\\d\\s+UNKNOWN");
+                .containsPattern("public\\.default\\.orders\\s+5\\s+7\\s+2\\s+\\d+\\.\\d\\s+STOPPED");
 
         // A second pass takes only the new entries: each message once.
         Run again = run(null, "--conf", conf.toString(), "--once");

@@ -218,6 +218,14 @@ public final class StandaloneMaterializer implements AutoCloseable {
             results.add(r);
         }
         schemaExecutor.shutdownNow();
+        long now = System.currentTimeMillis();
+        try {
+            StatusFile.write(config.statusFile(), new StatusFile.Snapshot(ProcessHandle.current().pid(), now, false,
+                    results.stream().map(r -> StatusFile.Topic.of(r.topic(), r.streamId(), r.table(), r.status(),
+                            now)).toList()));
+        } catch (RuntimeException e) {
+            LOG.warn("could not publish the status", e);
+        }
         return results;
     }
 

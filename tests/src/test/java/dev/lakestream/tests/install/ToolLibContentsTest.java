@@ -33,10 +33,10 @@ class ToolLibContentsTest {
         try (Stream<Path> files = Files.list(StockPulsarHome.bundle().resolve("tools/lib"))) {
             files.forEach(f -> jars.add(f.getFileName().toString()));
         }
-        assertThat(jars).as("the materializer itself").contains("dev.lakestream-iceberg-sink-" + StockPulsarHome.VERSION
+        assertThat(jars).as("the materializer itself").contains("dev.lakestream.iceberg-sink-" + StockPulsarHome.VERSION
                 + ".jar");
         Set<String> expected = new TreeSet<>();
-        expected.add("dev.lakestream-iceberg-sink-" + StockPulsarHome.VERSION + ".jar");
+        expected.add("dev.lakestream.iceberg-sink-" + StockPulsarHome.VERSION + ".jar");
         List<String> inStockToo = new ArrayList<>();
         for (StockLibContentsTest.Artifact a : needed.values()) {
             // This project's modules are in the storage jar (JavaFastPFOR relocated there, used only by the core).
@@ -44,7 +44,7 @@ class ToolLibContentsTest {
                 continue;
             }
             String[] ga = a.key().split(":");
-            String jar = ga[0] + "-" + ga[1] + "-" + a.version() + ".jar";
+            String jar = ga[0] + "." + ga[1] + "-" + a.version() + ".jar";
             if (stock.containsKey(a.key())) {
                 if (jars.contains(jar)) {
                     inStockToo.add(jar);
