@@ -150,6 +150,9 @@ public final class IcebergBenchmark {
             System.out.println("[bench-iceberg] wrote the section '" + HEADING + "' of " + doc);
         }
         b.close();
+        try (var files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
         System.exit(0);
     }
 
