@@ -19,7 +19,7 @@ lakestream_build() {
     return
   fi
   if [[ -f "$build_stamp" && -x "$bundle_dir/bin/lakestream-install" && -d "$stock_home/lib" ]] \
-      && [[ -z "$(find pom.xml conf/lakestream-*.conf lakestream-core lakestream-testkit pulsar-managedledger-lakestream \
+      && [[ -z "$(find pom.xml conf/lakestream-*.conf lakestream-core lakestream-testkit pulsar-managedledger-lakestream iceberg-sink \
       lakestream-pulsar pulsar-protocol-handler stock-pulsar "$dist_dir" \
       \( -path '*/target' -o -path '*/src/test' -o -path '*/src/bench' \) \
       -prune -o -type f -newer "$build_stamp" -print -quit)" ]]; then

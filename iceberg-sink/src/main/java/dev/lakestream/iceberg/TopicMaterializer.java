@@ -106,6 +106,10 @@ public final class TopicMaterializer implements AutoCloseable {
     private long streamEnd = -1;
     private long oldestUncommittedMillis;
     private volatile MaterializerStatus status;
+    private PartitionKey partitionKey;
+    private InternalRecordWrapper keyWrapper;
+    private Schema keySchema;
+    private PartitionSpec keySpec;
 
     /**
      * @param catalog the catalog (not owned)
@@ -329,11 +333,21 @@ public final class TopicMaterializer implements AutoCloseable {
         return writer;
     }
 
+    /**
+     * The row's partition, in one key object reused for every row (building a key and a wrapper per row cost more
+     * than writing it; FanoutDataWriter copies the keys it keeps). Rebuilt when the table's schema or spec changes.
+     */
     private PartitionKey partitionKey(Record row) {
+        Schema schema = table.schema();
         PartitionSpec spec = table.spec();
-        PartitionKey key = new PartitionKey(spec, table.schema());
-        key.partition(new InternalRecordWrapper(table.schema().asStruct()).wrap(row));
-        return key;
+        if (partitionKey == null || keySchema != schema || keySpec != spec) {
+            partitionKey = new PartitionKey(spec, schema);
+            keyWrapper = new InternalRecordWrapper(schema.asStruct());
+            keySchema = schema;
+            keySpec = spec;
+        }
+        partitionKey.partition(keyWrapper.wrap(row));
+        return partitionKey;
     }
 
     private void closeWriter() {

@@ -181,7 +181,7 @@ class StockLibContentsTest {
     }
 
     /** groupId:artifactId to the artifact, from a {@code dependency:list} file. */
-    private static Map<String, Artifact> artifacts(Path listFile) throws IOException {
+    static Map<String, Artifact> artifacts(Path listFile) throws IOException {
         if (!Files.isRegularFile(listFile)) {
             throw new IllegalStateException("No " + listFile + ": package the modules stock-pulsar and"
                     + " lakestream-pulsar first (bin/test does)");

@@ -1,0 +1,100 @@
+package dev.lakestream.iceberg.tool;
+
+import dev.lakestream.core.config.ConfigException;
+import dev.lakestream.core.config.ConfigKeys;
+import dev.lakestream.core.config.ConfigReader;
+import dev.lakestream.iceberg.CatalogConfig;
+import dev.lakestream.iceberg.MaterializerConfig;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The standalone tools' configuration: one properties file with the broker's keys ({@code lakestream.*} for the
+ * stores, {@code lakestream.iceberg.*} for the catalog and materializer; a whole {@code broker.conf} does, its other
+ * keys are ignored) and the tool's own {@code lakestream.materialize.*} keys. Unknown {@code lakestream.*} keys are
+ * refused, naming the nearest known key.
+ *
+ * @param properties every key of the file
+ * @param dataDir where the embedded catalog lives ({@code <dataDir>/iceberg}) when no catalog URI is given
+ * @param selection which topics are materialized
+ * @param discoveryInterval how often new topics are looked for, default 30 s
+ * @param maintenanceInterval how often each table is compacted and its snapshots expired, default 10 min; 0 = never
+ * @param compactMinFiles a day partition is compacted once it has this many small files, default 8
+ * @param snapshotMaxAge snapshots older than this are expired, default 1 h
+ * @param snapshotRetainLast at least this many snapshots are kept, default 10
+ * @param statusFile where a running materializer publishes its topics' status for the status command
+ */
+public record ToolConfig(Map<String, String> properties, Path dataDir, TopicSelection selection,
+                         Duration discoveryInterval, Duration maintenanceInterval, int compactMinFiles,
+                         Duration snapshotMaxAge, int snapshotRetainLast, Path statusFile) {
+
+    static final String DISCOVERY_INTERVAL = "lakestream.materialize.discoveryInterval";
+    static final String MAINTENANCE_INTERVAL = "lakestream.materialize.maintenanceInterval";
+    static final String COMPACT_MIN_FILES = "lakestream.materialize.compactMinFiles";
+    static final String SNAPSHOT_MAX_AGE = "lakestream.materialize.snapshotMaxAge";
+    static final String SNAPSHOT_RETAIN_LAST = "lakestream.materialize.snapshotRetainLast";
+    static final String STATUS_FILE = "lakestream.materialize.statusFile";
+    static final String DATA_DIR = "lakestream.materialize.dataDir";
+    private static final String EMBEDDED_DATA_DIR = "lakestream.embedded.dataDir";
+
+    public ToolConfig {
+        properties = Map.copyOf(properties);
+        if (compactMinFiles < 2) {
+            throw new ConfigException(COMPACT_MIN_FILES, String.valueOf(compactMinFiles), "must be at least 2");
+        }
+        if (snapshotRetainLast < 1) {
+            throw new ConfigException(SNAPSHOT_RETAIN_LAST, String.valueOf(snapshotRetainLast), "must be at least 1");
+        }
+        if (discoveryInterval.isZero() || discoveryInterval.isNegative()) {
+            throw new ConfigException(DISCOVERY_INTERVAL, String.valueOf(discoveryInterval), "must be positive");
+        }
+    }
+
+    /** Reads and checks {@code file}. */
+    public static ToolConfig load(Path file) {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            p.load(r);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read the configuration file " + file + ": " + e, e);
+        }
+        Map<String, String> props = new LinkedHashMap<>();
+        p.stringPropertyNames().forEach(k -> props.put(k, p.getProperty(k).trim()));
+        return fromProperties(props);
+    }
+
+    public static ToolConfig fromProperties(Map<String, String> props) {
+        ConfigKeys.requireKnown(props.keySet());
+        ConfigReader r = new ConfigReader(props);
+        // The run-broker layout: the embedded metadata store in <dataDir>/lakestream-metadata.
+        Path dataDir = r.optional(DATA_DIR).map(Path::of)
+                .or(() -> r.optional(EMBEDDED_DATA_DIR).map(d -> Path.of(d).toAbsolutePath().getParent()))
+                .orElse(Path.of("data")).toAbsolutePath();
+        Path status = r.optional(STATUS_FILE).map(Path::of)
+                .orElse(dataDir.resolve("iceberg").resolve("materialize-status.json"));
+        return new ToolConfig(props, dataDir, TopicSelection.parse(r.string(TopicSelection.KEY, "all")),
+                r.duration(DISCOVERY_INTERVAL, Duration.ofSeconds(30)),
+                r.duration(MAINTENANCE_INTERVAL, Duration.ofMinutes(10)),
+                r.integer(COMPACT_MIN_FILES, 8), r.duration(SNAPSHOT_MAX_AGE, Duration.ofHours(1)),
+                r.integer(SNAPSHOT_RETAIN_LAST, 10), status);
+    }
+
+    public ConfigReader reader() {
+        return new ConfigReader(properties);
+    }
+
+    public CatalogConfig catalog() {
+        return CatalogConfig.fromProperties(properties, dataDir);
+    }
+
+    public MaterializerConfig materializer() {
+        return MaterializerConfig.fromProperties(properties);
+    }
+}

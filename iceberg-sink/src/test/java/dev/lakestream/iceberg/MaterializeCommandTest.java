@@ -1,0 +1,168 @@
+package dev.lakestream.iceberg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lakestream.core.StreamLog;
+import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
+import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
+import dev.lakestream.iceberg.tool.MaterializeCommand;
+import dev.lakestream.iceberg.tool.StatusFile;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The standalone tool ({@code bin/lakestream-materialize}) on a configuration file, with nothing else running: one
+ * pass ({@code --once}), the status command, the long-running mode stopped as SIGTERM stops it, and bad keys.
+ */
+class MaterializeCommandTest {
+
+    @TempDir
+    Path dir;
+
+    private static final TopicRef ORDERS = TopicRef.parse("persistent://public/default/orders");
+    private static final TopicRef OTHER = TopicRef.parse("persistent://other/ns/skipped");
+
+    private Path conf(Map<String, String> extra) throws Exception {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("brokerServicePort", "6650"); // a broker.conf's own keys are ignored
+        p.put("lakestream.objectStore", "filesystem");
+        p.put(FileSystemObjectStoreConfig.ROOT, dir.resolve("objects").toString());
+        p.put("lakestream.metadataStore", "embedded");
+        p.put(EmbeddedMetadataStoreConfig.DATA_DIR, dir.resolve("metadata").toString());
+        p.put("lakestream.materialize.dataDir", dir.toString());
+        p.put("lakestream.materialize.topics", "public/default");
+        p.putAll(extra);
+        StringBuilder sb = new StringBuilder();
+        p.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+        Path file = dir.resolve("tool.conf");
+        Files.writeString(file, sb.toString());
+        return file;
+    }
+
+    private void appendEntries(TopicRef topic, int from, int n) throws Exception {
+        try (Fixture f = new Fixture(dir)) {
+            StreamLog stream = f.stream(topic);
+            Fixture.append(stream, ExactlyOnceTest.entries(from, n));
+        }
+    }
+
+    private record Run(int code, String out, String err) {}
+
+    private static Run run(CountDownLatch stop, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = MaterializeCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), stop);
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+
+    @Test
+    void oncePassMaterializesTheSelectedTopicsAndStatusShowsNoLag() throws Exception {
+        appendEntries(ORDERS, 0, 5);
+        appendEntries(OTHER, 0, 2);
+        Path conf = conf(Map.of());
+
+        Run once = run(null, "--conf", conf.toString(), "--once");
+        assertThat(once.code()).as(once.err()).isZero();
+        assertThat(once.out()).contains("persistent://public/default/orders -> public.default.orders: offsets up"
+                + " to 5 of 5, 15 rows in 1 commits").contains("1 topic partitions, 0 incomplete");
+
+        try (Fixture f = new Fixture(dir)) {
+            Catalog c = f.catalog();
+            ExactlyOnceTest.assertExactly(c.loadTable(TableNames.of(ORDERS)), 5);
+            assertThat(c.tableExists(TableNames.of(OTHER))).as("not selected").isFalse();
+            Fixture.append(f.log.stream(f.log.catalog().open(Materializers.MANAGED_LEDGERS,
+                    "public/default/persistent/orders").join()), ExactlyOnceTest.entries(5, 2));
+        }
+
+        Run status = run(null, "status", "--conf", conf.toString());
+        assertThat(status.code()).as(status.err()).isZero();
+        assertThat(status.out()).contains("TOPIC").contains("persistent://public/default/orders")
+                .containsPattern("public\\.default\\.orders\\s+5\\s+7\\s+2\\s+\\d+\\.\\d\\s+STOPPED");
+
+        // A second pass takes only the new entries: each message once.
+        Run again = run(null, "--conf", conf.toString(), "--once");
+        assertThat(again.out()).contains("offsets up to 7 of 7, 6 rows in 1 commits");
+        try (Fixture f = new Fixture(dir)) {
+            ExactlyOnceTest.assertExactly(f.catalog().loadTable(TableNames.of(ORDERS)), 7);
+        }
+    }
+
+    @Test
+    void runningMaterializerCommitsAndPublishesItsStatusUntilStopped() throws Exception {
+        appendEntries(ORDERS, 0, 4);
+        Path conf = conf(Map.of("lakestream.iceberg.commitInterval", "200ms",
+                "lakestream.iceberg.pollInterval", "100ms", "lakestream.materialize.maintenanceInterval", "1s"));
+        CountDownLatch stop = new CountDownLatch(1);
+        CompletableFuture<Run> running = CompletableFuture.supplyAsync(() -> run(stop, "--conf", conf.toString()));
+        Path statusFile = dir.resolve("iceberg/materialize-status.json");
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        StatusFile.Topic seen = null;
+        while (System.nanoTime() < deadline) {
+            var published = StatusFile.read(statusFile);
+            if (published.isPresent() && !published.get().topics().isEmpty()
+                    && published.get().topics().get(0).committedOffset() == 4) {
+                seen = published.get().topics().get(0);
+                break;
+            }
+            Thread.sleep(100);
+        }
+        stop.countDown();
+        Run run = running.get();
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(seen).as("status published with the committed offset").isNotNull();
+        assertThat(seen.state().name()).isEqualTo("RUNNING");
+        assertThat(seen.lagEntries()).isZero();
+        assertThat(seen.table()).isEqualTo("public.default.orders");
+        StatusFile.Snapshot last = StatusFile.read(statusFile).orElseThrow();
+        assertThat(last.running()).isFalse();
+        try (Fixture f = new Fixture(dir)) {
+            ExactlyOnceTest.assertExactly(f.catalog().loadTable(TableNames.of(ORDERS)), 4);
+        }
+        Run status = run(null, "status", "--conf", conf.toString());
+        assertThat(status.out()).containsPattern("public\\.default\\.orders\\s+4\\s+4\\s+0\\s+0\\.0\\s+STOPPED");
+    }
+
+    @Test
+    void misspeltKeysAndBadSelectionsAreRefusedByName() throws Exception {
+        Run typo = run(null, "--conf", conf(Map.of("lakestream.iceberg.comitInterval", "1s")).toString(), "--once");
+        assertThat(typo.code()).isEqualTo(2);
+        assertThat(typo.err()).contains("lakestream.iceberg.comitInterval")
+                .contains("did you mean lakestream.iceberg.commitInterval");
+        Run selection = run(null, "--conf", conf(Map.of("lakestream.materialize.topics", "justone")).toString(),
+                "--once");
+        assertThat(selection.code()).isEqualTo(2);
+        assertThat(selection.err()).contains("lakestream.materialize.topics").contains("'justone'");
+        Run noConf = run(null, "--once");
+        assertThat(noConf.code()).isEqualTo(2);
+        assertThat(noConf.err()).contains("--conf FILE is required");
+    }
+
+    @Test
+    void selectionTakesNamespacesAndTopicsAndLeavesSystemTopicsOutUnlessNamed() {
+        var all = dev.lakestream.iceberg.tool.TopicSelection.parse("all");
+        assertThat(all.includes(ORDERS)).isTrue();
+        assertThat(all.includes(TopicRef.parse("persistent://public/default/__change_events"))).isFalse();
+        assertThat(all.includes(TopicRef.parse("persistent://public/default/t-sub__transaction_pending_ack")))
+                .isFalse();
+        var some = dev.lakestream.iceberg.tool.TopicSelection.parse(
+                "other/ns, persistent://public/default/orders, persistent://public/default/__change_events");
+        assertThat(some.includes(OTHER)).isTrue();
+        assertThat(some.includes(TopicRef.parse("persistent://public/default/orders-partition-3"))).isTrue();
+        assertThat(some.includes(TopicRef.parse("persistent://public/default/__change_events"))).isTrue();
+        assertThat(some.includes(TopicRef.parse("persistent://public/default/other"))).isFalse();
+    }
+}
