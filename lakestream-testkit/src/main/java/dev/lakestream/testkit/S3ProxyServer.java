@@ -56,6 +56,10 @@ public final class S3ProxyServer implements AutoCloseable {
     private final Path dataDir;
     private final boolean ownsWorkDir;
     private int port;
+    /** The https port, when started with a key store ({@link #startWithHttps}); 0 otherwise. */
+    private int httpsPort;
+    private Path keyStore;
+    private String keyStorePassword;
     private Process process;
     private Thread shutdownHook;
     private Path logFile;
@@ -79,6 +83,32 @@ public final class S3ProxyServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Starts a server, as {@link #start()}, that also serves https on a second port with the key and certificate of
+     * {@code keyStore} (PKCS#12, whose key password is {@code password}): {@link #httpsEndpoint()}.
+     */
+    public static S3ProxyServer startWithHttps(Path keyStore, String password) {
+        try {
+            Path dir = Files.createTempDirectory("s3proxy-");
+            S3ProxyServer server = new S3ProxyServer(dir, true, "lakestream-test-access-key",
+                    "lakestream-test-secret-key");
+            server.keyStore = keyStore.toAbsolutePath();
+            server.keyStorePassword = password;
+            server.startProcess(0);
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The https endpoint, {@code https://127.0.0.1:<port>}, of a server started {@link #startWithHttps}. */
+    public URI httpsEndpoint() {
+        if (httpsPort == 0) {
+            throw new IllegalStateException("this S3Proxy serves no https: start it with startWithHttps");
+        }
+        return URI.create("https://127.0.0.1:" + httpsPort);
     }
 
     /** The S3 endpoint, {@code http://127.0.0.1:<port>}. Use path-style access. */
@@ -171,6 +201,14 @@ public final class S3ProxyServer implements AutoCloseable {
                 Path props = workDir.resolve("s3proxy.properties");
                 Properties properties = new Properties();
                 properties.setProperty("s3proxy.endpoint", "http://127.0.0.1:" + p);
+                if (keyStore != null) {
+                    if (httpsPort == 0) {
+                        httpsPort = freePort();
+                    }
+                    properties.setProperty("s3proxy.secure-endpoint", "https://127.0.0.1:" + httpsPort);
+                    properties.setProperty("s3proxy.keystore-path", keyStore.toString());
+                    properties.setProperty("s3proxy.keystore-password", keyStorePassword);
+                }
                 properties.setProperty("s3proxy.authorization", "aws-v2-or-v4");
                 properties.setProperty("s3proxy.identity", accessKey);
                 properties.setProperty("s3proxy.credential", secretKey);

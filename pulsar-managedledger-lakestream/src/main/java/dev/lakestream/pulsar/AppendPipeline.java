@@ -43,6 +43,12 @@ final class AppendPipeline {
     private final ArrayDeque<AddOp> inflight = new ArrayDeque<>();
     private final ArrayDeque<AddOp> unsent = new ArrayDeque<>();
     private final List<Runnable> onDrained = new ArrayList<>();
+    /**
+     * Appends handed to the stream whose outcome the stream has not given yet, failed adds included: a failed add's
+     * successors are failed at once, but their appends may still be stored and committed afterwards.
+     */
+    private int unsettledAppends;
+    private final List<CompletableFuture<Void>> settleWaiters = new ArrayList<>();
     private long entriesAddedCounter;
     private volatile long lastAddEntryTime;
 
@@ -145,6 +151,7 @@ final class AppendPipeline {
         assignedEntries++;
         assignedBytes += op.size;
         inflight.add(op);
+        unsettledAppends++;
         CompletableFuture<AppendResult> f;
         try {
             f = ledger.stream.append(1, stored);
@@ -156,6 +163,11 @@ final class AppendPipeline {
 
     private void onAppended(AddOp op, AppendResult r, Throwable e) {
         synchronized (ledger) {
+            if (--unsettledAppends == 0 && !settleWaiters.isEmpty()) {
+                List<CompletableFuture<Void>> ws = new ArrayList<>(settleWaiters);
+                settleWaiters.clear();
+                ws.forEach(w -> ledger.executor.execute(() -> w.complete(null)));
+            }
             if (op.finished) {
                 return;
             }
@@ -252,7 +264,10 @@ final class AppendPipeline {
         switching = true;
         boolean resync = needNewLedger;
         LakestreamManagedLedgerFactory factory = ledger.factory;
-        CompletableFuture<Long> endF = resync ? ledger.stream.endOffset() : CompletableFuture.completedFuture(-1L);
+        // After a failed write, wait until the stream has answered every append handed to it (some of the failed
+        // adds may still land): the next ledger starts after all of them.
+        CompletableFuture<Long> endF = resync ? appendsSettledLocked().thenCompose(v -> ledger.stream.endOffset())
+                : CompletableFuture.completedFuture(-1L);
         endF.thenCompose(end -> ManagedLedgerRecord.newLedgerId(factory.lakestream().metadataStore(), factory.root())
                         .thenCompose(id -> {
                             synchronized (ledger) {
@@ -262,6 +277,12 @@ final class AppendPipeline {
                                     ledger.lceOffset = end - 1;
                                     ledger.ledgers.confirm(end - 1, 0);
                                     ledger.lastConfirmed = ledger.ledgers.positionOf(ledger.lceOffset);
+                                } else if (end >= 0 && end < nextOffset) {
+                                    // Failed adds that never landed took offsets the stream never used: the next
+                                    // ledger starts where the stream really ends, or its first add would find its
+                                    // entry elsewhere and fence the ledger, and the ledger recorded past the end
+                                    // would be dropped at the next open, taking cursors positioned in it along.
+                                    nextOffset = end;
                                 }
                                 ledger.ledgers.roll(id, nextOffset, ledger.now());
                             }
@@ -356,6 +377,19 @@ final class AppendPipeline {
             op.failOn(ledger.executor, error);
         }
         unsent.clear();
+    }
+
+    /**
+     * Completes once the stream has answered every append handed to it so far, those of adds already failed
+     * included; called under the lock.
+     */
+    CompletableFuture<Void> appendsSettledLocked() {
+        if (unsettledAppends == 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> w = new CompletableFuture<>();
+        settleWaiters.add(w);
+        return w;
     }
 
     /** Whether an add was sent and has not completed yet. */

@@ -86,7 +86,11 @@ final class LedgerLifecycle {
                 appends.onDrainedLocked(() -> drained.complete(null));
             }
             ledger.cursors.notifyAllWaitingLocked();
-            closeFuture = drained.thenCompose(v -> {
+            // Also wait for the appends of failed adds the stream has not answered yet: a ledger opened again
+            // after this close (the next owner, here or elsewhere) then finds at its end every entry that will ever
+            // land, and rebuilds its state (deduplication, next offset) from them.
+            CompletableFuture<Void> settled = appends.appendsSettledLocked();
+            closeFuture = drained.thenCompose(v -> settled).thenCompose(v -> {
                 List<CompletableFuture<?>> fs = new ArrayList<>();
                 for (LakestreamManagedCursor c : ledger.cursors.allCursors()) {
                     fs.add(c.closeAsync().exceptionally(e -> null));

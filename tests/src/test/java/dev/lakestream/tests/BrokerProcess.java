@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * ({@link LakestreamBroker}), so that a test can kill it the way a machine dies: {@code SIGKILL}, no shutdown hook, no
  * graceful unload. Its output goes to a log file the failure messages name.
  */
-final class BrokerProcess implements AutoCloseable {
+public final class BrokerProcess implements AutoCloseable {
 
     /** What the launcher prints once the broker serves. */
     private static final String READY_LINE = "Pulsar broker is running";
@@ -43,7 +43,7 @@ final class BrokerProcess implements AutoCloseable {
      * A broker of {@code confFile} with {@code overrides} (ports are picked here), not started yet. Its data directory
      * and log file live under {@code workDir}.
      */
-    static BrokerProcess of(String name, Path confFile, Path workDir, Map<String, String> overrides)
+    public static BrokerProcess of(String name, Path confFile, Path workDir, Map<String, String> overrides)
             throws IOException {
         int brokerPort = freePort();
         int webPort = freePort();
@@ -82,7 +82,7 @@ final class BrokerProcess implements AutoCloseable {
     }
 
     /** Starts the JVM and returns once the launcher reports the broker serving. */
-    synchronized BrokerProcess start(Duration timeout) throws IOException, InterruptedException {
+    public synchronized BrokerProcess start(Duration timeout) throws IOException, InterruptedException {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException("broker " + name + " is already running");
         }
@@ -108,7 +108,7 @@ final class BrokerProcess implements AutoCloseable {
     }
 
     /** {@code SIGKILL}: the broker gets no chance to close anything. */
-    synchronized void kill() throws InterruptedException {
+    public synchronized void kill() throws InterruptedException {
         if (process != null) {
             process.destroyForcibly();
             process.waitFor(30, TimeUnit.SECONDS);
@@ -116,7 +116,7 @@ final class BrokerProcess implements AutoCloseable {
     }
 
     /** {@code SIGTERM}: the launcher's shutdown hook closes the broker cleanly. */
-    synchronized void stop() throws InterruptedException {
+    public synchronized void stop() throws InterruptedException {
         if (process != null && process.isAlive()) {
             process.destroy();
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
@@ -126,25 +126,48 @@ final class BrokerProcess implements AutoCloseable {
         }
     }
 
-    synchronized boolean isAlive() {
+    /**
+     * {@code SIGSTOP}: the JVM freezes as a process does in a long GC pause or a stalled VM; its sockets stay open
+     * and the kernel keeps accepting bytes for it. {@link #resume()} lets it run on as if nothing happened.
+     */
+    public synchronized void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** {@code SIGCONT}: a paused broker runs on. */
+    public synchronized void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String sig) throws IOException, InterruptedException {
+        if (process == null || !process.isAlive()) {
+            throw new IllegalStateException("broker " + name + " is not running; cannot send SIG" + sig);
+        }
+        Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IOException("kill -" + sig + " " + process.pid() + " (broker " + name + ") failed");
+        }
+    }
+
+    public synchronized boolean isAlive() {
         return process != null && process.isAlive();
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
     /** {@code 127.0.0.1:<port>} of the binary protocol. */
-    String brokerAddress() {
+    public String brokerAddress() {
         return "127.0.0.1:" + brokerPort;
     }
 
     /** {@code 127.0.0.1:<port>} of the admin API. */
-    String webAddress() {
+    public String webAddress() {
         return "127.0.0.1:" + webPort;
     }
 
-    Path logFile() {
+    public Path logFile() {
         return logFile;
     }
 

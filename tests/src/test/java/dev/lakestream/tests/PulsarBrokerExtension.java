@@ -497,7 +497,7 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
     }
 
     /** The repository root: from surefire's {@code lakestream.projectDir}, else the parent of the module. */
-    static Path projectDir() {
+    public static Path projectDir() {
         String p = System.getProperty("lakestream.projectDir");
         Path dir = p != null && !p.isBlank() ? Path.of(p) : Path.of("").toAbsolutePath().getParent();
         if (!Files.isDirectory(dir.resolve("conf"))) {

@@ -31,10 +31,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * writer had already started may still land just after the fence; it lands at offsets after every offset
  * committed before, never overlapping (offsets come from sequence keys), so it is a valid entry of the
  * stream and never corrupts it. Appends the old writer acknowledged are therefore never lost.
+ *
+ * <p>Notifications alone leave a stale writer a window: a process paused past the takeover (a long GC, a frozen VM,
+ * {@code SIGSTOP}) wakes up with requests buffered in its sockets and may commit them before the notification
+ * reaches it. So a commit also reads the epoch from the store whenever this process's last reading of it is older
+ * than a second ({@link #VERIFY_AFTER_NANOS}): a writer that wakes from a pause always reads first. What is
+ * left is a pause between that read's answer and the commit itself.
  */
 public final class StreamFences implements CommitGuard, AutoCloseable {
 
     private static final int CAS_ATTEMPTS = 10;
+    /** How old the last reading of a stream's epoch may be before a commit reads it again. */
+    static final long VERIFY_AFTER_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
 
     private final MetadataStore metadata;
     private final String root;
@@ -42,6 +50,8 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
     private final Map<Long, Long> held = new ConcurrentHashMap<>();
     /** Latest epoch seen in the store, per stream held. */
     private final Map<Long, Long> current = new ConcurrentHashMap<>();
+    /** When ({@link System#nanoTime()}) a commit last read the stream's epoch from the store, per stream held. */
+    private final Map<Long, Long> verified = new ConcurrentHashMap<>();
     private final AutoCloseable subscription;
 
     public StreamFences(MetadataStore metadata, String root) {
@@ -62,6 +72,7 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
         return fence(streamId, CAS_ATTEMPTS).thenApply(epoch -> {
             held.put(streamId, epoch);
             current.merge(streamId, epoch, Math::max);
+            verified.put(streamId, System.nanoTime());
             return epoch;
         });
     }
@@ -89,6 +100,7 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
     public void release(long streamId) {
         held.remove(streamId);
         current.remove(streamId);
+        verified.remove(streamId);
     }
 
     /** The epoch this process holds for the stream, or 0 when it holds none. */
@@ -102,6 +114,23 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
         if (mine == null) {
             return CompletableFuture.completedFuture(null);
         }
+        long now = System.nanoTime();
+        Long verifiedAt = verified.get(streamId);
+        if (verifiedAt != null && now - verifiedAt < VERIFY_AFTER_NANOS) {
+            return check(streamId, mine);
+        }
+        // Notifications may be late or lost after this process was paused (a long GC, SIGSTOP, a frozen VM) or cut
+        // off from the store: read the epoch itself before committing when the last reading is older than that.
+        // The monotonic clock runs on while a process is paused, so a writer that wakes up always reads.
+        return metadata.get(key(streamId), GetOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId)))
+                .thenCompose(r -> {
+                    r.ifPresent(rec -> current.merge(streamId, parse(rec.value()), Math::max));
+                    verified.merge(streamId, now, Math::max);
+                    return check(streamId, mine);
+                });
+    }
+
+    private CompletableFuture<Void> check(long streamId, long mine) {
         long latest = current.getOrDefault(streamId, mine);
         if (latest != mine) {
             return CompletableFuture.failedFuture(new StreamFencedException("stream " + streamId

@@ -160,14 +160,18 @@ public final class S3ObjectStore implements ObjectStore {
                     return t;
                 })
                 .build();
-        this.httpClient = NettyNioAsyncHttpClient.builder()
+        var http = NettyNioAsyncHttpClient.builder()
                 .eventLoopGroup(eventLoops)
                 .maxConcurrency(Math.max(2 * config.maxConcurrentRequests(), config.maxConcurrentRequests() + 2))
                 .connectionTimeout(min(timeout, Duration.ofSeconds(10)))
                 .connectionAcquisitionTimeout(timeout)
                 .readTimeout(timeout)
-                .writeTimeout(timeout)
-                .build();
+                .writeTimeout(timeout);
+        javax.net.ssl.TrustManager[] trust = config.trustManagers();
+        if (trust != null) {
+            http.tlsTrustManagersProvider(() -> trust);
+        }
+        this.httpClient = http.build();
         AwsCredentialsProvider credentials = config.accessKeyId() != null
                 ? StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(config.accessKeyId(), config.secretAccessKey()))

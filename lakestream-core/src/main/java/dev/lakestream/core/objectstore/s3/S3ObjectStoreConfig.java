@@ -5,6 +5,7 @@ import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.config.Secrets;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.List;
@@ -31,6 +32,8 @@ import java.util.List;
  * @param retryMaxDelay the largest ceiling of a backoff ({@value #RETRY_MAX_DELAY}, default 5s)
  * @param maxConcurrentRequests requests in flight at once; more wait in a queue without blocking anyone
  *     ({@value #MAX_CONCURRENT_REQUESTS}, default 64)
+ * @param tlsTrustCertsFile a PEM file of the CA certificates to trust for an https endpoint, instead of the JDK's
+ *     ({@value #TLS_TRUST_CERTS_FILE}, default: none, the JDK's trust store); must hold at least one certificate
  */
 public record S3ObjectStoreConfig(
         String bucket,
@@ -44,7 +47,8 @@ public record S3ObjectStoreConfig(
         int maxRetries,
         Duration retryBaseDelay,
         Duration retryMaxDelay,
-        int maxConcurrentRequests) {
+        int maxConcurrentRequests,
+        Path tlsTrustCertsFile) {
 
     public static final String BUCKET = "lakestream.s3.bucket";
     public static final String PREFIX = "lakestream.s3.prefix";
@@ -58,11 +62,12 @@ public record S3ObjectStoreConfig(
     public static final String RETRY_BASE_DELAY = "lakestream.s3.retryBaseDelay";
     public static final String RETRY_MAX_DELAY = "lakestream.s3.retryMaxDelay";
     public static final String MAX_CONCURRENT_REQUESTS = "lakestream.s3.maxConcurrentRequests";
+    public static final String TLS_TRUST_CERTS_FILE = "lakestream.s3.tlsTrustCertsFilePath";
 
     /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
     public static final List<String> KEYS =
             List.of(BUCKET, PREFIX, REGION, ENDPOINT, PATH_STYLE_ACCESS, ACCESS_KEY_ID, SECRET_ACCESS_KEY, REQUEST_TIMEOUT,
-                    MAX_RETRIES, RETRY_BASE_DELAY, RETRY_MAX_DELAY, MAX_CONCURRENT_REQUESTS);
+                    MAX_RETRIES, RETRY_BASE_DELAY, RETRY_MAX_DELAY, MAX_CONCURRENT_REQUESTS, TLS_TRUST_CERTS_FILE);
 
     public static final String DEFAULT_REGION = "us-east-1";
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
@@ -113,6 +118,18 @@ public record S3ObjectStoreConfig(
             throw new ConfigException(MAX_CONCURRENT_REQUESTS, String.valueOf(maxConcurrentRequests),
                     "must be >= 1");
         }
+        if (tlsTrustCertsFile != null) {
+            if (endpoint != null && "http".equalsIgnoreCase(endpoint.getScheme())) {
+                throw new ConfigException(TLS_TRUST_CERTS_FILE, tlsTrustCertsFile.toString(),
+                        "applies to an https:// endpoint, but " + ENDPOINT + " is " + endpoint);
+            }
+            PemTrustManagers.certificates(tlsTrustCertsFile);
+        }
+    }
+
+    /** {@link #tlsTrustCertsFile()}'s trust managers, or {@code null} for the JDK's default trust. */
+    javax.net.ssl.TrustManager[] trustManagers() {
+        return tlsTrustCertsFile == null ? null : PemTrustManagers.of(tlsTrustCertsFile);
     }
 
     /** Reads the {@code lakestream.s3.*} keys; absent keys take the defaults above. */
@@ -136,7 +153,9 @@ public record S3ObjectStoreConfig(
                 reader.integer(MAX_RETRIES, DEFAULT_MAX_RETRIES),
                 reader.duration(RETRY_BASE_DELAY, DEFAULT_RETRY_BASE_DELAY),
                 reader.duration(RETRY_MAX_DELAY, DEFAULT_RETRY_MAX_DELAY),
-                reader.integer(MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_CONCURRENT_REQUESTS));
+                reader.integer(MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_CONCURRENT_REQUESTS),
+                reader.optional(TLS_TRUST_CERTS_FILE).filter(v -> !v.isBlank()).map(v -> Path.of(v.trim()))
+                        .orElse(null));
     }
 
     /** A builder starting from the defaults. */
@@ -163,7 +182,8 @@ public record S3ObjectStoreConfig(
                 + ", secretAccessKey=" + Secrets.shown(SECRET_ACCESS_KEY, secretAccessKey)
                 + ", requestTimeout=" + requestTimeout + ", maxRetries=" + maxRetries
                 + ", retryBaseDelay=" + retryBaseDelay + ", retryMaxDelay=" + retryMaxDelay
-                + ", maxConcurrentRequests=" + maxConcurrentRequests + "]";
+                + ", maxConcurrentRequests=" + maxConcurrentRequests
+                + (tlsTrustCertsFile == null ? "" : ", tlsTrustCertsFile=" + tlsTrustCertsFile) + "]";
     }
 
     private static String normalizePrefix(String prefix) {
@@ -213,6 +233,7 @@ public record S3ObjectStoreConfig(
         private Duration retryBaseDelay = DEFAULT_RETRY_BASE_DELAY;
         private Duration retryMaxDelay = DEFAULT_RETRY_MAX_DELAY;
         private int maxConcurrentRequests = DEFAULT_MAX_CONCURRENT_REQUESTS;
+        private Path tlsTrustCertsFile;
 
         private Builder() {}
 
@@ -229,6 +250,7 @@ public record S3ObjectStoreConfig(
             retryBaseDelay = c.retryBaseDelay;
             retryMaxDelay = c.retryMaxDelay;
             maxConcurrentRequests = c.maxConcurrentRequests;
+            tlsTrustCertsFile = c.tlsTrustCertsFile;
         }
 
         public Builder bucket(String v) {
@@ -287,10 +309,15 @@ public record S3ObjectStoreConfig(
             return this;
         }
 
+        public Builder tlsTrustCertsFile(Path v) {
+            tlsTrustCertsFile = v;
+            return this;
+        }
+
         public S3ObjectStoreConfig build() {
             return new S3ObjectStoreConfig(bucket, prefix, region, endpoint, pathStyleAccess, accessKeyId,
                     secretAccessKey, requestTimeout, maxRetries, retryBaseDelay, retryMaxDelay,
-                    maxConcurrentRequests);
+                    maxConcurrentRequests, tlsTrustCertsFile);
         }
     }
 }

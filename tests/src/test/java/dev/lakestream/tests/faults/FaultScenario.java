@@ -1,0 +1,194 @@
+package dev.lakestream.tests.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.admin.PulsarAdminException;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one fault under steady keyed traffic on two fresh topics at once, one with deduplication on and one with it
+ * off: warm up, inject, hold the fault, heal, wait for publishing to resume, run on a little, stop sending, wait for
+ * every send to be answered and every acknowledged message to be consumed, then read each topic whole and count.
+ */
+final class FaultScenario {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FaultScenario.class);
+
+    /** Messages a second per topic. */
+    static final int RATE = 100;
+    static final String DEDUP_NAMESPACE = "public/faults-dedup";
+    static final String PLAIN_NAMESPACE = "public/faults-plain";
+
+    /** A step of a fault; may throw. */
+    @FunctionalInterface
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /** The counts of one topic; {@link #row()} is what the report shows. */
+    record Outcome(FaultReport.Row row, List<Integer> lost, KeyedTraffic traffic, long ackedDuringFault) {
+    }
+
+    private FaultScenario() {
+    }
+
+    /** Creates the two namespaces of the scenarios once per cluster. */
+    static void createNamespaces(PulsarAdmin admin) throws PulsarAdminException {
+        for (String ns : List.of(DEDUP_NAMESPACE, PLAIN_NAMESPACE)) {
+            if (!admin.namespaces().getNamespaces("public").contains(ns)) {
+                admin.namespaces().createNamespace(ns);
+            }
+        }
+        admin.namespaces().setDeduplicationStatus(DEDUP_NAMESPACE, true);
+    }
+
+    /** The fault proxy's count of requests it forwarded to S3 while the last fault held (S3 scenarios). */
+    static volatile int forwardedDuringFault = -1;
+
+    /**
+     * Runs {@code inject}, holds the fault for {@code hold}, runs {@code heal}; returns the outcome of the dedup topic
+     * first, then the plain one.
+     */
+    static List<Outcome> run(FaultCluster cluster, PulsarClient client, String scenario, String topicName,
+            Step inject, Duration hold, Step heal) throws Exception {
+        List<KeyedTraffic> traffics = new ArrayList<>();
+        forwardedDuringFault = -1;
+        try (MemorySampler memory = new MemorySampler(cluster.brokers())) {
+            for (String ns : List.of(DEDUP_NAMESPACE, PLAIN_NAMESPACE)) {
+                String topic = "persistent://" + ns + "/" + topicName;
+                traffics.add(new KeyedTraffic(client, topic, topicName + "-" + ns.substring(ns.indexOf('-') + 1))
+                        .start(RATE));
+            }
+            for (KeyedTraffic t : traffics) {
+                dev.lakestream.tests.Await.until("200 acknowledgements on " + t.topic() + " before the fault", 60,
+                        () -> t.ackedCount() >= 200);
+            }
+            LOG.info("[{}] injecting the fault", scenario);
+            long faultStart = System.nanoTime();
+            inject.run();
+            Thread.sleep(hold.toMillis());
+            heal.run();
+            long healed = System.nanoTime();
+            LOG.info("[{}] fault over after {} s", scenario, hold.toSeconds());
+            long[] ackedDuringFault = new long[traffics.size()];
+            for (int i = 0; i < traffics.size(); i++) {
+                // Acks of messages acknowledged while the fault held, a second after it began (what was already
+                // committed by then may still be answered).
+                KeyedTraffic t = traffics.get(i);
+                long from = faultStart + TimeUnit.SECONDS.toNanos(1);
+                ackedDuringFault[i] = t.storedInWindow(from, healed);
+            }
+            for (KeyedTraffic t : traffics) {
+                dev.lakestream.tests.Await.until("publishing to resume on " + t.topic(), 90,
+                        () -> t.firstAckAtOrAfter(healed) > 0);
+            }
+            Thread.sleep(3000);
+            for (KeyedTraffic t : traffics) {
+                t.stopSending();
+            }
+            for (KeyedTraffic t : traffics) {
+                if (!t.awaitSettled(90)) {
+                    LOG.warn("[{}] {} did not settle: {} unanswered, not received {}", scenario, t.topic(),
+                            t.unanswered(), head(t.notReceived()));
+                }
+            }
+            memory.close();
+            List<Outcome> out = new ArrayList<>();
+            for (int i = 0; i < traffics.size(); i++) {
+                KeyedTraffic t = traffics.get(i);
+                KeyedTraffic.Stored stored = KeyedTraffic.stored(client, t.topic());
+                List<Integer> lost = t.acked().stream()
+                        .filter(n -> !stored.counts().containsKey(n) || !t.wasReceived(n)).sorted().toList();
+                long ackAfter = t.firstAckAtOrAfter(healed);
+                double recover = ackAfter > 0 ? (ackAfter - healed) / 1e9 : Double.NaN;
+                boolean dedup = i == 0;
+                List<Integer> notStored = lost.stream().filter(n -> !stored.counts().containsKey(n)).toList();
+                List<Integer> notReceived = lost.stream().filter(n -> !t.wasReceived(n)).toList();
+                Set<Integer> dupAcks = t.ackedAsDuplicate();
+                String note = "stored and acked while faulty: " + ackedDuringFault[i] + "; acked as duplicates: "
+                        + dupAcks.size();
+                if (forwardedDuringFault >= 0) {
+                    note += "; requests that reached S3 during the fault: " + forwardedDuringFault;
+                }
+                if (!lost.isEmpty()) {
+                    note += "; lost: " + notStored.size() + " not stored, " + notReceived.size() + " not delivered, "
+                            + lost.stream().filter(dupAcks::contains).count() + " of them acked as duplicates";
+                    LOG.warn("[{}] {} lost {}: first {}, not stored {}, not received {}", scenario, t.topic(),
+                            lost.size(), head(lost), head(notStored), head(notReceived));
+                    try (PulsarAdmin admin = cluster.admin()) {
+                        LOG.warn("[{}] {} internal stats: {}", scenario, t.topic(),
+                                new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
+                                        admin.topics().getInternalStats(t.topic())));
+                    } catch (Exception e) {
+                        LOG.warn("[{}] no internal stats of {}", scenario, t.topic(), e);
+                    }
+                }
+                FaultReport.Row row = new FaultReport.Row(scenario, dedup, t.ackedCount(), t.failed().size(),
+                        lost.size(), stored.storedTwice(), t.redelivered(), t.orderViolations(), stored.idsNotRising(),
+                        recover, t.latencyMs(0.99, faultStart, healed), memory.maxHeapBytes(),
+                        memory.maxDirectBytes(), note);
+                LOG.info("[{}] {}: {}; send errors {}", scenario, t.topic(), row, head(t.failed().values()));
+                out.add(new Outcome(row, lost, t, ackedDuringFault[i]));
+            }
+            return out;
+        } finally {
+            for (KeyedTraffic t : traffics) {
+                t.close();
+            }
+        }
+    }
+
+    static <T> List<T> head(java.util.Collection<T> c) {
+        return c.stream().limit(10).toList();
+    }
+
+    /**
+     * A guarantee a scenario is known to break today (docs/reliability.md, "What the suite found"): still counted in
+     * the table, logged as a warning, but not failing the test. Losing an acknowledged message is never one.
+     */
+    enum OpenDefect {
+        /** With deduplication on, a failed append that lands later is stored again when resent. */
+        LATE_COMMIT_DUPLICATES
+    }
+
+    /** What every scenario must show: nothing acknowledged lost, no reordering, no duplicates with dedup on. */
+    static void assertSafe(FaultReport report, List<Outcome> outcomes) {
+        assertSafe(report, outcomes, Set.of());
+    }
+
+    static void assertSafe(FaultReport report, List<Outcome> outcomes, Set<OpenDefect> open) {
+        for (Outcome o : outcomes) {
+            report.add(o.row());
+        }
+        for (Outcome o : outcomes) {
+            FaultReport.Row r = o.row();
+            assertThat(o.lost()).as("%s, dedup %s: acknowledged but not stored or never delivered", r.scenario(),
+                    r.dedup()).isEmpty();
+            assertThat(r.idsNotRising()).as("%s: stored message ids that do not rise", r.scenario()).isZero();
+            assertThat(o.traffic().consumerError()).as("consumer error").isNull();
+            assertThat(o.traffic().unanswered()).as("%s: sends never answered", r.scenario()).isZero();
+            if (!r.dedup()) {
+                // Without deduplication a failed append that was stored after all, then resent, is stored twice and
+                // can put a key's messages out of order (Pulsar's at-least-once): the table reports both.
+                continue;
+            }
+            if (open.contains(OpenDefect.LATE_COMMIT_DUPLICATES)) {
+                if (r.storedTwice() > 0 || r.orderViolations() > 0) {
+                    LOG.warn("[{}] open defect {}: {} stored twice, {} key order violations with deduplication on",
+                            r.scenario(), OpenDefect.LATE_COMMIT_DUPLICATES, r.storedTwice(), r.orderViolations());
+                }
+                continue;
+            }
+            assertThat(r.orderViolations()).as("%s: per-key order violations", r.scenario()).isZero();
+            assertThat(r.storedTwice()).as("%s: messages stored twice with deduplication on", r.scenario()).isZero();
+        }
+    }
+}

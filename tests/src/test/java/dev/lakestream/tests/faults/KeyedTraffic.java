@@ -1,0 +1,308 @@
+package dev.lakestream.tests.faults;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.MessageIdAdv;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.api.Reader;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.client.api.SubscriptionType;
+
+/**
+ * A steady keyed producer and a checking consumer on one topic, and the bookkeeping a fault scenario is judged by.
+ *
+ * <p>Message {@code n} has the value {@code n} and the key {@code k<n % KEYS>}, so within a key the numbers rise. The
+ * producer sends at a fixed rate until {@link #stopSending()}, never timing a send out ({@code sendTimeout 0}): each
+ * send is acknowledged or fails with an error the test sees. The consumer counts each message it receives and counts
+ * an <em>order violation</em> when a message arrives for the first time after a higher number of the same key.
+ */
+final class KeyedTraffic implements AutoCloseable {
+
+    static final int KEYS = 8;
+
+    private final PulsarClient client;
+    private final String topic;
+    private final String name;
+    private final Map<Integer, Long> ackedAt = new ConcurrentHashMap<>();
+    private final Map<Integer, String> failed = new ConcurrentHashMap<>();
+    /** Sends the broker answered as duplicates (no message id): it found their sequence id already persisted. */
+    private final Set<Integer> ackedAsDuplicate = ConcurrentHashMap.newKeySet();
+    private final Map<Integer, AtomicInteger> received = new ConcurrentHashMap<>();
+    private final int[] highestPerKey = new int[KEYS];
+    private final AtomicInteger orderViolations = new AtomicInteger();
+    private final AtomicInteger sent = new AtomicInteger();
+    private final AtomicLong lastAckNanos = new AtomicLong();
+    private final ConcurrentLinkedQueue<long[]> latencies = new ConcurrentLinkedQueue<>();
+    private final AtomicReference<Throwable> consumerError = new AtomicReference<>();
+    private volatile boolean stopSending;
+    private volatile boolean stopConsuming;
+    private Thread producerThread;
+    private Thread consumerThread;
+    private Producer<byte[]> producer;
+    private Consumer<byte[]> consumer;
+
+    KeyedTraffic(PulsarClient client, String topic, String name) {
+        this.client = client;
+        this.topic = topic;
+        this.name = name;
+        java.util.Arrays.fill(highestPerKey, -1);
+    }
+
+    String topic() {
+        return topic;
+    }
+
+    /** Subscribes, then sends {@code perSecond} messages a second in the background, consuming as they come. */
+    KeyedTraffic start(int perSecond) throws PulsarClientException {
+        consumer = client.newConsumer().topic(topic).subscriptionName("checker")
+                .subscriptionType(SubscriptionType.Failover)
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
+        producer = client.newProducer().topic(topic).producerName(name)
+                .sendTimeout(0, TimeUnit.SECONDS).blockIfQueueFull(true).maxPendingMessages(2000)
+                .enableBatching(true).batchingMaxPublishDelay(2, TimeUnit.MILLISECONDS).create();
+        long intervalNanos = TimeUnit.SECONDS.toNanos(1) / perSecond;
+        producerThread = Thread.ofPlatform().name("keyed-producer-" + name).start(() -> {
+            long next = System.nanoTime();
+            for (int i = 0; !stopSending; i++) {
+                int n = i;
+                long t0 = System.nanoTime();
+                producer.newMessage().key("k" + (n % KEYS)).value(Integer.toString(n).getBytes()).sendAsync()
+                        .whenComplete((id, e) -> {
+                            long now = System.nanoTime();
+                            if (e == null) {
+                                ackedAt.put(n, now);
+                                if (id instanceof MessageIdAdv adv && adv.getLedgerId() == -1 && adv.getEntryId() == -1) {
+                                    ackedAsDuplicate.add(n);
+                                }
+                                lastAckNanos.accumulateAndGet(now, Math::max);
+                                latencies.add(new long[] {t0, now - t0});
+                            } else {
+                                failed.put(n, e.toString());
+                            }
+                        });
+                sent.incrementAndGet();
+                next += intervalNanos;
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    try {
+                        TimeUnit.NANOSECONDS.sleep(wait);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        });
+        consumerThread = Thread.ofPlatform().name("keyed-consumer-" + name).start(this::consume);
+        return this;
+    }
+
+    private void consume() {
+        while (!stopConsuming) {
+            try {
+                Message<byte[]> m = consumer.receive(200, TimeUnit.MILLISECONDS);
+                if (m == null) {
+                    continue;
+                }
+                String value = new String(m.getValue());
+                if (value.isEmpty() || !Character.isDigit(value.charAt(0))) {
+                    consumer.acknowledgeAsync(m); // another producer's message (a scenario's side producer)
+                    continue;
+                }
+                int n = Integer.parseInt(value);
+                int times = received.computeIfAbsent(n, k -> new AtomicInteger()).incrementAndGet();
+                int key = n % KEYS;
+                if (times == 1 && n < highestPerKey[key]) {
+                    orderViolations.incrementAndGet();
+                }
+                highestPerKey[key] = Math.max(highestPerKey[key], n);
+                consumer.acknowledgeAsync(m);
+            } catch (PulsarClientException e) {
+                if (!stopConsuming && !(e instanceof PulsarClientException.AlreadyClosedException)) {
+                    consumerError.compareAndSet(null, e);
+                }
+                return;
+            }
+        }
+    }
+
+    int sent() {
+        return sent.get();
+    }
+
+    int ackedCount() {
+        return ackedAt.size();
+    }
+
+    /** Nanos of the latest acknowledgement so far, or 0. */
+    long lastAckNanos() {
+        return lastAckNanos.get();
+    }
+
+    /** The first acknowledgement at or after {@code nanos}, or -1 if none yet. */
+    long firstAckAtOrAfter(long nanos) {
+        return ackedAt.values().stream().filter(t -> t >= nanos).min(Long::compare).orElse(-1L);
+    }
+
+    /**
+     * How many messages were acknowledged with a message id (stored now, not answered as duplicates of an earlier
+     * send) in [fromNanos, toNanos).
+     */
+    long storedInWindow(long fromNanos, long toNanos) {
+        return ackedAt.entrySet().stream().filter(e -> e.getValue() >= fromNanos && e.getValue() < toNanos)
+                .filter(e -> !ackedAsDuplicate.contains(e.getKey())).count();
+    }
+
+    boolean wasReceived(int n) {
+        return received.containsKey(n);
+    }
+
+    /** Stops issuing sends; what was issued still completes. */
+    void stopSending() throws InterruptedException {
+        stopSending = true;
+        producerThread.join(10_000);
+    }
+
+    /**
+     * Waits (at most {@code seconds}) until every send issued was answered and the consumer received every
+     * acknowledged message; returns whether it got there.
+     */
+    boolean awaitSettled(int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            if (ackedAt.size() + failed.size() >= sent.get() && notReceived().isEmpty()) {
+                return true;
+            }
+            Thread.sleep(100);
+        }
+        return false;
+    }
+
+    /** Acknowledged messages the consumer never received, in order. */
+    List<Integer> notReceived() {
+        List<Integer> l = new ArrayList<>();
+        for (int n : ackedAt.keySet()) {
+            if (!received.containsKey(n)) {
+                l.add(n);
+            }
+        }
+        l.sort(null);
+        return l;
+    }
+
+    int unanswered() {
+        return sent.get() - ackedAt.size() - failed.size();
+    }
+
+    Map<Integer, String> failed() {
+        return new TreeMap<>(failed);
+    }
+
+    /** Acknowledged sends the broker answered as duplicates of an earlier persisted send. */
+    Set<Integer> ackedAsDuplicate() {
+        return Set.copyOf(ackedAsDuplicate);
+    }
+
+    int orderViolations() {
+        return orderViolations.get();
+    }
+
+    /** Messages the consumer received more than once (redeliveries, e.g. after a consumer moved broker). */
+    long redelivered() {
+        return received.values().stream().filter(c -> c.get() > 1).count();
+    }
+
+    Throwable consumerError() {
+        return consumerError.get();
+    }
+
+    /** The {@code q} quantile (0..1) of send-to-acknowledgement latency in ms of sends issued in [from, to). */
+    double latencyMs(double q, long fromNanos, long toNanos) {
+        List<Long> l = new ArrayList<>();
+        for (long[] s : latencies) {
+            if (s[0] >= fromNanos && s[0] < toNanos) {
+                l.add(s[1]);
+            }
+        }
+        if (l.isEmpty()) {
+            return Double.NaN;
+        }
+        l.sort(null);
+        return l.get((int) Math.min(l.size() - 1, Math.ceil(q * l.size()) - 1)) / 1e6;
+    }
+
+    Set<Integer> acked() {
+        return Set.copyOf(ackedAt.keySet());
+    }
+
+    /** The topic read whole from the start: how often each message is stored, and whether ids rise strictly. */
+    static Stored stored(PulsarClient client, String topic) throws Exception {
+        return stored(client, topic, Integer::parseInt);
+    }
+
+    /** As {@link #stored(PulsarClient, String)}, each value mapped to a number ({@code null}: not counted). */
+    static Stored stored(PulsarClient client, String topic, java.util.function.Function<String, Integer> number)
+            throws Exception {
+        Map<Integer, Integer> counts = new TreeMap<>();
+        int idsOutOfOrder = 0;
+        MessageId previous = null;
+        try (Reader<byte[]> reader = client.newReader().topic(topic).startMessageId(MessageId.earliest).create()) {
+            while (reader.hasMessageAvailable()) {
+                Message<byte[]> m = reader.readNext(30, TimeUnit.SECONDS);
+                if (m == null) {
+                    throw new AssertionError("the reader of " + topic + " got no next message within 30 s although "
+                            + "the broker reported more available");
+                }
+                if (previous != null && m.getMessageId().compareTo(previous) <= 0) {
+                    idsOutOfOrder++;
+                }
+                previous = m.getMessageId();
+                Integer n = number.apply(new String(m.getValue()));
+                if (n != null) {
+                    counts.merge(n, 1, Integer::sum);
+                }
+            }
+        }
+        return new Stored(counts, idsOutOfOrder);
+    }
+
+    /** What a reader found in a topic. */
+    record Stored(Map<Integer, Integer> counts, int idsNotRising) {
+
+        long storedTwice() {
+            return counts.values().stream().filter(c -> c > 1).count();
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        stopSending = true;
+        stopConsuming = true;
+        if (producerThread != null) {
+            producerThread.interrupt();
+            producerThread.join(5_000);
+        }
+        if (consumerThread != null) {
+            consumerThread.join(5_000);
+        }
+        if (producer != null) {
+            producer.closeAsync();
+        }
+        if (consumer != null) {
+            consumer.closeAsync();
+        }
+    }
+}
