@@ -172,7 +172,12 @@ public final class IcebergHost implements AutoCloseable {
                 }
                 String ml = pt.getManagedLedger().getName();
                 owned.put(ml, pt);
-                if (!notOnLakestream.contains(ml) && enabled(name, pt)) {
+                if (notOnLakestream.contains(ml)) {
+                    continue;
+                }
+                Boolean enabled = enabled(name, pt);
+                // Properties that cannot be read now: a running topic keeps running (and keeps its hold).
+                if (enabled == null ? hosted.containsKey(ml) : enabled) {
                     wanted.put(ml, pt);
                 }
             }
@@ -203,7 +208,8 @@ public final class IcebergHost implements AutoCloseable {
         }
     }
 
-    private boolean enabled(TopicName name, PersistentTopic topic) {
+    /** Whether the topic is materialized; null when its properties cannot be read now. */
+    private Boolean enabled(TopicName name, PersistentTopic topic) {
         try {
             String topicProperty = topic.getManagedLedger().getProperties().get(HostConfig.PROPERTY);
             if (topicProperty == null && name.isPartitioned()) {
@@ -223,10 +229,10 @@ public final class IcebergHost implements AutoCloseable {
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return null;
         } catch (Exception e) {
             LOG.warn("Iceberg materializer: cannot read the properties of {} ({}); trying again", name, e.toString());
-            return false;
+            return null;
         }
     }
 

@@ -115,6 +115,11 @@ class IcebergInBrokerTest {
         conf.put("loadBalancerEnabled", "false");
         // The topics here have no subscriptions: Pulsar would delete them (and their streams) after a minute idle.
         conf.put("brokerDeleteInactiveTopicsEnabled", "false");
+        // Retention 0 (Pulsar's default), no subscriptions, small ledgers and a retention check every 2 s: without
+        // the materializer's retention holds, entries could be trimmed before they reach a table.
+        conf.put("managedLedgerMaxEntriesPerLedger", "20");
+        conf.put("managedLedgerMinLedgerRolloverTimeMinutes", "0");
+        conf.put("retentionCheckIntervalInSeconds", "2");
         home.editBrokerConf(conf);
         StockPulsarHome.CommandResult setup = home.bin("pulsar", Map.of("PULSAR_LOG_DIR", workDir.toString()), 180,
                 "initialize-cluster-metadata", "--cluster", CLUSTER, "--metadata-store", oxiaUrl,
@@ -268,6 +273,10 @@ class IcebergInBrokerTest {
             assertThat(jsonRows.get(i).getField("site")).isEqualTo("json-" + i);
             assertThat(jsonRows.get(i).getField("floor")).isEqualTo(i);
         }
+        // Retention trims what is in the table (120 unbatched entries, ledgers of 20, no subscription).
+        Await.until("retention to trim the materialized entries of " + json, 60,
+                () -> admin.topics().getInternalStats(json).numberOfEntries < N);
+        assertThat(admin.topics().getInternalStats(json).entriesAddedCounter).isEqualTo(N);
         Map<Integer, Record> longRows = byIndex(longs);
         Set<Object> partitions = new HashSet<>();
         for (int i = 0; i < N; i++) {
