@@ -2,18 +2,24 @@ package dev.lakestream.iceberg;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one {@link TopicMaterializer} on its own thread: polls at once while entries keep coming, every
- * {@code pollInterval} when caught up, and backs off (up to 30 s) while it fails. {@link #close()} commits what is
- * pending and stops. The broker plugin and the standalone tool both host materializers through this class.
+ * Runs one {@link TopicMaterializer}: polls at once while entries keep coming, every {@code pollInterval} when
+ * caught up, and backs off (up to 30 s) while it fails. {@link #closeAsync()} commits what is pending and stops.
+ * The broker plugin and the standalone tool both host materializers through this class.
+ *
+ * <p>It runs on its own thread, or on a pool shared with other runners (a host with many topics): either way one
+ * step at a time (each step schedules the next; closing waits for a running step), so the materializer stays
+ * confined to one thread at a time.
  */
 public final class MaterializerRunner implements AutoCloseable {
 
@@ -22,18 +28,36 @@ public final class MaterializerRunner implements AutoCloseable {
 
     private final TopicMaterializer materializer;
     private final Duration pollInterval;
-    private final ScheduledExecutorService thread;
-    private volatile boolean stopping;
+    private final ScheduledExecutorService executor;
+    private final boolean ownsExecutor;
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private long backoffMs;
 
+    // ---- guarded by this: the step/close hand-over ----
+    private boolean stopping;
+    private boolean stepping;
+    private ScheduledFuture<?> nextStep;
+
+    /** A runner on a thread of its own. */
     public MaterializerRunner(TopicMaterializer materializer, Duration pollInterval) {
-        this.materializer = Objects.requireNonNull(materializer, "materializer");
-        this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
-        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+        this(materializer, pollInterval, Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "lakestream-iceberg-" + materializer.topic());
             t.setDaemon(true);
             return t;
-        });
+        }), true);
+    }
+
+    /** A runner on {@code pool}, shared with other runners (not owned: it stays up when this runner closes). */
+    public MaterializerRunner(TopicMaterializer materializer, Duration pollInterval, ScheduledExecutorService pool) {
+        this(materializer, pollInterval, pool, false);
+    }
+
+    private MaterializerRunner(TopicMaterializer materializer, Duration pollInterval, ScheduledExecutorService executor,
+                               boolean ownsExecutor) {
+        this.materializer = Objects.requireNonNull(materializer, "materializer");
+        this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
+        this.executor = Objects.requireNonNull(executor, "executor");
+        this.ownsExecutor = ownsExecutor;
     }
 
     public TopicMaterializer materializer() {
@@ -41,13 +65,16 @@ public final class MaterializerRunner implements AutoCloseable {
     }
 
     public MaterializerRunner start() {
-        thread.execute(this::step);
+        executor.execute(this::step);
         return this;
     }
 
     private void step() {
-        if (stopping) {
-            return;
+        synchronized (this) {
+            if (stopping) {
+                return;   // closeAsync() runs the close
+            }
+            stepping = true;
         }
         long delayMs;
         try {
@@ -65,23 +92,63 @@ public final class MaterializerRunner implements AutoCloseable {
             LOG.error("materializer of {} threw", materializer.topic(), e);
             delayMs = MAX_BACKOFF_MS;
         }
-        if (!stopping) {
-            thread.schedule(this::step, delayMs, TimeUnit.MILLISECONDS);
+        synchronized (this) {
+            stepping = false;
+            if (stopping) {
+                executor.execute(this::finish);
+            } else {
+                nextStep = executor.schedule(this::step, delayMs, TimeUnit.MILLISECONDS);
+            }
         }
     }
 
-    /** Stops polling, commits what is pending (on the materializer's thread) and ends the thread. */
+    /**
+     * Stops polling and commits what is pending, on the runner's thread, without blocking the caller; the future
+     * completes when the materializer is closed.
+     */
+    public CompletableFuture<Void> closeAsync() {
+        synchronized (this) {
+            if (stopping) {
+                return closed;
+            }
+            stopping = true;
+            if (!stepping) {
+                if (nextStep != null) {
+                    nextStep.cancel(false);
+                }
+                executor.execute(this::finish);
+            }
+        }
+        return closed;
+    }
+
+    private void finish() {
+        try {
+            materializer.close();
+            closed.complete(null);
+        } catch (RuntimeException | Error e) {
+            LOG.warn("closing the materializer of {} failed", materializer.topic(), e);
+            closed.completeExceptionally(e);
+        } finally {
+            if (ownsExecutor) {
+                executor.shutdown();
+            }
+        }
+    }
+
+    /** {@link #closeAsync()}, waiting up to 60 s for it. */
     @Override
     public void close() {
-        stopping = true;
         try {
-            thread.submit(materializer::close).get(60, TimeUnit.SECONDS);
+            closeAsync().get(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             LOG.warn("closing the materializer of {} failed", materializer.topic(), e);
         } finally {
-            thread.shutdownNow();
+            if (ownsExecutor) {
+                executor.shutdownNow();
+            }
         }
     }
 }

@@ -26,7 +26,8 @@ public final class Materializers {
     /**
      * @param log the log (not owned)
      * @param catalog the Iceberg catalog (not owned), e.g. {@code Catalogs.open(CatalogConfig.fromProperties(..))}
-     * @param executor where the schema storage completes its futures (any pool)
+     * @param executor where the schema storage completes its futures (not the pool materializers run on: they
+     *     block on those futures)
      */
     public Materializers(Lakestream log, Catalog catalog, MaterializerConfig config, DeadLetters deadLetters,
                          Executor executor) {

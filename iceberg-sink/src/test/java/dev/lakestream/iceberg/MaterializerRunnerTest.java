@@ -58,6 +58,43 @@ class MaterializerRunnerTest {
         }
     }
 
+    @Test
+    void runnersShareOnePoolAndCloseAsyncCommitsWithoutStoppingIt() throws Exception {
+        java.util.concurrent.ScheduledExecutorService pool =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        try (Fixture f = new Fixture(dir)) {
+            var catalog = f.catalog();
+            MaterializerConfig config = MaterializerConfig.DEFAULT.withCommitInterval(Duration.ofHours(1));
+            java.util.List<MaterializerRunner> runners = new java.util.ArrayList<>();
+            java.util.List<TopicRef> topics = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                TopicRef topic = TopicRef.parse("persistent://public/default/shared-" + i);
+                StreamLog stream = f.stream(topic);
+                Fixture.append(stream, ExactlyOnceTest.entries(0, 3 + i));
+                topics.add(topic);
+                runners.add(new MaterializerRunner(f.materializer(topic, stream, catalog, config, DeadLetters.log()),
+                        Duration.ofMillis(20), pool).start());
+            }
+            for (int i = 0; i < 3; i++) {
+                TopicMaterializer m = runners.get(i).materializer();
+                long want = 3 + i;
+                awaitUntil(() -> m.status().nextOffset() >= want);
+                assertThat(m.status().committedOffset()).isEqualTo(-1);
+            }
+            runners.get(0).closeAsync().get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(runners.get(0).materializer().status().state()).isEqualTo(MaterializerStatus.State.CLOSED);
+            ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(topics.get(0))), 3);
+            assertThat(pool.isShutdown()).isFalse();
+            assertThat(runners.get(1).materializer().status().state()).isEqualTo(MaterializerStatus.State.RUNNING);
+            for (int i = 1; i < 3; i++) {
+                runners.get(i).closeAsync().get(30, java.util.concurrent.TimeUnit.SECONDS);
+                ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(topics.get(i))), 3 + i);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     /** Polls the runner's published status (it runs on its own thread) for at most 30 s; the caller asserts after. */
     private static void awaitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();

@@ -19,6 +19,7 @@ import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
 import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
+import dev.lakestream.core.trim.RetentionHolds;
 import dev.lakestream.core.trim.StreamTrimmer;
 import dev.lakestream.core.wal.ObjectCache;
 import dev.lakestream.core.wal.TailWatcher;
@@ -48,6 +49,7 @@ public final class Lakestream implements AutoCloseable {
     private final WalReader reader;
     private final TailWatcher tail;
     private final StreamTrimmer trimmer;
+    private final RetentionHolds retentionHolds;
     private final CursorStore cursors;
     private final TimeIndex timeIndex;
     private final LakestreamMetrics metrics;
@@ -74,6 +76,7 @@ public final class Lakestream implements AutoCloseable {
                 tail::committed, scheduler, clock);
         this.reader = new WalReader(this.objects, index, cache, config.reader());
         this.trimmer = new StreamTrimmer(metadata, index, config.metadataRoot());
+        this.retentionHolds = new RetentionHolds(metadata, config.metadataRoot());
         this.cursors = new CursorStore(metadata, config.metadataRoot());
         this.timeIndex = new TimeIndex(index);
     }
@@ -179,6 +182,11 @@ public final class Lakestream implements AutoCloseable {
 
     TailWatcher tail() {
         return tail;
+    }
+
+    /** The streams' retention holds (floors retention does not trim below; see {@link RetentionHolds}). */
+    public RetentionHolds retentionHolds() {
+        return retentionHolds;
     }
 
     StreamTrimmer trimmer() {

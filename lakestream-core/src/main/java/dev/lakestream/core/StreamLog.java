@@ -7,6 +7,7 @@ import dev.lakestream.core.log.LogEntry;
 import io.netty.buffer.ByteBuf;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -79,6 +80,11 @@ public final class StreamLog {
         return log.trimmer().softTrim(id, offset).thenCompose(start -> log.trimmer().hardTrim(id, start));
     }
 
+    /** The lowest retention hold on the stream: retention keeps offsets at or above it ({@code RetentionHolds}). */
+    public CompletableFuture<OptionalLong> retentionFloor() {
+        return log.retentionHolds().floor(id);
+    }
+
     /** Takes the stream over for writing; writers holding an older epoch are refused. Returns the new epoch. */
     public CompletableFuture<Long> fence() {
         return log.fences().fence(id);
@@ -117,12 +123,13 @@ public final class StreamLog {
     }
 
     /**
-     * Removes the stream's index, trim marker and cursors from the metadata store, and what this process keeps in
+     * Removes the stream's index, trim marker, cursors and retention holds from the metadata store, and what this process keeps in
      * memory for it. Its objects are reclaimed by garbage collection. The catalog record is the caller's (see
      * {@code StreamCatalog#delete}).
      */
     public CompletableFuture<Void> deleteData() {
-        return log.cursors().deleteAll(id).thenCompose(v -> log.trimmer().deleteAll(id))
+        return log.cursors().deleteAll(id).thenCompose(v -> log.retentionHolds().releaseAll(id))
+                .thenCompose(v -> log.trimmer().deleteAll(id))
                 .thenRun(() -> {
                     log.fences().release(id);
                     log.reader().forget(id);

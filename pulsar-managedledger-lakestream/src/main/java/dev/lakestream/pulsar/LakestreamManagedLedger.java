@@ -202,10 +202,22 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     private void propertiesCallback(CompletableFuture<Map<String, String>> f, UpdatePropertiesCallback cb, Object ctx) {
         f.whenCompleteAsync((props, e) -> {
-            if (e != null) {
-                cb.updatePropertiesFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.updatePropertiesComplete(props, ctx);
+            try {
+                if (e != null) {
+                    cb.updatePropertiesFailed(Errors.toMl(e), ctx);
+                } else {
+                    // Pulsar's admin callback copies the new properties into the config's map
+                    // (getConfig().getProperties().putAll): the map the broker gave may be immutable.
+                    Map<String, String> configured = config.getProperties();
+                    if (configured != null) {
+                        config.setProperties(new java.util.HashMap<>(configured));
+                    }
+                    cb.updatePropertiesComplete(props, ctx);
+                }
+            } catch (RuntimeException ex) {
+                // A callback that throws here would leave its caller (an admin request) waiting forever, unseen.
+                org.slf4j.LoggerFactory.getLogger(LakestreamManagedLedger.class)
+                        .warn("[{}] the properties-update callback threw", name, ex);
             }
         }, executor);
     }

@@ -43,6 +43,8 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
 
     private Mode mode;
     private Lakestream log;
+    /** The {@code lakestream.*} properties the log was opened from, before the broker's copy was masked. */
+    private Map<String, String> lakestreamProperties = Map.of();
     private LakestreamManagedLedgerFactory factory;
     private ManagedLedgerClientFactory bookkeeper;
     private ManagedLedgerStorageClass lakestreamClass;
@@ -79,6 +81,13 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
         fc.setStatsPeriodSeconds(conf.getManagedLedgerStatsPeriodSeconds());
         try {
             log = Lakestream.open(new ConfigReader(map));
+            Map<String, String> own = new HashMap<>();
+            map.forEach((k, v) -> {
+                if (k.startsWith("lakestream.")) {
+                    own.put(k, v);
+                }
+            });
+            lakestreamProperties = Map.copyOf(own);
         } finally {
             // The store holds the credentials now; Pulsar logs every custom property once the broker is ready.
             Secrets.maskIn(props);
@@ -180,6 +189,15 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
     /** The log this storage opened from the broker's properties (null when built by {@code initialize(Mode, ...)}). */
     public Lakestream lakestream() {
         return log;
+    }
+
+    /**
+     * The {@code lakestream.*} properties the log was opened from, credentials included: the broker's properties
+     * show them masked once the storage has read them ({@code Secrets.maskIn}), so services that need the same
+     * object-store credentials (the Iceberg materializer's S3 warehouse) read them here.
+     */
+    public Map<String, String> lakestreamProperties() {
+        return lakestreamProperties;
     }
 
     public LakestreamManagedLedgerFactory lakestreamFactory() {

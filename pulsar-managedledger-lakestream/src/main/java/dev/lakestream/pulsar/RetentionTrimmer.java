@@ -9,7 +9,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Retention for a {@link LakestreamManagedLedger}: removes the oldest virtual ledgers that every cursor has consumed
- * and that retention (time or size) no longer keeps, first from the metadata record, then from the stream.
+ * and that retention (time or size) no longer keeps, first from the metadata record, then from the stream. Nothing
+ * at or above the stream's lowest retention hold goes (the Iceberg materializer's: what its table does not hold
+ * yet; {@code dev.lakestream.core.trim.RetentionHolds}).
  *
  * <p>One trim runs at a time ({@link #trimming}); a request made meanwhile runs after it. The ledger's state is read
  * and changed under the ledger's monitor.
@@ -62,12 +64,28 @@ final class RetentionTrimmer {
 
     private CompletableFuture<Void> trimOnce() {
         long slowest = ledger.cursors.slowestAckedBefore(true);
-        long newStart;
-        int remove = 0;
+        long planned = plan(slowest);
+        if (planned < 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        // Only when something would go: a retention hold (the Iceberg materializer's) may keep more.
+        return ledger.stream.retentionFloor().thenCompose(floor -> {
+            long target = floor.isPresent() && floor.getAsLong() < slowest ? plan(floor.getAsLong()) : planned;
+            if (target < 0) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return trimTo(target);
+        });
+    }
+
+    /**
+     * The new start offset if virtual ledgers wholly below {@code keepFrom} may go by retention, else -1.
+     */
+    private long plan(long keepFrom) {
         synchronized (ledger) {
             if (ledger.state != LakestreamManagedLedger.State.OPEN
                     && ledger.state != LakestreamManagedLedger.State.TERMINATED) {
-                return CompletableFuture.completedFuture(null);
+                return -1;
             }
             List<VirtualLedgers.Ledger> ls = ledger.ledgers.ledgers();
             ManagedLedgerConfig config = ledger.getConfig();
@@ -77,9 +95,10 @@ final class RetentionTrimmer {
             long total = ledger.totalSizeLocked();
             long toDelete = 0;
             long t = ledger.now();
+            int remove = 0;
             for (int i = 0; i + 1 < ls.size(); i++) {
                 long ledgerEnd = ls.get(i + 1).firstOffset();
-                if (ledgerEnd > slowest) {
+                if (ledgerEnd > keepFrom) {
                     break;
                 }
                 boolean overSize = retentionBytes >= 0 && total - toDelete > retentionBytes;
@@ -90,12 +109,11 @@ final class RetentionTrimmer {
                 toDelete += ls.get(i).size();
                 remove = i + 1;
             }
-            if (remove == 0) {
-                return CompletableFuture.completedFuture(null);
-            }
-            newStart = ls.get(remove).firstOffset();
+            return remove == 0 ? -1 : ls.get(remove).firstOffset();
         }
-        long target = newStart;
+    }
+
+    private CompletableFuture<Void> trimTo(long target) {
         return ledger.updateRecord(r -> {
             VirtualLedgers copy = new VirtualLedgers(r.toLedgers(), 0);
             copy.removeBelow(target);

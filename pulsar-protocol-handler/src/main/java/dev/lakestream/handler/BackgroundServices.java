@@ -5,8 +5,12 @@ import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.gc.GcConfig;
 import dev.lakestream.core.gc.GcService;
 import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
+import dev.lakestream.handler.iceberg.IcebergHost;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.broker.storage.ManagedLedgerStorage;
@@ -16,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The services one broker runs for the Lakestream storage it created: WAL garbage collection ({@link GcService}: every
  * broker runs one, at most one collects per deployment, under a lease) and the storage's metrics in the broker's own
- * {@code /metrics}. Retention trimming is not here: each topic's managed ledger trims its own stream when the broker
+ * {@code /metrics}, and the Iceberg materializer when enabled ({@link IcebergHost}). Retention trimming is not here: each topic's managed ledger trims its own stream when the broker
  * checks retention (docs/operations.md).
  */
 final class BackgroundServices implements AutoCloseable {
@@ -26,6 +30,8 @@ final class BackgroundServices implements AutoCloseable {
     private final Lakestream log;
     private final GcService gc;
     private final Map<String, String> labels;
+    /** The Iceberg materializer, when {@code lakestream.iceberg.enabled} (set once at start). */
+    private IcebergHost iceberg;
 
     private BackgroundServices(Lakestream log, GcService gc, Map<String, String> labels) {
         this.log = log;
@@ -47,6 +53,13 @@ final class BackgroundServices implements AutoCloseable {
         Lakestream log = lakestream.lakestream();
         BackgroundServices services = new BackgroundServices(log, GcService.start(log, gcConfig),
                 Map.of("cluster", conf.getClusterName()));
+        try {
+            services.iceberg = IcebergHost.start(pulsar, log, icebergProperties(conf, lakestream),
+                    Path.of("data")).orElse(null);
+        } catch (RuntimeException | Error e) {
+            services.close();
+            throw e;
+        }
         pulsar.addPrometheusRawMetricsProvider(out -> {
             StringBuilder text = new StringBuilder(8192);
             services.writeMetrics(text);
@@ -55,12 +68,38 @@ final class BackgroundServices implements AutoCloseable {
         return services;
     }
 
+    /**
+     * The broker's properties with the storage's own {@code lakestream.*} values over them: the broker's copy of the
+     * object-store credentials is masked once the storage has read it, and the Iceberg warehouse on S3 uses them.
+     */
+    private static Map<String, String> icebergProperties(ServiceConfiguration conf,
+                                                         LakestreamManagedLedgerStorage storage) {
+        Map<String, String> props = new HashMap<>();
+        Properties p = conf.getProperties();
+        if (p != null) {
+            for (String k : p.stringPropertyNames()) {
+                props.put(k, p.getProperty(k));
+            }
+        }
+        props.putAll(storage.lakestreamProperties());
+        return props;
+    }
+
     void writeMetrics(StringBuilder out) {
         log.metrics().writePrometheus(out, labels);
+        IcebergHost h = iceberg;
+        if (h != null) {
+            h.metrics().writePrometheus(out, labels);
+        }
     }
 
     @Override
     public void close() {
+        IcebergHost h = iceberg;
+        iceberg = null;
+        if (h != null) {
+            h.close();
+        }
         gc.close();
         LOG.info("Lakestream background services stopped");
     }
@@ -68,6 +107,7 @@ final class BackgroundServices implements AutoCloseable {
     @Override
     public String toString() {
         return "WAL garbage collection (" + (gc.status().enabled() ? "enabled" : "disabled")
-                + ", one collector per deployment under a lease), metrics at /metrics (lakestream_*)";
+                + ", one collector per deployment under a lease), metrics at /metrics (lakestream_*), "
+                + (iceberg == null ? "Iceberg materializer off (lakestream.iceberg.enabled=false)" : iceberg);
     }
 }

@@ -37,6 +37,22 @@ class BrokerSmokeTest {
     @RegisterExtension
     static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.embedded();
 
+    /** Topic properties through the admin API (the Iceberg materializer's per-topic switch is one). */
+    @Test
+    void updatingTheTopicPropertiesOfALoadedTopicAnswers() throws Exception {
+        String topic = "persistent://public/default/props";
+        PulsarClient client = BROKER.newClient();
+        try (Producer<String> p = client.newProducer(org.apache.pulsar.client.api.Schema.STRING).topic(topic)
+                .create()) {
+            p.send("x");
+            // The broker's callback copies the properties into the ledger's config map; it used to throw there
+            // (an immutable map) and the request never answered.
+            BROKER.admin().topics().updatePropertiesAsync(topic, java.util.Map.of("lakestream.iceberg", "disabled"))
+                    .get(20, TimeUnit.SECONDS);
+            assertThat(BROKER.admin().topics().getProperties(topic)).containsEntry("lakestream.iceberg", "disabled");
+        }
+    }
+
     @Test
     void startsOnLakestreamInDisklessMode() throws Exception {
         ManagedLedgerStorage storage = BROKER.pulsar().getManagedLedgerStorage();

@@ -24,7 +24,10 @@ public final class RegistrySchemaSource implements SchemaSource {
 
     private final LakestreamSchemaStorage storage;
 
-    /** @param executor where the storage completes its futures (any pool; results are only waited for) */
+    /**
+     * @param executor where the storage completes its futures: not a pool whose threads call {@link #schema} (they
+     *     wait for those futures; with every thread waiting, none would be left to complete them)
+     */
     public RegistrySchemaSource(MetadataStore store, String metadataRoot, Executor executor) {
         this.storage = new LakestreamSchemaStorage(store, metadataRoot, executor);
     }

@@ -41,6 +41,13 @@ public final class ConfigKeys {
 
     private static final List<String> PREFIXES = MODULES.stream().flatMap(m -> m.prefixes().stream()).toList();
 
+    /**
+     * Key families of modules that may live in another class loader than this one: the Iceberg materializer's keys
+     * are read by the broker plugin, whose NAR the storage in the broker's {@code lib/} cannot see. When no key set
+     * on this class path claims such a family, its keys pass here and the module that reads them checks them.
+     */
+    private static final List<String> CHECKED_BY_THEIR_MODULE = List.of("lakestream.iceberg.");
+
     private ConfigKeys() {}
 
     /** Every known key, sorted. */
@@ -49,7 +56,12 @@ public final class ConfigKeys {
     }
 
     public static boolean isKnown(String key) {
-        return KNOWN.contains(key) || PREFIXES.stream().anyMatch(key::startsWith);
+        return KNOWN.contains(key) || PREFIXES.stream().anyMatch(key::startsWith) || checkedElsewhere(key);
+    }
+
+    private static boolean checkedElsewhere(String key) {
+        return CHECKED_BY_THEIR_MODULE.stream().anyMatch(family -> key.startsWith(family)
+                && KNOWN.stream().noneMatch(k -> k.startsWith(family)));
     }
 
     /**

@@ -70,6 +70,14 @@ class ConfigKeysTest {
     }
 
     @Test
+    void icebergKeysAreLeftToTheirModuleWhenItIsNotOnThisClassPath() {
+        // As in a broker: the storage in lib/ cannot see the plugin NAR that reads (and checks) these keys.
+        ConfigKeys.requireKnown(List.of("lakestream.iceberg.enabled", "lakestream.iceberg.anything"));
+        assertThatThrownBy(() -> ConfigKeys.requireKnown(List.of("lakestream.icebreg.enabled")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("unknown key lakestream.icebreg.enabled");
+    }
+
+    @Test
     void knownAndForeignKeysPass() {
         ConfigKeys.requireKnown(List.copyOf(ConfigKeys.known()));
         ConfigKeys.requireKnown(List.of("brokerServicePort", "managedLedgerStorageClassName", "lakestreamStorageMode"));

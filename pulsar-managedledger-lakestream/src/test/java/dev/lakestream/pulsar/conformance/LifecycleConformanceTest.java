@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar.conformance;
 
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -64,6 +65,32 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         assertThat(texts(readAll(c))).isEqualTo(names("e", 6, 10));
         ManagedCursor late = ml.newNonDurableCursor(org.apache.bookkeeper.mledger.PositionFactory.EARLIEST);
         assertThat(texts(readAll(late))).endsWith("e-6", "e-7", "e-8", "e-9").doesNotContain("e-0", "e-3");
+    }
+
+    @Test
+    void aRetentionHoldKeepsEntriesNoSubscriptionNeedsUntilItMoves() throws Exception {
+        // Retention 0 and no cursor: without the hold every full ledger would go (the Iceberg materializer's case).
+        ManagedLedger ml = open(config().setMaxEntriesPerLedger(2));
+        List<Position> ps = addEntries(ml, "e", 10);
+        List<Long> ledgers = new ArrayList<>(byLedger(ps).keySet());
+        long stream = log.catalog().lookup(LakestreamManagedLedgerFactory.NAMESPACE, name).join().orElseThrow().id();
+
+        log.retentionHolds().hold(stream, "iceberg", 0).join();   // nothing in the table yet
+        trim(ml);
+        assertThat(ledgerIds(ml)).containsAll(ledgers);
+        assertThat(ml.getNumberOfEntries()).isEqualTo(10);
+
+        log.retentionHolds().hold(stream, "iceberg", 6).join();   // offsets below 6 committed to the table
+        trim(ml);
+        assertThat(ledgerIds(ml)).doesNotContain(ledgers.get(0), ledgers.get(1), ledgers.get(2))
+                .contains(ledgers.get(3), ledgers.get(4));
+        assertThat(log.stream(stream).startOffset().join()).isEqualTo(6);
+        assertThat(ml.getNumberOfEntries()).isEqualTo(4);
+
+        log.retentionHolds().release(stream, "iceberg").join();   // materialization disabled: retention as usual
+        trim(ml);
+        assertThat(ledgerIds(ml)).doesNotContain(ledgers.get(3));
+        assertThat(log.retentionHolds().floor(stream).join()).isEmpty();
     }
 
     @Test
