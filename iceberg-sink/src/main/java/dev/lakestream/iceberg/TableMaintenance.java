@@ -169,4 +169,15 @@ public final class TableMaintenance {
         }
         table.expireSnapshots().expireOlderThan(cutoff).retainLast(Math.max(1, retainLast)).commit();
     }
+
+    /**
+     * One round of upkeep as both hosts (brokers, the standalone tool) run it: compaction, then snapshot expiry.
+     *
+     * @return the number of small files rewritten
+     */
+    public static int upkeep(Table table, long targetFileSizeBytes, HostConfig settings) {
+        int rewritten = compact(table, targetFileSizeBytes, settings.compactionMinFiles());
+        expireSnapshots(table, settings.snapshotMaxAge(), settings.snapshotsRetained(), Clock.systemUTC());
+        return rewritten;
+    }
 }

@@ -105,7 +105,7 @@ class MaterializeCommandTest {
     void runningMaterializerCommitsAndPublishesItsStatusUntilStopped() throws Exception {
         appendEntries(ORDERS, 0, 4);
         Path conf = conf(Map.of("lakestream.iceberg.commitInterval", "200ms",
-                "lakestream.iceberg.pollInterval", "100ms", "lakestream.materialize.maintenanceInterval", "1s"));
+                "lakestream.iceberg.pollInterval", "100ms", "lakestream.iceberg.maintenanceInterval", "1s"));
         CountDownLatch stop = new CountDownLatch(1);
         CompletableFuture<Run> running = CompletableFuture.supplyAsync(() -> run(stop, "--conf", conf.toString()));
         Path statusFile = dir.resolve("iceberg/materialize-status.json");

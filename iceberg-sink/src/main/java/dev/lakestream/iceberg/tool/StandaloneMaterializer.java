@@ -9,7 +9,6 @@ import dev.lakestream.iceberg.Materializers;
 import dev.lakestream.iceberg.TableMaintenance;
 import dev.lakestream.iceberg.TopicMaterializer;
 import dev.lakestream.iceberg.TopicRef;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -79,7 +78,7 @@ public final class StandaloneMaterializer implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
         control.scheduleWithFixedDelay(this::publishStatus, STATUS_PERIOD_MS, STATUS_PERIOD_MS,
                 TimeUnit.MILLISECONDS);
-        long maintain = config.maintenanceInterval().toMillis();
+        long maintain = config.upkeep().maintenanceInterval().toMillis();
         if (maintain > 0) {
             maintenance.scheduleWithFixedDelay(this::maintain, maintain, maintain, TimeUnit.MILLISECONDS);
         }
@@ -108,15 +107,14 @@ public final class StandaloneMaterializer implements AutoCloseable {
         for (TableIdentifier id : tables) {
             try {
                 Table table = catalog.loadTable(id);
-                int rewritten = TableMaintenance.compact(table, config.materializer().targetFileSizeBytes(),
-                        config.compactMinFiles());
-                TableMaintenance.expireSnapshots(table, config.snapshotMaxAge(), config.snapshotRetainLast(),
-                        Clock.systemUTC());
+                int rewritten = TableMaintenance.upkeep(table, config.materializer().targetFileSizeBytes(),
+                        config.upkeep());
                 if (rewritten > 0) {
                     LOG.info("compacted {}: {} small files rewritten", id, rewritten);
                 }
             } catch (RuntimeException e) {
-                LOG.warn("maintenance of table {} failed; trying again in {}", id, config.maintenanceInterval(), e);
+                LOG.warn("maintenance of table {} failed; trying again in {}", id,
+                        config.upkeep().maintenanceInterval(), e);
             }
         }
     }

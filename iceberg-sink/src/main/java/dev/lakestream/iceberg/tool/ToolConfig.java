@@ -4,6 +4,7 @@ import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigKeys;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.iceberg.CatalogConfig;
+import dev.lakestream.iceberg.HostConfig;
 import dev.lakestream.iceberg.MaterializerConfig;
 import java.io.IOException;
 import java.io.Reader;
@@ -25,33 +26,21 @@ import java.util.Properties;
  * @param dataDir where the embedded catalog lives ({@code <dataDir>/iceberg}) when no catalog URI is given
  * @param selection which topics are materialized
  * @param discoveryInterval how often new topics are looked for, default 30 s
- * @param maintenanceInterval how often each table is compacted and its snapshots expired, default 10 min; 0 = never
- * @param compactMinFiles a day partition is compacted once it has this many small files, default 8
- * @param snapshotMaxAge snapshots older than this are expired, default 1 h
- * @param snapshotRetainLast at least this many snapshots are kept, default 10
+ * @param upkeep table compaction and snapshot expiry: the brokers' keys ({@code lakestream.iceberg.maintenanceInterval},
+ *     {@code compactionMinFiles}, {@code snapshotMaxAge}, {@code snapshotsRetained}; {@link HostConfig}), so one file
+ *     configures both hosts alike
  * @param statusFile where a running materializer publishes its topics' status for the status command
  */
 public record ToolConfig(Map<String, String> properties, Path dataDir, TopicSelection selection,
-                         Duration discoveryInterval, Duration maintenanceInterval, int compactMinFiles,
-                         Duration snapshotMaxAge, int snapshotRetainLast, Path statusFile) {
+                         Duration discoveryInterval, HostConfig upkeep, Path statusFile) {
 
     static final String DISCOVERY_INTERVAL = "lakestream.materialize.discoveryInterval";
-    static final String MAINTENANCE_INTERVAL = "lakestream.materialize.maintenanceInterval";
-    static final String COMPACT_MIN_FILES = "lakestream.materialize.compactMinFiles";
-    static final String SNAPSHOT_MAX_AGE = "lakestream.materialize.snapshotMaxAge";
-    static final String SNAPSHOT_RETAIN_LAST = "lakestream.materialize.snapshotRetainLast";
     static final String STATUS_FILE = "lakestream.materialize.statusFile";
     static final String DATA_DIR = "lakestream.materialize.dataDir";
     private static final String EMBEDDED_DATA_DIR = "lakestream.embedded.dataDir";
 
     public ToolConfig {
         properties = Map.copyOf(properties);
-        if (compactMinFiles < 2) {
-            throw new ConfigException(COMPACT_MIN_FILES, String.valueOf(compactMinFiles), "must be at least 2");
-        }
-        if (snapshotRetainLast < 1) {
-            throw new ConfigException(SNAPSHOT_RETAIN_LAST, String.valueOf(snapshotRetainLast), "must be at least 1");
-        }
         if (discoveryInterval.isZero() || discoveryInterval.isNegative()) {
             throw new ConfigException(DISCOVERY_INTERVAL, String.valueOf(discoveryInterval), "must be positive");
         }
@@ -81,9 +70,7 @@ public record ToolConfig(Map<String, String> properties, Path dataDir, TopicSele
                 .orElse(dataDir.resolve("iceberg").resolve("materialize-status.json"));
         return new ToolConfig(props, dataDir, TopicSelection.parse(r.string(TopicSelection.KEY, "all")),
                 r.duration(DISCOVERY_INTERVAL, Duration.ofSeconds(30)),
-                r.duration(MAINTENANCE_INTERVAL, Duration.ofMinutes(10)),
-                r.integer(COMPACT_MIN_FILES, 8), r.duration(SNAPSHOT_MAX_AGE, Duration.ofHours(1)),
-                r.integer(SNAPSHOT_RETAIN_LAST, 10), status);
+                HostConfig.fromProperties(props), status);
     }
 
     public ConfigReader reader() {

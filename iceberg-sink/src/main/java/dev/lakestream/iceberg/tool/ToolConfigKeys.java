@@ -10,8 +10,7 @@ import java.util.List;
 public final class ToolConfigKeys implements ConfigKeySet {
 
     static final List<String> KEYS = List.of(TopicSelection.KEY, ToolConfig.DISCOVERY_INTERVAL,
-            ToolConfig.MAINTENANCE_INTERVAL, ToolConfig.COMPACT_MIN_FILES, ToolConfig.SNAPSHOT_MAX_AGE,
-            ToolConfig.SNAPSHOT_RETAIN_LAST, ToolConfig.STATUS_FILE, ToolConfig.DATA_DIR);
+            ToolConfig.STATUS_FILE, ToolConfig.DATA_DIR);
 
     @Override
     public List<String> keys() {

@@ -343,9 +343,7 @@ public final class IcebergHost implements AutoCloseable {
             }
             try {
                 Table t = catalog.loadTable(id);
-                TableMaintenance.compact(t, config.targetFileSizeBytes(), host.compactionMinFiles());
-                TableMaintenance.expireSnapshots(t, host.snapshotMaxAge(), host.snapshotsRetained(),
-                        Clock.systemUTC());
+                TableMaintenance.upkeep(t, config.targetFileSizeBytes(), host);
             } catch (RuntimeException e) {
                 LOG.warn("Iceberg materializer: upkeep of table {} failed; trying again in {}", id,
                         host.maintenanceInterval(), e);
