@@ -40,6 +40,9 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
+import dev.lakestream.core.objectstore.ObjectBody;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
@@ -226,16 +229,25 @@ public final class S3ObjectStore implements ObjectStore {
         return write("putIfAbsent", key, data, true);
     }
 
+    @Override
+    public CompletableFuture<Void> put(String key, ObjectBody body) {
+        return write("put", key, body, false);
+    }
+
     private CompletableFuture<Void> write(String op, String key, ByteBuffer data, boolean ifAbsent) {
+        return write(op, key, ObjectBody.of(data.asReadOnlyBuffer().slice()), ifAbsent);
+    }
+
+    private CompletableFuture<Void> write(String op, String key, ObjectBody body, boolean ifAbsent) {
         String physical;
         try {
             physical = physicalKey(key);
         } catch (InvalidObjectKeyException e) {
             return CompletableFuture.failedFuture(e);
         }
-        ByteBuffer body = data.asReadOnlyBuffer().slice();
-        String crc = ObjectKeys.crc32cBase64(ObjectKeys.crc32c(body));
-        long length = body.remaining();
+        String crc = ObjectKeys.crc32cBase64(body.crc32c());
+        long length = body.length();
+        // Each attempt sends the parts as they are (fresh views, so a retry starts from their first byte).
         return execute(op, key, () -> s3.putObject(r -> {
             r.bucket(bucket)
                     .key(physical)
@@ -247,11 +259,22 @@ public final class S3ObjectStore implements ObjectStore {
             if (ifAbsent) {
                 r.ifNoneMatch("*");
             }
-        }, AsyncRequestBody.fromByteBufferUnsafe(body.duplicate()))).thenApply(r -> null);
+        }, body.parts().length == 1
+                ? AsyncRequestBody.fromByteBufferUnsafe(body.views()[0])
+                : AsyncRequestBody.fromByteBuffersUnsafe(body.views()))).thenApply(r -> null);
     }
 
     @Override
     public CompletableFuture<ByteBuffer> get(String key) {
+        return getWhole(key, new SizedResponseBody()).thenApply(ByteBuf::nioBuffer);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuf> get(String key, ByteBufAllocator allocator) {
+        return getWhole(key, new SizedResponseBody(allocator));
+    }
+
+    private CompletableFuture<ByteBuf> getWhole(String key, SizedResponseBody collector) {
         String physical;
         try {
             physical = physicalKey(key);
@@ -260,18 +283,21 @@ public final class S3ObjectStore implements ObjectStore {
         }
         return execute("get", key, () -> s3.getObject(
                         r -> r.bucket(bucket).key(physical).checksumMode(ChecksumMode.ENABLED),
-                        new SizedResponseBody())
+                        collector.fresh())
                 .thenApply(bytes -> verified(key, bytes)));
     }
 
-    private ByteBuffer verified(String key, SizedResponseBody.Result bytes) {
-        ByteBuffer data = bytes.body();
+    /** The body, once its CRC32C matches the one written with it; released when it does not. */
+    private ByteBuf verified(String key, SizedResponseBody.Result bytes) {
+        ByteBuf data = bytes.buffer();
         String expected = bytes.response().metadata().get(CRC32C_METADATA);
         if (expected != null) {
-            String actual = ObjectKeys.crc32cBase64(ObjectKeys.crc32c(data));
+            String actual = ObjectKeys.crc32cBase64(ObjectKeys.crc32c(data.nioBuffer()));
             if (!expected.equals(actual)) {
+                int size = data.readableBytes();
+                data.release();
                 throw new ObjectCorruptedException("Object " + ObjectKeys.printable(key) + " in bucket '" + bucket
-                        + "' (" + location + ") is corrupted: its " + data.remaining()
+                        + "' (" + location + ") is corrupted: its " + size
                         + " bytes have CRC32C " + actual + " but the object was written with " + expected);
             }
         }
@@ -280,6 +306,15 @@ public final class S3ObjectStore implements ObjectStore {
 
     @Override
     public CompletableFuture<ByteBuffer> get(String key, long offset, long length) {
+        return getRange(key, offset, length, new SizedResponseBody()).thenApply(ByteBuf::nioBuffer);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuf> get(String key, long offset, long length, ByteBufAllocator allocator) {
+        return getRange(key, offset, length, new SizedResponseBody(allocator));
+    }
+
+    private CompletableFuture<ByteBuf> getRange(String key, long offset, long length, SizedResponseBody collector) {
         String physical;
         try {
             physical = physicalKey(key);
@@ -294,18 +329,19 @@ public final class S3ObjectStore implements ObjectStore {
         String range = "bytes=" + offset + "-" + last;
         return execute("get " + range + " of", key, () -> s3.getObject(
                         r -> r.bucket(bucket).key(physical).range(range),
-                        new SizedResponseBody())
+                        collector.fresh())
                 .thenApply(bytes -> {
-                    ByteBuffer data = bytes.body();
+                    ByteBuf data = bytes.buffer();
                     if (bytes.response().contentRange() != null) {
                         return data;
                     }
                     // A store that ignored the Range header sent the whole object: cut it here.
-                    if (offset >= data.remaining()) {
+                    if (offset >= data.readableBytes()) {
+                        data.release();
                         throw new InvalidRangeException(rangeMessage(key, offset));
                     }
                     int from = (int) offset;
-                    int to = (int) Math.min(data.remaining(), offset + length);
+                    int to = (int) Math.min(data.readableBytes(), offset + length);
                     return data.slice(from, to - from);
                 }));
     }
