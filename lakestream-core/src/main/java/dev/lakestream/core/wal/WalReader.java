@@ -91,7 +91,7 @@ public final class WalReader {
         int perRecord = reads.entriesPerRecord();
         int needed = (int) Math.min(MAX_RECORDS_PER_READ, (maxEntries + (long) perRecord - 1) / perRecord + 1);
         int scan = Math.min(needed, maxEntries) + prefetch;
-        return index.recordsFrom(streamId, fromOffset, scan).thenCompose(records -> {
+        CompletableFuture<List<LogEntry>> entries = index.recordsFrom(streamId, fromOffset, scan).thenCompose(records -> {
             rememberEntriesPerRecord(reads, records);
             List<Selection> plan = plan(records, fromOffset, maxEntries, maxBytes);
             if (plan.isEmpty()) {
@@ -144,6 +144,17 @@ public final class WalReader {
                 }
             });
         }).exceptionallyCompose(e -> CompletableFuture.failedFuture(unwrap(e)));
+        // The caller owns the entries only if it still wants them: entries that arrive for a read it cancelled (or
+        // completed otherwise) are released here, not left to the collector.
+        CompletableFuture<List<LogEntry>> result = new CompletableFuture<>();
+        entries.whenComplete((list, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            } else if (!result.complete(list)) {
+                list.forEach(entry -> entry.payload().release());
+            }
+        });
+        return result;
     }
 
     /** Releases what this reader keeps in memory of its own (read-ahead ranges, object indexes). */

@@ -83,8 +83,11 @@ class WalBufferLifecycleTest {
     }
 
     private WalWriter writer(ObjectStore objects, ObjectCache cache, CommitGuard guard) {
-        return new WalWriter(objects, metadata, WalWriterConfig.DEFAULT.withFlushPolicy(WalWriterConfig.FlushPolicy.DEADLINE),
-                cache, guard, CommitListener.NONE, scheduler, Clock.systemUTC(), allocator);
+        // Batches are sealed by flushNow only (a deadline far away), so a loaded machine cannot split them.
+        WalWriterConfig config = new WalWriterConfig(8L << 20, java.time.Duration.ofMinutes(1), 256L << 20,
+                WalWriterConfig.WhenFull.WAIT).withFlushPolicy(WalWriterConfig.FlushPolicy.DEADLINE);
+        return new WalWriter(objects, metadata, config, cache, guard, CommitListener.NONE, scheduler,
+                Clock.systemUTC(), allocator);
     }
 
     private byte[] bytes(int n) {
@@ -210,7 +213,7 @@ class WalBufferLifecycleTest {
     }
 
     @Test
-    void readEntriesAreSlicesOfPooledDirectBuffersReleasedWithTheEntriesWholeAndRanged() {
+    void readEntriesAreSlicesOfPooledDirectBuffersReleasedWithTheEntriesWholeAndRanged() throws Exception {
         ObjectCache writerCache = new ObjectCache(0);
         WalWriter writer = writer(store, writerCache, CommitGuard.NONE);
         List<CompletableFuture<AppendResult>> results = new ArrayList<>();
@@ -272,11 +275,40 @@ class WalBufferLifecycleTest {
         assertThat(allocator.live()).isEmpty();
     }
 
-    private static void awaitReleased(TrackingAllocator a) {
+    @Test
+    void entriesOfAReadCancelledWhileItsGetWasInFlightAreReleasedWhenTheyArrive() throws Exception {
+        List<CompletableFuture<AppendResult>> results = new ArrayList<>();
+        WalWriter writer = writer(store, new ObjectCache(0), CommitGuard.NONE);
+        appendOneBatch(writer, results, new int[] {500, 500, 500}, 1);
+        results.forEach(CompletableFuture::join);
+        writer.close();
+
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        ObjectStore held = new ForwardingObjectStore("held", store) {
+            @Override
+            public CompletableFuture<ByteBuf> get(String key, io.netty.buffer.ByteBufAllocator allocator) {
+                return gate.thenCompose(v -> store.get(key, allocator));
+            }
+        };
+        WalReader reader = new WalReader(held, new OffsetIndex(metadata), new ObjectCache(0),
+                new ReaderConfig(0, 1L << 20, 0, 0), allocator);
+        CompletableFuture<List<LogEntry>> read = reader.read(1, 0, 10, 1 << 20);
+        assertThat(read.cancel(false)).isTrue();
+        gate.complete(null);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (allocator.handedOut() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(allocator.handedOut()).as("the GET did fetch into the allocator").isPositive();
+        awaitReleased(allocator);
+        reader.close();
+    }
+
+    private static void awaitReleased(TrackingAllocator a) throws InterruptedException {
         // Read-ahead GETs still in flight release their buffers when they arrive.
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (!a.live().isEmpty() && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
+            Thread.sleep(5);
         }
         assertThat(a.live()).isEmpty();
     }
