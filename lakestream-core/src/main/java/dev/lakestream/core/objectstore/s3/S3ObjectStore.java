@@ -43,6 +43,8 @@ import software.amazon.awssdk.core.async.AsyncRequestBody;
 import dev.lakestream.core.objectstore.ObjectBody;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
@@ -106,6 +108,11 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 public final class S3ObjectStore implements ObjectStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(S3ObjectStore.class);
+
+    /** A put body of more parts than this is sent from a few staging buffers (see {@link #stage}). */
+    static final int MAX_BODY_PARTS = 64;
+    /** Size of those staging buffers. */
+    static final int STAGING_BYTES = 512 << 10;
 
     /** The user-metadata name (without {@code x-amz-meta-}) of the Base64 CRC32C of the object. */
     public static final String CRC32C_METADATA = "lakestream-crc32c";
@@ -247,8 +254,10 @@ public final class S3ObjectStore implements ObjectStore {
         }
         String crc = ObjectKeys.crc32cBase64(body.crc32c());
         long length = body.length();
-        // Each attempt sends the parts as they are (fresh views, so a retry starts from their first byte).
-        return execute(op, key, () -> s3.putObject(r -> {
+        ByteBuf staged = body.parts().length > MAX_BODY_PARTS ? stage(body) : null;
+        ByteBuffer[] parts = staged == null ? body.parts() : staged.nioBuffers();
+        // Each attempt sends the parts afresh (new read-only views, so a retry starts from their first byte).
+        CompletableFuture<Void> put = execute(op, key, () -> s3.putObject(r -> {
             r.bucket(bucket)
                     .key(physical)
                     .contentLength(length)
@@ -259,9 +268,59 @@ public final class S3ObjectStore implements ObjectStore {
             if (ifAbsent) {
                 r.ifNoneMatch("*");
             }
-        }, body.parts().length == 1
-                ? AsyncRequestBody.fromByteBufferUnsafe(body.views()[0])
-                : AsyncRequestBody.fromByteBuffersUnsafe(body.views()))).thenApply(r -> null);
+        }, parts.length == 1
+                ? AsyncRequestBody.fromByteBufferUnsafe(parts[0].asReadOnlyBuffer())
+                : AsyncRequestBody.fromByteBuffersUnsafe(readOnly(parts)))).thenApply(r -> null);
+        if (staged != null) {
+            put.whenComplete((v, e) -> staged.release());
+        }
+        return put;
+    }
+
+    /**
+     * A body of many small parts (a WAL object of thousands of entries) copied into a few pooled direct buffers: the
+     * HTTP client writes each part it is given on its own, so thousands of small writes cost more than one copy in
+     * direct memory (which makes no garbage). Released when the put completes.
+     */
+    private static ByteBuf stage(ObjectBody body) {
+        int length = Math.toIntExact(body.length());
+        CompositeByteBuf staged = PooledByteBufAllocator.DEFAULT.compositeDirectBuffer(
+                Math.max(2, length / STAGING_BYTES + 1));
+        try {
+            ByteBuf current = null;
+            for (ByteBuffer part : body.parts()) {
+                ByteBuffer p = part.duplicate();
+                while (p.hasRemaining()) {
+                    if (current == null || !current.isWritable()) {
+                        int size = Math.min(STAGING_BYTES, length - staged.writerIndex()
+                                - (current == null ? 0 : current.readableBytes()));
+                        if (current != null) {
+                            staged.addComponent(true, current);
+                        }
+                        current = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+                    }
+                    int n = Math.min(p.remaining(), current.writableBytes());
+                    ByteBuffer slice = p.slice(p.position(), n);
+                    current.writeBytes(slice);
+                    p.position(p.position() + n);
+                }
+            }
+            if (current != null) {
+                staged.addComponent(true, current);
+            }
+            return staged;
+        } catch (RuntimeException e) {
+            staged.release();
+            throw e;
+        }
+    }
+
+    private static ByteBuffer[] readOnly(ByteBuffer[] parts) {
+        ByteBuffer[] out = new ByteBuffer[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            out[i] = parts[i].asReadOnlyBuffer();
+        }
+        return out;
     }
 
     @Override
