@@ -46,11 +46,16 @@ public final class WalReader {
     /** Object indexes fetched for ranged reads: every stream in a large object needs the same one. */
     private final ObjectCache headers;
     private final Map<String, CompletableFuture<ByteBuffer>> headerFetches = new ConcurrentHashMap<>();
+    /** Indexes of the objects read lately, decoded once. */
+    private final DecodedIndexes decoded = new DecodedIndexes(DECODED_INDEXES);
     /** Read-ahead of large objects; null when it is off. */
     private final RangeCache ranges;
 
     /** Where fetched bytes go: pooled direct buffers, so that reads make no garbage (entries are slices of them). */
     private final ByteBufAllocator allocator;
+
+    /** Objects whose decoded index is kept: more than a catch-up reader of many streams has open at once. */
+    static final int DECODED_INDEXES = 64;
 
     /** Index records scanned per read (plus prefetch); a read returns fewer entries when records hold one each. */
     static final int MAX_RECORDS_PER_READ = 32;
@@ -163,6 +168,7 @@ public final class WalReader {
             ranges.clear();
         }
         headers.clear();
+        decoded.clear();
     }
 
     /** Forgets what this reader keeps per stream (where its reads ended, its records' sizes): the stream is gone. */
@@ -244,7 +250,7 @@ public final class WalReader {
         }
         long offset = next.entryOffsets()[0];
         header(v.location(), headerLength(v)).thenAccept(h -> {
-            ObjectView following = ObjectView.indexOnly(h, next, offset);
+            ObjectView following = ObjectView.indexOnly(decoded, h, next, offset);
             following.readAheadFrom(ranges, v.location(), 0, window - left, window);
         }).exceptionally(e -> null); // only a hint: the read that needs these bytes reports what went wrong
     }
@@ -278,7 +284,7 @@ public final class WalReader {
         ByteBuf cached = cache.get(key);
         if (cached != null) {
             try {
-                return CompletableFuture.completedFuture(ObjectView.whole(cached, s.record, offset));
+                return CompletableFuture.completedFuture(ObjectView.whole(decoded, cached, s.record, offset));
             } catch (RuntimeException e) {
                 return CompletableFuture.failedFuture(e);
             }
@@ -294,7 +300,7 @@ public final class WalReader {
                     throw new EntryUnreadableException(streamId, offset, key, "is " + size
                             + " bytes, the offset index says " + v.fileSize() + " (truncated or replaced)", null);
                 }
-                ObjectView view = ObjectView.whole(b, s.record, offset);
+                ObjectView view = ObjectView.whole(decoded, b, s.record, offset);
                 if (v.fileSize() <= config.wholeObjectMaxBytes()) {
                     cache.put(key, b);
                 }
@@ -305,7 +311,7 @@ public final class WalReader {
             if (e != null) {
                 throw unreadable(streamId, offset, key, e);
             }
-            return ObjectView.indexOnly(h, s.record, offset);
+            return ObjectView.indexOnly(decoded, h, s.record, offset);
         }).thenCompose(view -> view.fetchRange(objects, allocator, ranges, s));
     }
 
@@ -381,7 +387,7 @@ public final class WalReader {
         }
 
         /** A view of a whole object; takes over the caller's reference to it (released here if it does not parse). */
-        static ObjectView whole(ByteBuf object, IndexRecord record, long offset) {
+        static ObjectView whole(DecodedIndexes decoded, ByteBuf object, IndexRecord record, long offset) {
             ObjectView view;
             try {
                 // The index alone, without copying: in the writer's objects it is the first component on its own.
@@ -392,7 +398,7 @@ public final class WalReader {
                     long length = Math.max(0, object.getInt(at));
                     indexEnd = (int) Math.min(readable, WalObjectFormat.LENGTH_PREFIX_BYTES + length);
                 }
-                view = indexOnly(object.nioBuffer(at, indexEnd), record, offset);
+                view = indexOnly(decoded, object.nioBuffer(at, indexEnd), record, offset);
             } catch (RuntimeException e) {
                 object.release();
                 throw e;
@@ -411,11 +417,11 @@ public final class WalReader {
             }
         }
 
-        static ObjectView indexOnly(ByteBuffer header, IndexRecord record, long offset) {
+        static ObjectView indexOnly(DecodedIndexes decoded, ByteBuffer header, IndexRecord record, long offset) {
             String key = record.value().location();
             WalObjectFormat.Index idx;
             try {
-                idx = WalObjectFormat.decodeIndex(header, key, record.value().fileSize());
+                idx = decoded.decode(header, key, record.value().fileSize());
             } catch (WalObjectFormatException e) {
                 throw unreadable(record.streamId(), offset, key, e);
             }
