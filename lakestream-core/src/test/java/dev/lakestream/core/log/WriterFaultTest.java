@@ -13,7 +13,6 @@ import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.PutResult;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStore;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
-import dev.lakestream.core.objectstore.ObjectBody;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.ObjectStoreUnavailableException;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
@@ -70,7 +69,7 @@ class WriterFaultTest {
         Mockito.doAnswer(inv -> fail.get()
                         ? CompletableFuture.failedFuture(new ObjectStoreUnavailableException("injected: PUT timed out"))
                         : inv.callRealMethod())
-                .when(objects).put(Mockito.anyString(), Mockito.any(ObjectBody.class));
+                .when(objects).put(Mockito.anyString(), Mockito.any(ByteBuffer.class));
 
         CompletableFuture<AppendResult> fa = a.append(1, LakestreamLogTest.bytes("a"));
         CompletableFuture<AppendResult> fb = b.append(1, LakestreamLogTest.bytes("b"));
