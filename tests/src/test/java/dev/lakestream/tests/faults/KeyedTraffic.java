@@ -38,6 +38,7 @@ final class KeyedTraffic implements AutoCloseable {
     private final String topic;
     private final String name;
     private final Map<Integer, Long> ackedAt = new ConcurrentHashMap<>();
+    private final Map<Integer, Long> sentAt = new ConcurrentHashMap<>();
     private final Map<Integer, String> failed = new ConcurrentHashMap<>();
     /** Sends the broker answered as duplicates (no message id): it found their sequence id already persisted. */
     private final Set<Integer> ackedAsDuplicate = ConcurrentHashMap.newKeySet();
@@ -80,6 +81,7 @@ final class KeyedTraffic implements AutoCloseable {
             for (int i = 0; !stopSending; i++) {
                 int n = i;
                 long t0 = System.nanoTime();
+                sentAt.put(n, t0);
                 producer.newMessage().key("k" + (n % KEYS)).value(Integer.toString(n).getBytes()).sendAsync()
                         .whenComplete((id, e) -> {
                             long now = System.nanoTime();
@@ -162,7 +164,8 @@ final class KeyedTraffic implements AutoCloseable {
      * send) in [fromNanos, toNanos).
      */
     long storedInWindow(long fromNanos, long toNanos) {
-        return ackedAt.entrySet().stream().filter(e -> e.getValue() >= fromNanos && e.getValue() < toNanos)
+        return ackedAt.entrySet().stream()
+                .filter(e -> sentAt.getOrDefault(e.getKey(), Long.MIN_VALUE) >= fromNanos && e.getValue() < toNanos)
                 .filter(e -> !ackedAsDuplicate.contains(e.getKey())).count();
     }
 
