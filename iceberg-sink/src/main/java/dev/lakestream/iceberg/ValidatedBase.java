@@ -6,9 +6,6 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.encryption.EncryptionManager;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * One version of a table, read once, that a commit is checked against and then built on.
@@ -51,12 +48,11 @@ final class ValidatedBase {
         return table.newAppend();
     }
 
-    private static final class PinnedOperations implements TableOperations {
-        private final TableOperations real;
+    private static final class PinnedOperations extends ForwardingTableOperations {
         private volatile TableMetadata base;
 
         PinnedOperations(TableOperations real, TableMetadata base) {
-            this.real = real;
+            super(real);
             this.base = base;
         }
 
@@ -76,41 +72,6 @@ final class ValidatedBase {
         public void commit(TableMetadata from, TableMetadata metadata) {
             real.commit(from, metadata);
             base = null; // committed: from now on this follows the table again
-        }
-
-        @Override
-        public FileIO io() {
-            return real.io();
-        }
-
-        @Override
-        public EncryptionManager encryption() {
-            return real.encryption();
-        }
-
-        @Override
-        public String metadataFileLocation(String fileName) {
-            return real.metadataFileLocation(fileName);
-        }
-
-        @Override
-        public LocationProvider locationProvider() {
-            return real.locationProvider();
-        }
-
-        @Override
-        public TableOperations temp(TableMetadata uncommittedMetadata) {
-            return real.temp(uncommittedMetadata);
-        }
-
-        @Override
-        public long newSnapshotId() {
-            return real.newSnapshotId();
-        }
-
-        @Override
-        public boolean requireStrictCleanup() {
-            return real.requireStrictCleanup();
         }
     }
 }

@@ -5,11 +5,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 
 /**
@@ -54,12 +51,7 @@ final class FaultyJdbcCatalog extends JdbcCatalog {
     @Override
     protected TableOperations newTableOps(TableIdentifier id) {
         TableOperations real = super.newTableOps(id);
-        return new TableOperations() {
-            @Override
-            public TableMetadata current() {
-                return real.current();
-            }
-
+        return new ForwardingTableOperations(real) {
             @Override
             public TableMetadata refresh() {
                 if (refreshAction.get() != null && refreshesUntilAction.decrementAndGet() == 0) {
@@ -87,36 +79,6 @@ final class FaultyJdbcCatalog extends JdbcCatalog {
                 if (f == Fault.ERROR_AFTER_LANDING) {
                     throw new IllegalStateException("injected: failure after the commit landed");
                 }
-            }
-
-            @Override
-            public FileIO io() {
-                return real.io();
-            }
-
-            @Override
-            public EncryptionManager encryption() {
-                return real.encryption();
-            }
-
-            @Override
-            public String metadataFileLocation(String fileName) {
-                return real.metadataFileLocation(fileName);
-            }
-
-            @Override
-            public LocationProvider locationProvider() {
-                return real.locationProvider();
-            }
-
-            @Override
-            public TableOperations temp(TableMetadata uncommittedMetadata) {
-                return real.temp(uncommittedMetadata);
-            }
-
-            @Override
-            public long newSnapshotId() {
-                return real.newSnapshotId();
             }
         };
     }
