@@ -21,6 +21,7 @@ import (
 
 	"github.com/oxia-db/oxia/common/concurrent"
 	"github.com/oxia-db/oxia/common/logging"
+	"github.com/oxia-db/oxia/common/security"
 	"github.com/oxia-db/oxia/oxiad/dataserver"
 	"github.com/oxia-db/oxia/oxiad/dataserver/database/kvstore"
 )
@@ -48,6 +49,7 @@ func main() {
 		dbDir, logLevel string
 		keySorting      string
 		shards          uint
+		tlsOption       security.TLSOption
 	)
 	strVar(&dataDir, "data-dir", "d", "./data", "base directory: the DB goes to DIR/db and the WAL to DIR/wal")
 	strVar(&dbDir, "db-dir", "", "", "override the DB directory (default DATA-DIR/db)")
@@ -74,6 +76,9 @@ func main() {
 	flag.BoolVar(&conf.NotificationsEnabled, "notifications-enabled", true, "keep change notifications for clients")
 	flag.DurationVar(&conf.NotificationsRetentionTime, "notifications-retention-time", time.Hour, "retention of notifications")
 	flag.Int64Var(&conf.DbBlockCacheMB, "db-cache-size-mb", kvstore.DefaultFactoryOptions.CacheSizeMB, "shared DB block cache size")
+	// TLS on the public gRPC port, as upstream's --tls-cert-file/--tls-key-file: clients must then connect with TLS.
+	strVar(&tlsOption.CertFile, "tls-cert-file", "", "", "PEM certificate of the public port (with --tls-key-file: serve TLS)")
+	strVar(&tlsOption.KeyFile, "tls-key-file", "", "", "PEM private key of --tls-cert-file")
 	flag.Parse()
 
 	fail := func(format string, a ...any) {
@@ -107,6 +112,11 @@ func main() {
 	if walDir != "" {
 		conf.WalDir = walDir
 	}
+	if tlsOption.CertFile != "" || tlsOption.KeyFile != "" {
+		if conf.ServerTLS, err = tlsOption.MakeServerTLSConf(); err != nil {
+			fail("--tls-cert-file %q / --tls-key-file %q: %v", tlsOption.CertFile, tlsOption.KeyFile, err)
+		}
+	}
 	logging.ConfigureLogger()
 	server, err := dataserver.NewStandalone(conf)
 	if err != nil {
@@ -122,8 +132,8 @@ func main() {
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"
 	}
-	fmt.Printf("OXIA-SERVER READY public=%s shards=%d data-dir=%s\n",
-		net.JoinHostPort(host, port), conf.NumShards, dataDir)
+	fmt.Printf("OXIA-SERVER READY public=%s shards=%d data-dir=%s tls=%t\n",
+		net.JoinHostPort(host, port), conf.NumShards, dataDir, conf.ServerTLS != nil)
 
 	// Blocks until SIGINT/SIGTERM, closes the server (flushing WAL and DB)
 	// and exits 0 on a clean shutdown, 1 otherwise.

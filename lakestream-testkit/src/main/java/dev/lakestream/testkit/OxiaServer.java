@@ -64,6 +64,9 @@ public final class OxiaServer implements AutoCloseable {
     private final String name;
     private final int shards;
     private final boolean walSync;
+    /** PEM certificate and key of the public port (TLS), or null. */
+    private final Path tlsCert;
+    private final Path tlsKey;
     private Path dataDir;
     private Path logFile;
     private Process process;
@@ -71,15 +74,17 @@ public final class OxiaServer implements AutoCloseable {
     private int port;
     private String serviceAddress;
 
-    private OxiaServer(String name, int shards, boolean walSync) {
+    private OxiaServer(String name, int shards, boolean walSync, Path tlsCert, Path tlsKey) {
         this.name = name;
         this.shards = shards;
         this.walSync = walSync;
+        this.tlsCert = tlsCert;
+        this.tlsKey = tlsKey;
     }
 
     /** A server with one shard and the WAL not fsynced (clean stops and restarts keep all data). */
     public static OxiaServer create(String name) {
-        return new OxiaServer(name, 1, false);
+        return new OxiaServer(name, 1, false, null, null);
     }
 
     /** A copy of this (not started) server's settings with {@code n} shards in the default namespace. */
@@ -87,12 +92,17 @@ public final class OxiaServer implements AutoCloseable {
         if (n < 1) {
             throw new IllegalArgumentException("shards must be >= 1, got " + n);
         }
-        return new OxiaServer(name, n, walSync);
+        return new OxiaServer(name, n, walSync, tlsCert, tlsKey);
     }
 
     /** A copy with the WAL fsynced on every write (needed only to survive a kill -9 with no data loss). */
     public OxiaServer withWalSync(boolean sync) {
-        return new OxiaServer(name, shards, sync);
+        return new OxiaServer(name, shards, sync, tlsCert, tlsKey);
+    }
+
+    /** A copy serving TLS on its public port with this PEM certificate (chain) and key. */
+    public OxiaServer withTls(Path certPem, Path keyPem) {
+        return new OxiaServer(name, shards, walSync, certPem, keyPem);
     }
 
     /**
@@ -238,12 +248,15 @@ public final class OxiaServer implements AutoCloseable {
                     + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-"
                     + COUNTER.incrementAndGet() + ".log");
         }
-        List<String> cmd = List.of(bin.toString(),
+        List<String> cmd = new ArrayList<>(List.of(bin.toString(),
                 "--data-dir", dataDir.toString(),
                 "--public-addr", "127.0.0.1:" + wantedPort,
                 "--shards", Integer.toString(shards),
                 "--wal-sync-data=" + walSync,
-                "--log-json=true");
+                "--log-json=true"));
+        if (tlsCert != null) {
+            cmd.addAll(List.of("--tls-cert-file", tlsCert.toString(), "--tls-key-file", tlsKey.toString()));
+        }
         LOG.info("Starting Oxia server {}: {} (log: {})", name, String.join(" ", cmd), logFile);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         Process p = pb.start();

@@ -44,6 +44,42 @@ public record TestCertificates(Path caPem, Path serverKeyStore, String password)
         return new TestCertificates(caPem, server, pw);
     }
 
+    /**
+     * Writes the server's certificate chain and its private key (PKCS#8) as PEM files, for servers that take PEM
+     * rather than a key store (the Oxia server's {@code --tls-cert-file} and {@code --tls-key-file}).
+     *
+     * @return the certificate file; the key is {@code keyPem}
+     */
+    public Path writeServerPem(Path certPem, Path keyPem) throws IOException {
+        try {
+            java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+            try (var in = java.nio.file.Files.newInputStream(serverKeyStore)) {
+                ks.load(in, password.toCharArray());
+            }
+            java.security.Key key = ks.getKey("server", password.toCharArray());
+            java.security.cert.Certificate[] chain = ks.getCertificateChain("server");
+            var mime = java.util.Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII));
+            StringBuilder certs = new StringBuilder();
+            for (java.security.cert.Certificate c : chain) {
+                certs.append("-----BEGIN CERTIFICATE-----\n").append(mime.encodeToString(c.getEncoded()))
+                        .append("\n-----END CERTIFICATE-----\n");
+            }
+            java.nio.file.Files.writeString(certPem, certs);
+            java.nio.file.Files.writeString(keyPem, "-----BEGIN PRIVATE KEY-----\n"
+                    + mime.encodeToString(key.getEncoded()) + "\n-----END PRIVATE KEY-----\n");
+            return certPem;
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IOException("could not export the server key of " + serverKeyStore + ": " + e, e);
+        }
+    }
+
+    /** A PKCS#12 trust store holding only the CA, for {@code -Djavax.net.ssl.trustStore} (password: {@link #password}). */
+    public Path writeTrustStore(Path trustStore) throws IOException, InterruptedException {
+        keytool("-importcert", "-noprompt", "-trustcacerts", "-alias", "lakestream-test-ca", "-storetype", "PKCS12",
+                "-keystore", trustStore.toString(), "-storepass", password, "-file", caPem.toString());
+        return trustStore;
+    }
+
     private static void keytool(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());

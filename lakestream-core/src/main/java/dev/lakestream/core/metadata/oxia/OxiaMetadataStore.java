@@ -154,7 +154,8 @@ public final class OxiaMetadataStore implements MetadataStore {
         SharedResources resources;
         CompletableFuture<AsyncOxiaClient> connecting;
         try {
-            resources = SharedResources.builder().build();
+            // TLS is a setting of the connections, so of the shared resources that own them.
+            resources = SharedResources.builder().enableTls(config.tls()).build();
             connecting = OxiaClientBuilder.create(config.serviceAddress())
                     .namespace(config.namespace())
                     .requestTimeout(config.requestTimeout())
@@ -188,7 +189,10 @@ public final class OxiaMetadataStore implements MetadataStore {
             if (result.completeExceptionally(new MetadataStoreUnavailableException(address
                     + ": could not connect to Oxia at " + config.serviceAddress() + " within "
                     + config.connectTimeout().toMillis() + " ms (" + OxiaMetadataStoreConfig.CONNECT_TIMEOUT
-                    + "): no shard assignments received"))) {
+                    + "): no shard assignments received (connecting " + (config.tls() ? "with" : "without")
+                    + " TLS, " + OxiaMetadataStoreConfig.TLS + "=" + config.tls() + ": a server that "
+                    + (config.tls() ? "serves no TLS, or whose certificate the JVM's trust store does not vouch for,"
+                            : "serves TLS") + " looks like this)"))) {
                 closeQuietly(resources); // stops the client's reconnect loop
             }
         });

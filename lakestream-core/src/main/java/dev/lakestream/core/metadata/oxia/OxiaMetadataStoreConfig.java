@@ -21,6 +21,9 @@ import java.util.Objects;
  *     so its ephemeral records) after the client stops heart-beating, e.g. after a crash</td></tr>
  * <tr><td>{@value #CONNECT_TIMEOUT}</td><td>30s</td><td>how long opening the store waits for the server's
  *     first shard assignments before failing</td></tr>
+ * <tr><td>{@value #TLS}</td><td>false</td><td>connect with TLS; the server's certificate is checked against the
+ *     JVM's trust store (the Oxia Java client takes no other), so a private CA goes into the trust store named by
+ *     {@code -Djavax.net.ssl.trustStore}</td></tr>
  * </table>
  *
  * @param serviceAddress {@code host:port}
@@ -28,19 +31,21 @@ import java.util.Objects;
  * @param requestTimeout per-operation timeout
  * @param sessionTimeout session timeout of ephemeral records
  * @param connectTimeout bound on {@link OxiaMetadataStore#open}
+ * @param tls whether to connect with TLS
  */
 public record OxiaMetadataStoreConfig(String serviceAddress, String namespace, Duration requestTimeout,
-                                      Duration sessionTimeout, Duration connectTimeout) {
+                                      Duration sessionTimeout, Duration connectTimeout, boolean tls) {
 
     public static final String SERVICE_ADDRESS = "lakestream.oxia.serviceAddress";
     public static final String NAMESPACE = "lakestream.oxia.namespace";
     public static final String REQUEST_TIMEOUT = "lakestream.oxia.requestTimeout";
     public static final String SESSION_TIMEOUT = "lakestream.oxia.sessionTimeout";
     public static final String CONNECT_TIMEOUT = "lakestream.oxia.connectTimeout";
+    public static final String TLS = "lakestream.oxia.tls";
 
     /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
     public static final List<String> KEYS =
-            List.of(SERVICE_ADDRESS, NAMESPACE, REQUEST_TIMEOUT, SESSION_TIMEOUT, CONNECT_TIMEOUT);
+            List.of(SERVICE_ADDRESS, NAMESPACE, REQUEST_TIMEOUT, SESSION_TIMEOUT, CONNECT_TIMEOUT, TLS);
 
     public static final String DEFAULT_NAMESPACE = "default";
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
@@ -69,6 +74,12 @@ public record OxiaMetadataStoreConfig(String serviceAddress, String namespace, D
         }
     }
 
+    /** A config without TLS. */
+    public OxiaMetadataStoreConfig(String serviceAddress, String namespace, Duration requestTimeout,
+                                   Duration sessionTimeout, Duration connectTimeout) {
+        this(serviceAddress, namespace, requestTimeout, sessionTimeout, connectTimeout, false);
+    }
+
     /** A config with the given address and every other setting at its default. */
     public static OxiaMetadataStoreConfig of(String serviceAddress) {
         return new OxiaMetadataStoreConfig(serviceAddress, DEFAULT_NAMESPACE, DEFAULT_REQUEST_TIMEOUT,
@@ -83,28 +94,33 @@ public record OxiaMetadataStoreConfig(String serviceAddress, String namespace, D
                 reader.string(NAMESPACE, DEFAULT_NAMESPACE),
                 reader.duration(REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT),
                 reader.duration(SESSION_TIMEOUT, DEFAULT_SESSION_TIMEOUT),
-                reader.duration(CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT));
+                reader.duration(CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT),
+                reader.bool(TLS, false));
     }
 
     public OxiaMetadataStoreConfig withNamespace(String ns) {
-        return new OxiaMetadataStoreConfig(serviceAddress, ns, requestTimeout, sessionTimeout, connectTimeout);
+        return new OxiaMetadataStoreConfig(serviceAddress, ns, requestTimeout, sessionTimeout, connectTimeout, tls);
     }
 
     public OxiaMetadataStoreConfig withRequestTimeout(Duration d) {
-        return new OxiaMetadataStoreConfig(serviceAddress, namespace, d, sessionTimeout, connectTimeout);
+        return new OxiaMetadataStoreConfig(serviceAddress, namespace, d, sessionTimeout, connectTimeout, tls);
     }
 
     public OxiaMetadataStoreConfig withSessionTimeout(Duration d) {
-        return new OxiaMetadataStoreConfig(serviceAddress, namespace, requestTimeout, d, connectTimeout);
+        return new OxiaMetadataStoreConfig(serviceAddress, namespace, requestTimeout, d, connectTimeout, tls);
     }
 
     public OxiaMetadataStoreConfig withConnectTimeout(Duration d) {
-        return new OxiaMetadataStoreConfig(serviceAddress, namespace, requestTimeout, sessionTimeout, d);
+        return new OxiaMetadataStoreConfig(serviceAddress, namespace, requestTimeout, sessionTimeout, d, tls);
     }
 
-    /** {@code oxia://host:port/namespace}, the address used in messages. */
+    public OxiaMetadataStoreConfig withTls(boolean on) {
+        return new OxiaMetadataStoreConfig(serviceAddress, namespace, requestTimeout, sessionTimeout, connectTimeout, on);
+    }
+
+    /** {@code oxia://host:port/namespace} ({@code oxia+tls://} with TLS), the address used in messages. */
     public String address() {
-        return "oxia://" + serviceAddress + "/" + namespace;
+        return (tls ? "oxia+tls://" : "oxia://") + serviceAddress + "/" + namespace;
     }
 
     private static void checkAddress(String address) {
