@@ -398,10 +398,10 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             }
             info.properties = new LinkedHashMap<>(rec.properties);
             info.cursors = new LinkedHashMap<>();
-            return ml.stream.cursorNames().thenCompose(names -> {
+            return ml.stream().cursorNames().thenCompose(names -> {
                 List<CompletableFuture<Void>> all = new ArrayList<>();
                 for (String n : names) {
-                    all.add(ml.stream.openCursor(n, 0).thenAccept(dc -> {
+                    all.add(ml.stream().openCursor(n, 0).thenAccept(dc -> {
                         ManagedLedgerInfo.CursorInfo ci = new ManagedLedgerInfo.CursorInfo();
                         ci.cursorsLedgerId = -1;
                         Position md = ml.positionOf(dc.ackedBefore() - 1);
@@ -674,8 +674,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             stats.addLedgerDetails(ml.ledgerEntries(i), ls.get(i).timestamp(), ml.ledgerSize(i), ls.get(i).id());
         }
         long maxBacklog = 0;
-        for (String n : LakestreamManagedLedger.Sync.await(ml.stream.cursorNames())) {
-            var dc = LakestreamManagedLedger.Sync.await(ml.stream.openCursor(n, 0));
+        for (String n : LakestreamManagedLedger.Sync.await(ml.stream().cursorNames())) {
+            var dc = LakestreamManagedLedger.Sync.await(ml.stream().openCursor(n, 0));
             long backlog = Math.max(0, ml.lceOffset() + 1 - Math.max(dc.ackedBefore(), ml.startOffset())
                     - dc.individuallyAckedIn(dc.ackedBefore(), ml.lceOffset() + 1));
             stats.addCursorDetails(n, backlog, -1);

@@ -16,6 +16,7 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
 final class ManagedLedgerRecordWriter {
 
     private final LakestreamManagedLedger ledger;
+    private final LedgerState state;
 
     // --- guarded by ledger
     private ManagedLedgerRecord record;
@@ -23,6 +24,7 @@ final class ManagedLedgerRecordWriter {
 
     ManagedLedgerRecordWriter(LakestreamManagedLedger ledger, ManagedLedgerRecord record) {
         this.ledger = ledger;
+        this.state = ledger.state();
         this.record = record;
     }
 
@@ -34,16 +36,16 @@ final class ManagedLedgerRecordWriter {
     /** Applies {@code change} to a copy of the record and writes it by compare-and-set; writes are serialised. */
     CompletableFuture<Void> update(Consumer<ManagedLedgerRecord> change) {
         CompletableFuture<Void> result = new CompletableFuture<>();
-        LakestreamManagedLedgerFactory factory = ledger.factory;
-        synchronized (ledger) {
+        LakestreamManagedLedgerFactory factory = ledger.factory();
+        synchronized (state) {
             metadataChain = metadataChain.handle((v, e) -> null).thenCompose(v -> {
                 ManagedLedgerRecord copy;
-                synchronized (ledger) {
+                synchronized (state) {
                     copy = record.copy();
                     change.accept(copy);
                 }
                 return copy.save(factory.lakestream().metadataStore(), factory.root()).thenRun(() -> {
-                    synchronized (ledger) {
+                    synchronized (state) {
                         record = copy;
                     }
                 });
@@ -51,10 +53,10 @@ final class ManagedLedgerRecordWriter {
                 if (e != null) {
                     Throwable c = Errors.unwrap(e);
                     if (c instanceof UnexpectedVersionException) {
-                        synchronized (ledger) {
-                            if (ledger.state == LakestreamManagedLedger.State.OPEN
-                                    || ledger.state == LakestreamManagedLedger.State.WRITE_FAILED) {
-                                ledger.state = LakestreamManagedLedger.State.FENCED;
+                        synchronized (state) {
+                            if (state.is(LedgerState.Phase.OPEN)
+                                    || state.is(LedgerState.Phase.WRITE_FAILED)) {
+                                state.fence();
                             }
                         }
                         result.completeExceptionally(new ManagedLedgerException.ManagedLedgerFencedException(

@@ -54,7 +54,7 @@ final class CursorReplay {
                 out.add(r.join());
             }
             cb.readEntriesComplete(out, ctx);
-        }, ml.executor);
+        }, ml.executor());
         return alreadyAcked;
     }
 }

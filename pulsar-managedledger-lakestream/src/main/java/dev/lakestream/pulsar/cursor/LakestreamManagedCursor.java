@@ -298,7 +298,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void scheduleReadCallback(Runnable runnable, long delay, TimeUnit unit) {
-        ml.factory.scheduler().schedule(() -> ml.executor.execute(runnable), delay, unit);
+        ml.factory().scheduler().schedule(() -> ml.executor().execute(runnable), delay, unit);
     }
 
     // ------------------------------------------------------------------ counts
@@ -376,7 +376,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncMarkDelete(Position position, Map<String, Long> properties, MarkDeleteCallback cb, Object ctx) {
-        CursorCallbacks.deliver(markDeleteAsync(position, properties), ml.executor, v -> cb.markDeleteComplete(ctx),
+        CursorCallbacks.deliver(markDeleteAsync(position, properties), ml.executor(), v -> cb.markDeleteComplete(ctx),
                 e -> cb.markDeleteFailed(e, ctx));
     }
 
@@ -401,7 +401,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncDelete(Iterable<Position> positions, DeleteCallback cb, Object ctx) {
-        CursorCallbacks.deliver(deleteAsync(positions), ml.executor, v -> cb.deleteComplete(ctx),
+        CursorCallbacks.deliver(deleteAsync(positions), ml.executor(), v -> cb.deleteComplete(ctx),
                 e -> cb.deleteFailed(e, ctx));
     }
 
@@ -497,7 +497,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncResetCursor(Position position, boolean forceReset, ResetCursorCallback cb) {
-        CursorCallbacks.deliver(moves.reset(position, forceReset), ml.executor, v -> cb.resetComplete(position),
+        CursorCallbacks.deliver(moves.reset(position, forceReset), ml.executor(), v -> cb.resetComplete(position),
                 e -> cb.resetFailed(e, position));
     }
 
@@ -508,7 +508,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncClearBacklog(ClearBacklogCallback cb, Object ctx) {
-        CursorCallbacks.deliver(moves.clearBacklog(), ml.executor, v -> cb.clearBacklogComplete(ctx),
+        CursorCallbacks.deliver(moves.clearBacklog(), ml.executor(), v -> cb.clearBacklogComplete(ctx),
                 e -> cb.clearBacklogFailed(e, ctx));
     }
 
@@ -520,7 +520,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncSkipEntries(int n, IndividualDeletedEntries deletedEntries, SkipEntriesCallback cb, Object ctx) {
-        CursorCallbacks.deliver(moves.skip(n, deletedEntries), ml.executor, v -> cb.skipEntriesComplete(ctx),
+        CursorCallbacks.deliver(moves.skip(n, deletedEntries), ml.executor(), v -> cb.skipEntriesComplete(ctx),
                 e -> cb.skipEntriesFailed(e, ctx));
     }
 
@@ -539,10 +539,10 @@ public class LakestreamManagedCursor implements ManagedCursor {
         long lce = ml.lceOffset();
         long off = moves.nthOffset(n, deletedEntries, lce);
         if (off < 0) {
-            ml.executor.execute(() -> cb.readEntryComplete(null, ctx));
+            ml.executor().execute(() -> cb.readEntryComplete(null, ctx));
             return;
         }
-        CursorCallbacks.deliver(ml.readOne(off), ml.executor, entry -> cb.readEntryComplete(entry, ctx),
+        CursorCallbacks.deliver(ml.readOne(off), ml.executor(), entry -> cb.readEntryComplete(entry, ctx),
                 e -> cb.readEntryFailed(e, ctx));
     }
 
@@ -584,7 +584,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         if (endPosition != null) {
             hi = Math.min(hi, ml.offsetOf(endPosition));
         }
-        CursorCallbacks.deliver(Search.newestMatching(ml, condition, lo, hi), ml.executor,
+        CursorCallbacks.deliver(Search.newestMatching(ml, condition, lo, hi), ml.executor(),
                 found -> cb.findEntryComplete(found < 0 ? null : ml.positionOf(found), ctx),
                 e -> cb.findEntryFailed(e, Optional.empty(), ctx));
     }
@@ -628,7 +628,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncClose(CloseCallback cb, Object ctx) {
-        CursorCallbacks.deliver(closeAsync(), ml.executor, v -> cb.closeComplete(ctx),
+        CursorCallbacks.deliver(closeAsync(), ml.executor(), v -> cb.closeComplete(ctx),
                 e -> cb.closeFailed(e, ctx));
     }
 

@@ -88,7 +88,7 @@ final class CursorReadRequest {
         ml.mbean().recordRead(entries.size(), bytes);
         cursor.countConsumed(entries.size());
         List<Entry> result = entries;
-        ml.executor.execute(() -> cb.readEntriesComplete(result, ctx));
+        ml.executor().execute(() -> cb.readEntriesComplete(result, ctx));
     }
 
     void fail(ManagedLedgerException e) {
@@ -100,6 +100,6 @@ final class CursorReadRequest {
         }
         entries.forEach(Entry::release);
         ml.mbean().recordReadEntriesError();
-        ml.executor.execute(() -> cb.readEntriesFailed(e, ctx));
+        ml.executor().execute(() -> cb.readEntriesFailed(e, ctx));
     }
 }

@@ -94,6 +94,6 @@ final class CursorScan {
             } else {
                 scanFrom(last + 1);
             }
-        }, ml.executor);
+        }, ml.executor());
     }
 }
