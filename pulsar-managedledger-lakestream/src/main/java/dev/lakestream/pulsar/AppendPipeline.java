@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * the stream, completes adds in add order and rolls to a new ledger when the current one is full.
  *
  * <p>It has no lock of its own: its queues and counters change together with the ledger's state and confirmed
- * tail, so they are guarded by the ledger's monitor. Methods named {@code ...Locked} are called holding it; the
+ * tail, so they are guarded by the ledger's state monitor. Methods named {@code ...Locked} are called holding it; the
  * others take {@code synchronized (state)} where the ledger's own code did. Callbacks run on the ledger's executor,
  * never under the lock.
  */
@@ -34,7 +34,7 @@ final class AppendPipeline {
     private final LakestreamManagedLedger ledger;
     private final LedgerState state;
 
-    // --- guarded by ledger
+    // --- guarded by state (see LedgerState)
     private long nextOffset;
     private boolean switching;
     private boolean needNewLedger;

@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.cursor.Search;
 import dev.lakestream.core.log.LogEntry;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -15,7 +16,7 @@ import org.apache.bookkeeper.mledger.impl.EntryImpl;
  * searches that read entries (earliest publish time in the backlog, find, last dispatchable position). Entries are
  * Pulsar {@link Entry} objects at their virtual-ledger positions; the reader of an entry releases it.
  *
- * <p>The readable range is read under the ledger's monitor; stream reads and callbacks run without it, callbacks on
+ * <p>The readable range is read under the ledger's state monitor; stream reads and callbacks run without it, callbacks on
  * the ledger's executor.
  */
 final class EntryReader {
@@ -120,7 +121,7 @@ final class EntryReader {
     CompletableFuture<Position> findPosition(Predicate<Entry> predicate) {
         long lo = state.startOffset();
         long hi = state.lceOffset();
-        return Search.newestMatching(ledger, predicate, lo, hi).thenApply(found -> found < 0
+        return Search.newestMatching(this::readOne, predicate, lo, hi).thenApply(found -> found < 0
                 ? ledger.positionOf(lo) : ledger.positionOf(found + 1));
     }
 

@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -74,6 +74,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final EntryReader reader;
     private final LedgerPositions positions;
     private final RetentionTrimmer trimmer;
+    private final LedgerCursorView cursorView = new LedgerCursorView(this);
 
     LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
                             ManagedLedgerConfig config, ManagedLedgerRecord record, VirtualLedgers ledgers,
@@ -114,6 +115,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     LedgerCursors cursors() {
         return cursors;
+    }
+
+    /** The narrow view this ledger's cursors get of it. */
+    LedgerCursorView cursorView() {
+        return cursorView;
     }
 
     long now() {
@@ -356,10 +362,6 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     // ------------------------------------------------------------------ cursors
 
-    void addWaiting(LakestreamManagedCursor c) {
-        cursors.addWaiting(c);
-    }
-
     @Override
     public void removeWaitingCursor(ManagedCursor cursor) {
         cursors.removeWaiting(cursor);
@@ -426,10 +428,6 @@ public class LakestreamManagedLedger implements ManagedLedger {
                                              InitialPosition initialPosition, boolean isReadCompacted)
             throws ManagedLedgerException {
         return cursors.newNonDurable(startPosition, cursorName, initialPosition);
-    }
-
-    void removeNonDurable(LakestreamManagedCursor c) {
-        cursors.removeNonDurable(c);
     }
 
     @Override
@@ -764,24 +762,5 @@ public class LakestreamManagedLedger implements ManagedLedger {
     @Override
     public String toString() {
         return "LakestreamManagedLedger{" + name + ", stream " + stream.id() + "}";
-    }
-
-    /** Blocking helpers for the synchronous API methods (never used on callback threads by this module). */
-    static final class Sync {
-        private Sync() {}
-
-        static <T> T await(CompletableFuture<T> f) throws InterruptedException, ManagedLedgerException {
-            try {
-                return f.get(120, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw Errors.toMl(e.getCause());
-            } catch (java.util.concurrent.TimeoutException e) {
-                throw new ManagedLedgerException("timed out after 120 s");
-            }
-        }
-
-        static void await(CountDownLatch latch) throws InterruptedException {
-            latch.await();
-        }
     }
 }

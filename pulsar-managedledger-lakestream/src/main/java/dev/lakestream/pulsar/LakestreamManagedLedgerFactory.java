@@ -114,7 +114,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     @Override
     public ManagedLedger open(String name, ManagedLedgerConfig config) throws InterruptedException,
             ManagedLedgerException {
-        return LakestreamManagedLedger.Sync.await(openAsync(name, config));
+        return Sync.await(openAsync(name, config));
     }
 
     @Override
@@ -317,7 +317,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     @Override
     public ReadOnlyCursor openReadOnlyCursor(String name, Position startPosition, ManagedLedgerConfig config)
             throws InterruptedException, ManagedLedgerException {
-        return LakestreamManagedLedger.Sync.await(openReadOnly(name, config)
+        return Sync.await(openReadOnly(name, config)
                 .thenApply(ml -> LakestreamReadOnlyManagedLedger.cursor(ml, startPosition)));
     }
 
@@ -350,7 +350,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public ManagedLedgerInfo getManagedLedgerInfo(String name) throws InterruptedException, ManagedLedgerException {
-        return LakestreamManagedLedger.Sync.await(infoAsync(name));
+        return Sync.await(infoAsync(name));
     }
 
     @Override
@@ -453,7 +453,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public void delete(String name) throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(deleteAsync(name));
+        Sync.await(deleteAsync(name));
     }
 
     @Override
@@ -532,7 +532,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public void shutdown() throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(shutdownAsync());
+        Sync.await(shutdownAsync());
     }
 
     @Override
@@ -665,7 +665,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     @Override
     public void estimateUnloadedTopicBacklog(PersistentOfflineTopicStats stats, TopicName topicName, boolean accurate,
                                              Object ctx) throws Exception {
-        LakestreamManagedLedger ml = LakestreamManagedLedger.Sync.await(
+        LakestreamManagedLedger ml = Sync.await(
                 openReadOnly(topicName.getPersistenceNamingEncoding(), null));
         stats.totalMessages = ml.getNumberOfEntries();
         stats.storageSize = ml.getTotalSize();
@@ -674,8 +674,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             stats.addLedgerDetails(ml.ledgerEntries(i), ls.get(i).timestamp(), ml.ledgerSize(i), ls.get(i).id());
         }
         long maxBacklog = 0;
-        for (String n : LakestreamManagedLedger.Sync.await(ml.stream().cursorNames())) {
-            var dc = LakestreamManagedLedger.Sync.await(ml.stream().openCursor(n, 0));
+        for (String n : Sync.await(ml.stream().cursorNames())) {
+            var dc = Sync.await(ml.stream().openCursor(n, 0));
             long backlog = Math.max(0, ml.lceOffset() + 1 - Math.max(dc.ackedBefore(), ml.startOffset())
                     - dc.individuallyAckedIn(dc.ackedBefore(), ml.lceOffset() + 1));
             stats.addCursorDetails(n, backlog, -1);

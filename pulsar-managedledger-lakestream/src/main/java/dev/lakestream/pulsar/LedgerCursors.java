@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,7 +17,7 @@ import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
  * The cursors of a {@link LakestreamManagedLedger}: durable ones by name (kept in the stream), non-durable ones, and
  * those waiting for entries. Opens, recovers and deletes cursors, and wakes waiting ones when entries land.
  *
- * <p>The maps are concurrent. The ledger's state and offsets are read under the ledger's monitor, as the ledger's
+ * <p>The maps are concurrent. The ledger's state and offsets are read under the ledger's state monitor, as the ledger's
  * own code did; the wake-ups named {@code ...Locked} are called holding it. Wake-ups run on the ledger's executor.
  */
 final class LedgerCursors {
@@ -120,7 +121,7 @@ final class LedgerCursors {
                 dc.setProperties(merged);
             }
             return dc.flush().thenApply(v -> dc);
-        }).thenApply(dc -> new LakestreamManagedCursor(ledger, cursorName, dc, true))
+        }).thenApply(dc -> new LakestreamManagedCursor(ledger.cursorView(), cursorName, dc, true))
                 .whenComplete((c, e) -> {
                     if (e != null) {
                         durable.remove(cursorName, f);
@@ -138,7 +139,7 @@ final class LedgerCursors {
             List<CompletableFuture<?>> all = new ArrayList<>();
             for (String n : names) {
                 CompletableFuture<LakestreamManagedCursor> f = ledger.stream().openCursor(n, 0)
-                        .thenApply(dc -> new LakestreamManagedCursor(ledger, n, dc, true));
+                        .thenApply(dc -> new LakestreamManagedCursor(ledger.cursorView(), n, dc, true));
                 durable.put(n, f);
                 all.add(f);
             }
@@ -166,7 +167,7 @@ final class LedgerCursors {
             }
             ackedBefore = Math.max(startOffset, Math.min(ackedBefore, lceOffset + 1));
         }
-        LakestreamManagedCursor c = new LakestreamManagedCursor(ledger, cursorName,
+        LakestreamManagedCursor c = new LakestreamManagedCursor(ledger.cursorView(), cursorName,
                 ledger.stream().nonDurableCursor(cursorName, ackedBefore), false);
         nonDurable.put(c, Boolean.TRUE);
         return c;

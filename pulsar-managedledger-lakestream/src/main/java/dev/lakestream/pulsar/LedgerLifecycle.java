@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -12,7 +13,7 @@ import org.apache.bookkeeper.mledger.Position;
  * persisted in the record), close (adds drained, cursors closed, writes settled, fence released, evicted from the
  * factory) and delete (close, then the storage).
  *
- * <p>State changes happen under the ledger's monitor, as do the queued adds they fail; callbacks run on the
+ * <p>State changes happen under the ledger's state monitor, as do the queued adds they fail; callbacks run on the
  * ledger's executor.
  */
 final class LedgerLifecycle {
@@ -22,7 +23,7 @@ final class LedgerLifecycle {
     private final AppendPipeline appends;
     private final ManagedLedgerRecordWriter recordWriter;
 
-    // --- guarded by ledger
+    // --- guarded by state (see LedgerState)
     private CompletableFuture<Void> closeFuture;
 
     LedgerLifecycle(LakestreamManagedLedger ledger, AppendPipeline appends, ManagedLedgerRecordWriter recordWriter) {

@@ -11,7 +11,7 @@ import org.apache.bookkeeper.mledger.PositionFactory;
  * {@code [startOffset, lceOffset]}: first, next, previous and n-th positions, ranges as offsets, entry counts and
  * backlog sizes.
  *
- * <p>Each answer is computed under the ledger's monitor, over the same span the ledger's synchronized methods held
+ * <p>Each answer is computed under the ledger's state monitor, over the same span the ledger's synchronized methods held
  * it; nothing here is kept between calls.
  */
 final class LedgerPositions {

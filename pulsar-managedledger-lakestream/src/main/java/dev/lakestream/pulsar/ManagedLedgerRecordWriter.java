@@ -10,7 +10,7 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
  * Keeps a {@link LakestreamManagedLedger}'s current {@link ManagedLedgerRecord} and writes changes to it: each change
  * is applied to a copy, written by compare-and-set, and installed only once stored; writes run one at a time.
  *
- * <p>The record and the chain of writes are guarded by the ledger's monitor (no lock of its own), since a lost
+ * <p>The record and the chain of writes are guarded by the ledger's state monitor (no lock of its own), since a lost
  * compare-and-set also moves the ledger's state to fenced.
  */
 final class ManagedLedgerRecordWriter {
@@ -18,7 +18,7 @@ final class ManagedLedgerRecordWriter {
     private final LakestreamManagedLedger ledger;
     private final LedgerState state;
 
-    // --- guarded by ledger
+    // --- guarded by state (see LedgerState)
     private ManagedLedgerRecord record;
     private CompletableFuture<Void> metadataChain = CompletableFuture.completedFuture(null);
 
@@ -28,7 +28,7 @@ final class ManagedLedgerRecordWriter {
         this.record = record;
     }
 
-    /** The record as last stored; called under the ledger's monitor, not to be changed. */
+    /** The record as last stored; called under the ledger's state monitor, not to be changed. */
     ManagedLedgerRecord recordLocked() {
         return record;
     }

@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * yet; {@code dev.lakestream.core.trim.RetentionHolds}).
  *
  * <p>One trim runs at a time ({@link #trimming}); a request made meanwhile runs after it. The ledger's state is read
- * and changed under the ledger's monitor.
+ * and changed under the ledger's state monitor.
  */
 final class RetentionTrimmer {
 

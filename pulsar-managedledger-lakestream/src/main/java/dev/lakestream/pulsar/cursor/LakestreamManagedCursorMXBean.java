@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.cursor;
 
 import org.apache.bookkeeper.mledger.ManagedCursorMXBean;
 
@@ -10,9 +10,9 @@ import org.apache.bookkeeper.mledger.ManagedCursorMXBean;
 final class LakestreamManagedCursorMXBean implements ManagedCursorMXBean {
 
     private final String cursorName;
-    private final LakestreamManagedLedger ml;
+    private final CursorLedger ml;
 
-    LakestreamManagedCursorMXBean(String cursorName, LakestreamManagedLedger ml) {
+    LakestreamManagedCursorMXBean(String cursorName, CursorLedger ml) {
         this.cursorName = cursorName;
         this.ml = ml;
     }
