@@ -5,7 +5,6 @@ import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.catalog.CatalogException;
 import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.core.log.LogEntry;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -247,8 +246,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     /** Whether a broker node's value is another storage's ledger (BookKeeper's ManagedLedgerInfo), not ours. */
     static boolean createdElsewhere(byte[] node) {
-        return node != null && node.length > 0
-                && !new String(node, StandardCharsets.UTF_8).startsWith(BROKER_NODE_PREFIX);
+        return BrokerNode.isOtherStorage(node);
     }
 
     private static ManagedLedgerException createdElsewhereError(String name) {
@@ -259,11 +257,9 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                 + " storage class back, or delete the topic first");
     }
 
-    private static final String BROKER_NODE_PREFIX = "{\"storage\":\"lakestream\"";
-
     private CompletableFuture<Void> ensureBrokerNode(String name, long streamId) {
         String path = brokerPath(name);
-        byte[] value = (BROKER_NODE_PREFIX + ",\"streamId\":" + streamId + "}").getBytes(StandardCharsets.UTF_8);
+        byte[] value = BrokerNode.encode(streamId);
         return brokerStore.get(path).thenCompose(node -> {
             if (node.isPresent() && node.get().getValue().length > 0) {
                 return CompletableFuture.completedFuture(null);
