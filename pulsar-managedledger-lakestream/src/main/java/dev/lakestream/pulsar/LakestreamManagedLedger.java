@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
 import com.google.common.collect.Range;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.log.LogEntry;

@@ -5,6 +5,7 @@ import dev.lakestream.core.cursor.AckRanges;
 import dev.lakestream.core.cursor.DurableCursor;
 import dev.lakestream.pulsar.Errors;
 import dev.lakestream.pulsar.Sync;
+import dev.lakestream.pulsar.metrics.LakestreamManagedCursorMXBean;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -82,7 +83,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         this.reader = new CursorReader(this, ml, acks, readPosition);
         this.moves = new CursorRepositioning(this, ml, dc, batchAcks, readPosition, acks, reader);
         this.properties = new CursorProperties(this, dc);
-        this.mxBean = new LakestreamManagedCursorMXBean(name, ml);
+        this.mxBean = new LakestreamManagedCursorMXBean(name, ml.getName());
     }
 
     /** The first offset not acknowledged by the mark-delete (for the ledger's slowest-cursor questions). */
