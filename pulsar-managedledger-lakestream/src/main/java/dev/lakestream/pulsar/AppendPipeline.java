@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * the stream, completes adds in add order and rolls to a new ledger when the current one is full.
  *
  * <p>It has no lock of its own: its queues and counters change together with the ledger's state and confirmed
- * tail, so they are guarded by the ledger's monitor. Methods named {@code ...Locked} are called holding it; the
- * others take {@code synchronized (ledger)} where the ledger's own code did. Callbacks run on the ledger's executor,
+ * tail, so they are guarded by the ledger's state monitor. Methods named {@code ...Locked} are called holding it; the
+ * others take {@code synchronized (state)} where the ledger's own code did. Callbacks run on the ledger's executor,
  * never under the lock.
  */
 final class AppendPipeline {
@@ -32,8 +32,9 @@ final class AppendPipeline {
     private static final Logger LOG = LoggerFactory.getLogger(LakestreamManagedLedger.class);
 
     private final LakestreamManagedLedger ledger;
+    private final LedgerState state;
 
-    // --- guarded by ledger
+    // --- guarded by state (see LedgerState)
     private long nextOffset;
     private boolean switching;
     private boolean needNewLedger;
@@ -54,6 +55,7 @@ final class AppendPipeline {
 
     AppendPipeline(LakestreamManagedLedger ledger, long nextOffset, long now) {
         this.ledger = ledger;
+        this.state = ledger.state();
         this.nextOffset = nextOffset;
         this.currentLedgerCreatedAt = now;
     }
@@ -62,7 +64,7 @@ final class AppendPipeline {
         buffer.retain();
         AddOp op = new AddOp(buffer, numberOfMessages, cb, ctx);
         ManagedLedgerException refused;
-        synchronized (ledger) {
+        synchronized (state) {
             refused = ledger.writeRefusalLocked();
             if (refused == null) {
                 unsent.add(op);
@@ -71,12 +73,12 @@ final class AppendPipeline {
         }
         if (refused != null) {
             ledger.mbean().recordAddEntryError();
-            op.failOn(ledger.executor, () -> refused);
+            op.failOn(ledger.executor(), () -> refused);
         }
     }
 
     private boolean currentLedgerFullLocked() {
-        if (needNewLedger || ledger.ledgers.current() == null) {
+        if (needNewLedger || state.ledgersLocked().current() == null) {
             return true;
         }
         ManagedLedgerConfig config = ledger.getConfig();
@@ -91,7 +93,7 @@ final class AppendPipeline {
     }
 
     private void sendQueuedLocked() {
-        while (!unsent.isEmpty() && ledger.state == LakestreamManagedLedger.State.OPEN && !switching) {
+        while (!unsent.isEmpty() && state.is(LedgerState.Phase.OPEN) && !switching) {
             if (currentLedgerFullLocked()) {
                 startRolloverLocked(null);
                 return;
@@ -143,7 +145,7 @@ final class AppendPipeline {
                 stored = op.payload.getProcessedPayload();
             }
         }
-        VirtualLedgers.Ledger cur = ledger.ledgers.current();
+        VirtualLedgers.Ledger cur = state.ledgersLocked().current();
         op.offset = nextOffset++;
         op.ledgerId = cur.id();
         op.entryId = op.offset - cur.firstOffset();
@@ -154,7 +156,7 @@ final class AppendPipeline {
         unsettledAppends++;
         CompletableFuture<AppendResult> f;
         try {
-            f = ledger.stream.append(1, stored);
+            f = ledger.stream().append(1, stored);
         } catch (Throwable t) {
             f = CompletableFuture.failedFuture(t);
         }
@@ -162,11 +164,11 @@ final class AppendPipeline {
     }
 
     private void onAppended(AddOp op, AppendResult r, Throwable e) {
-        synchronized (ledger) {
+        synchronized (state) {
             if (--unsettledAppends == 0 && !settleWaiters.isEmpty()) {
                 List<CompletableFuture<Void>> ws = new ArrayList<>(settleWaiters);
                 settleWaiters.clear();
-                ws.forEach(w -> ledger.executor.execute(() -> w.complete(null)));
+                ws.forEach(w -> ledger.executor().execute(() -> w.complete(null)));
             }
             if (op.finished) {
                 return;
@@ -175,7 +177,7 @@ final class AppendPipeline {
             if (e != null) {
                 op.error = e;
             } else if (r.offset() != op.offset) {
-                op.error = new StreamFencedException("stream " + ledger.stream.id() + " of managed ledger "
+                op.error = new StreamFencedException("stream " + ledger.stream().id() + " of managed ledger "
                         + ledger.getName() + " got entry at offset " + r.offset() + ", expected " + op.offset
                         + ": another writer appended to it");
             }
@@ -197,18 +199,16 @@ final class AppendPipeline {
                 break;
             }
             head.finished = true;
-            ledger.lceOffset = head.offset;
-            ledger.ledgers.confirm(head.offset, head.size);
             Position pos = PositionFactory.create(head.ledgerId, head.entryId);
-            ledger.lastConfirmed = pos;
+            state.confirm(head.offset, head.size, pos);
             entriesAddedCounter++;
             lastAddEntryTime = System.currentTimeMillis();
             ledger.mbean().recordAdd(head.size);
             advanced = true;
-            head.completeOn(ledger.executor, pos);
+            head.completeOn(ledger.executor(), pos);
         }
         if (advanced) {
-            ledger.cursors.notifyWaitingLocked();
+            ledger.cursors().notifyWaitingLocked();
         }
         if (inflight.isEmpty() && !onDrained.isEmpty()) {
             runOnDrainedLocked();
@@ -218,17 +218,20 @@ final class AppendPipeline {
     private void runOnDrainedLocked() {
         List<Runnable> rs = new ArrayList<>(onDrained);
         onDrained.clear();
-        rs.forEach(ledger.executor::execute);
+        rs.forEach(ledger.executor()::execute);
     }
 
     private void failAllLocked(AddOp first, Throwable cause) {
         Throwable c = Errors.unwrap(cause);
         ManagedLedgerException mle = Errors.toMl(c);
         if (mle instanceof ManagedLedgerException.ManagedLedgerFencedException) {
-            ledger.state = LakestreamManagedLedger.State.FENCED;
-        } else if (ledger.state == LakestreamManagedLedger.State.OPEN
+            // A closed or deleted ledger stays so: the fence only matters to a ledger that may still write.
+            if (!state.isClosedOrDeleted()) {
+                state.fence();
+            }
+        } else if (state.is(LedgerState.Phase.OPEN)
                 && !(mle instanceof ManagedLedgerException.ManagedLedgerInterceptException)) {
-            ledger.state = LakestreamManagedLedger.State.WRITE_FAILED;
+            state.writeFailed();
         }
         List<AddOp> failed = new ArrayList<>();
         failed.add(first);
@@ -248,35 +251,33 @@ final class AppendPipeline {
                     LOG.warn("[{}] interceptor afterFailedAddEntry failed", name, t);
                 }
             }
-            ManagedLedgerException ex = op == first ? mle : (ledger.state == LakestreamManagedLedger.State.FENCED
+            ManagedLedgerException ex = op == first ? mle : (state.is(LedgerState.Phase.FENCED)
                     ? new ManagedLedgerException.ManagedLedgerFencedException(mle.getMessage())
                     : new ManagedLedgerException("an earlier add to " + name + " failed: " + mle.getMessage()));
-            op.failOn(ledger.executor, () -> ex);
+            op.failOn(ledger.executor(), () -> ex);
         }
         if (!onDrained.isEmpty()) {
             runOnDrainedLocked();
         }
-        LOG.warn("[{}] add failed; state {}: {}", name, ledger.state, mle.getMessage());
+        LOG.warn("[{}] add failed; state {}: {}", name, state.phase(), mle.getMessage());
     }
 
     /** Draws a new ledger id, rolls, persists; sends what queued meanwhile. Called under the lock. */
     private void startRolloverLocked(CompletableFuture<Void> done) {
         switching = true;
         boolean resync = needNewLedger;
-        LakestreamManagedLedgerFactory factory = ledger.factory;
+        LakestreamManagedLedgerFactory factory = ledger.factory();
         // After a failed write, wait until the stream has answered every append handed to it (some of the failed
         // adds may still land): the next ledger starts after all of them.
-        CompletableFuture<Long> endF = resync ? appendsSettledLocked().thenCompose(v -> ledger.stream.endOffset())
+        CompletableFuture<Long> endF = resync ? appendsSettledLocked().thenCompose(v -> ledger.stream().endOffset())
                 : CompletableFuture.completedFuture(-1L);
         endF.thenCompose(end -> ManagedLedgerRecord.newLedgerId(factory.lakestream().metadataStore(), factory.root())
                         .thenCompose(id -> {
-                            synchronized (ledger) {
+                            synchronized (state) {
                                 if (end >= 0 && end > nextOffset) {
                                     // Failed adds that landed all the same: they belong to the previous ledger.
                                     nextOffset = end;
-                                    ledger.lceOffset = end - 1;
-                                    ledger.ledgers.confirm(end - 1, 0);
-                                    ledger.lastConfirmed = ledger.ledgers.positionOf(ledger.lceOffset);
+                                    state.confirmLanded(end);
                                 } else if (end >= 0 && end < nextOffset) {
                                     // Failed adds that never landed took offsets the stream never used: the next
                                     // ledger starts where the stream really ends, or its first add would find its
@@ -284,12 +285,12 @@ final class AppendPipeline {
                                     // would be dropped at the next open, taking cursors positioned in it along.
                                     nextOffset = end;
                                 }
-                                ledger.ledgers.roll(id, nextOffset, ledger.now());
+                                state.roll(id, nextOffset, ledger.now());
                             }
-                            return ledger.updateRecord(r -> r.assignLedgers(ledger.ledgers));
+                            return ledger.updateRecord(r -> r.assignLedgers(state.ledgersLocked()));
                         }))
                 .whenComplete((v, e) -> {
-                    synchronized (ledger) {
+                    synchronized (state) {
                         switching = false;
                         if (e != null) {
                             LOG.warn("[{}] ledger rollover failed", ledger.getName(), e);
@@ -297,11 +298,12 @@ final class AppendPipeline {
                                 AddOp first = !inflight.isEmpty() ? inflight.poll() : unsent.poll();
                                 first.done = true;
                                 failAllLocked(first, e);
-                            } else if (ledger.state == LakestreamManagedLedger.State.OPEN) {
-                                ledger.state = Errors.toMl(e)
-                                        instanceof ManagedLedgerException.ManagedLedgerFencedException
-                                        ? LakestreamManagedLedger.State.FENCED
-                                        : LakestreamManagedLedger.State.WRITE_FAILED;
+                            } else if (state.is(LedgerState.Phase.OPEN)) {
+                                if (Errors.toMl(e) instanceof ManagedLedgerException.ManagedLedgerFencedException) {
+                                    state.fence();
+                                } else {
+                                    state.writeFailed();
+                                }
                             }
                         } else {
                             needNewLedger = false;
@@ -325,8 +327,8 @@ final class AppendPipeline {
     /** Creates the first ledger of this session (at open): the ledger every position written now lives in. */
     CompletableFuture<Void> initializeForWriting() {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        synchronized (ledger) {
-            if (ledger.state != LakestreamManagedLedger.State.OPEN) {
+        synchronized (state) {
+            if (!state.is(LedgerState.Phase.OPEN)) {
                 return CompletableFuture.completedFuture(null);
             }
             needNewLedger = true;
@@ -337,9 +339,9 @@ final class AppendPipeline {
 
     /** After a failed write: the next add goes to a new ledger, at the stream's real end. */
     void readyToCreateNewLedger() {
-        synchronized (ledger) {
-            if (ledger.state == LakestreamManagedLedger.State.WRITE_FAILED) {
-                ledger.state = LakestreamManagedLedger.State.OPEN;
+        synchronized (state) {
+            if (state.is(LedgerState.Phase.WRITE_FAILED)) {
+                state.reopenForWrite();
                 needNewLedger = true;
                 sendQueuedLocked();
             }
@@ -347,8 +349,8 @@ final class AppendPipeline {
     }
 
     void rollCurrentLedgerIfFull() {
-        synchronized (ledger) {
-            if (ledger.state == LakestreamManagedLedger.State.OPEN && !switching && assignedEntries > 0
+        synchronized (state) {
+            if (state.is(LedgerState.Phase.OPEN) && !switching && assignedEntries > 0
                     && currentLedgerFullLocked()) {
                 startRolloverLocked(null);
             }
@@ -356,9 +358,9 @@ final class AppendPipeline {
     }
 
     boolean checkInactiveLedgerAndRollOver() {
-        synchronized (ledger) {
+        synchronized (state) {
             long inactive = ledger.getConfig().getInactiveLedgerRollOverTimeMs();
-            if (inactive > 0 && ledger.state == LakestreamManagedLedger.State.OPEN && !switching
+            if (inactive > 0 && state.is(LedgerState.Phase.OPEN) && !switching
                     && assignedEntries > 0 && inflight.isEmpty() && ledger.now() - lastAddEntryTime > inactive) {
                 startRolloverLocked(null);
                 return true;
@@ -374,7 +376,7 @@ final class AppendPipeline {
     void failUnsentLocked(Supplier<ManagedLedgerException> error) {
         for (AddOp op : unsent) {
             op.finished = true;
-            op.failOn(ledger.executor, error);
+            op.failOn(ledger.executor(), error);
         }
         unsent.clear();
     }

@@ -22,25 +22,25 @@ final class BlockingCalls {
             throws InterruptedException, ManagedLedgerException {
         Waiter w = new Waiter();
         ml.asyncAddEntry(data, numberOfMessages, w, null);
-        return LakestreamManagedLedger.Sync.await(w);
+        return Sync.await(w);
     }
 
     static Position terminate(ManagedLedger ml) throws InterruptedException, ManagedLedgerException {
         Waiter w = new Waiter();
         ml.asyncTerminate(w, null);
-        return LakestreamManagedLedger.Sync.await(w);
+        return Sync.await(w);
     }
 
     static void close(ManagedLedger ml) throws InterruptedException, ManagedLedgerException {
         Waiter w = new Waiter();
         ml.asyncClose(w, null);
-        LakestreamManagedLedger.Sync.await(w);
+        Sync.await(w);
     }
 
     static void delete(ManagedLedger ml) throws InterruptedException, ManagedLedgerException {
         Waiter w = new Waiter();
         ml.asyncDelete(w, null);
-        LakestreamManagedLedger.Sync.await(w);
+        Sync.await(w);
     }
 
     /** One callback for the four calls: completes with the position (add, terminate) or null, or the failure. */

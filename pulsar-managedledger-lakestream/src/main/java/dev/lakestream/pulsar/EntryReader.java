@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.cursor.Search;
 import dev.lakestream.core.log.LogEntry;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -15,20 +16,22 @@ import org.apache.bookkeeper.mledger.impl.EntryImpl;
  * searches that read entries (earliest publish time in the backlog, find, last dispatchable position). Entries are
  * Pulsar {@link Entry} objects at their virtual-ledger positions; the reader of an entry releases it.
  *
- * <p>The readable range is read under the ledger's monitor; stream reads and callbacks run without it, callbacks on
+ * <p>The readable range is read under the ledger's state monitor; stream reads and callbacks run without it, callbacks on
  * the ledger's executor.
  */
 final class EntryReader {
 
     private final LakestreamManagedLedger ledger;
+    private final LedgerState state;
 
     EntryReader(LakestreamManagedLedger ledger) {
         this.ledger = ledger;
+        this.state = ledger.state();
     }
 
     /** Reads raw entries; Entry objects are made by the caller with {@link #toEntry}. */
     CompletableFuture<List<LogEntry>> readRaw(long from, int maxEntries, long maxBytes) {
-        return ledger.stream.read(from, maxEntries, maxBytes);
+        return ledger.stream().read(from, maxEntries, maxBytes);
     }
 
     Entry toEntry(LogEntry e) {
@@ -42,9 +45,9 @@ final class EntryReader {
     CompletableFuture<Entry> readOne(long offset) {
         long lce;
         long start;
-        synchronized (ledger) {
-            lce = ledger.lceOffset;
-            start = ledger.startOffset;
+        synchronized (state) {
+            lce = state.lceOffset();
+            start = state.startOffset();
         }
         String name = ledger.getName();
         if (offset < start || offset > lce) {
@@ -73,15 +76,15 @@ final class EntryReader {
 
     void readEntry(Position position, ReadEntryCallback cb, Object ctx) {
         long offset;
-        synchronized (ledger) {
-            if (ledger.ledgers.indexOf(position.getLedgerId()) < 0) {
-                ledger.executor.execute(() -> cb.readEntryFailed(
+        synchronized (state) {
+            if (state.ledgersLocked().indexOf(position.getLedgerId()) < 0) {
+                ledger.executor().execute(() -> cb.readEntryFailed(
                         new ManagedLedgerException.NonRecoverableLedgerException("Message not found, the ledgerId "
                                 + position.getLedgerId() + " does not belong to this topic or has been deleted"),
                         ctx));
                 return;
             }
-            offset = ledger.ledgers.offsetOf(position);
+            offset = state.ledgersLocked().offsetOf(position);
         }
         readOne(offset).whenCompleteAsync((entry, e) -> {
             if (e != null) {
@@ -89,15 +92,15 @@ final class EntryReader {
             } else {
                 cb.readEntryComplete(entry, ctx);
             }
-        }, ledger.executor);
+        }, ledger.executor());
     }
 
     // ------------------------------------------------------------------ searches
 
     /** The publish time of the oldest entry a durable cursor has not acknowledged, or -1. */
     CompletableFuture<Long> earliestPublishTimeInBacklog() {
-        long from = Math.max(ledger.cursors.slowestAckedBefore(false), ledger.startOffset());
-        if (from > ledger.lceOffset()) {
+        long from = Math.max(ledger.cursors().slowestAckedBefore(false), state.startOffset());
+        if (from > state.lceOffset()) {
             return CompletableFuture.completedFuture(-1L);
         }
         return readOne(from).handle((entry, e) -> {
@@ -116,15 +119,15 @@ final class EntryReader {
     }
 
     CompletableFuture<Position> findPosition(Predicate<Entry> predicate) {
-        long lo = ledger.startOffset();
-        long hi = ledger.lceOffset();
-        return Search.newestMatching(ledger, predicate, lo, hi).thenApply(found -> found < 0
+        long lo = state.startOffset();
+        long hi = state.lceOffset();
+        return Search.newestMatching(this::readOne, predicate, lo, hi).thenApply(found -> found < 0
                 ? ledger.positionOf(lo) : ledger.positionOf(found + 1));
     }
 
     CompletableFuture<Position> lastDispatchablePosition(Predicate<Entry> predicate, Position startPosition) {
-        long from = Math.min(ledger.offsetOf(startPosition), ledger.lceOffset());
-        long floor = ledger.startOffset();
+        long from = Math.min(ledger.offsetOf(startPosition), state.lceOffset());
+        long floor = state.startOffset();
         return scanBack(predicate, from, floor, 100_000);
     }
 

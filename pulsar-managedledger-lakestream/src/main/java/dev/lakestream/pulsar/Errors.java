@@ -9,18 +9,18 @@ import java.util.concurrent.ExecutionException;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 
 /** Maps core failures to Pulsar's exceptions, and the one helper every unsupported method uses. */
-final class Errors {
+public final class Errors {
 
     private Errors() {}
 
-    static Throwable unwrap(Throwable e) {
+    public static Throwable unwrap(Throwable e) {
         while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
             e = e.getCause();
         }
         return e;
     }
 
-    static ManagedLedgerException toMl(Throwable t) {
+    public static ManagedLedgerException toMl(Throwable t) {
         Throwable e = unwrap(t);
         if (e instanceof ManagedLedgerException mle) {
             return mle;
@@ -38,12 +38,12 @@ final class Errors {
     }
 
     /** The exception of a method this managed ledger does not implement, naming it and why. */
-    static ManagedLedgerException unsupported(String method, String why) {
+    public static ManagedLedgerException unsupported(String method, String why) {
         return new ManagedLedgerException("Lakestream managed ledger does not support " + method + ": " + why
                 + " (see docs/managed-ledger.md, \"Unsupported managed-ledger methods\")");
     }
 
-    static <T> CompletableFuture<T> unsupportedFuture(String method, String why) {
+    public static <T> CompletableFuture<T> unsupportedFuture(String method, String why) {
         return CompletableFuture.failedFuture(unsupported(method, why));
     }
 }

@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,19 +17,20 @@ final class InternalStatsSnapshot {
     static ManagedLedgerInternalStats take(LakestreamManagedLedger ledger, AppendPipeline appends,
                                            ManagedLedgerRecordWriter recordWriter, boolean includeLedgerMetadata) {
         ManagedLedgerInternalStats s = new ManagedLedgerInternalStats();
-        synchronized (ledger) {
-            VirtualLedgers ledgers = ledger.ledgers;
+        LedgerState state = ledger.state();
+        synchronized (state) {
+            VirtualLedgers ledgers = state.ledgersLocked();
             s.entriesAddedCounter = appends.entriesAddedCounterLocked();
-            s.numberOfEntries = Math.max(0, ledger.lceOffset + 1 - ledger.startOffset);
-            s.totalSize = ledger.totalSizeLocked();
+            s.numberOfEntries = Math.max(0, state.lceOffset() + 1 - state.startOffset());
+            s.totalSize = state.totalSize();
             List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
             s.currentLedgerEntries = ls.isEmpty() ? 0 : ledgers.entries(ls.size() - 1);
             s.currentLedgerSize = ledgers.currentSize();
             s.lastLedgerCreatedTimestamp = Instant.ofEpochMilli(appends.currentLedgerCreatedAtLocked()).toString();
-            s.waitingCursorsCount = ledger.cursors.waitingCount();
+            s.waitingCursorsCount = ledger.cursors().waitingCount();
             s.pendingAddEntriesCount = appends.pendingAddsLocked();
-            s.lastConfirmedEntry = ledger.lastConfirmed.toString();
-            s.state = switch (ledger.state) {
+            s.lastConfirmedEntry = state.lastConfirmed().toString();
+            s.state = switch (state.phase()) {
                 case OPEN -> appends.switchingLocked() ? "CreatingLedger" : "LedgerOpened";
                 case WRITE_FAILED -> "WriteFailed";
                 case FENCED -> "Fenced";
@@ -36,11 +38,11 @@ final class InternalStatsSnapshot {
                 case CLOSED -> "Closed";
                 case DELETED -> "Deleted";
             };
-            s.ledgers = LedgerInfos.forInternalStats(ledgers, ledger.stream.id(), includeLedgerMetadata);
+            s.ledgers = LedgerInfos.forInternalStats(ledgers, ledger.stream().id(), includeLedgerMetadata);
             s.properties = new LinkedHashMap<>(recordWriter.recordLocked().properties);
         }
         s.cursors = new LinkedHashMap<>();
-        for (LakestreamManagedCursor c : ledger.cursors.allCursors()) {
+        for (LakestreamManagedCursor c : ledger.cursors().allCursors()) {
             s.cursors.put(c.getName(), c.getCursorStats());
         }
         return s;

@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
 import com.google.common.collect.Range;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.log.LogEntry;
@@ -48,39 +49,33 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
  * {@link LedgerCursors}, {@link EntryReader}, {@link LedgerPositions}, {@link RetentionTrimmer},
  * {@link LedgerLifecycle} (terminate, close, delete), {@link InternalStatsSnapshot} and {@link BlockingCalls}.
  *
- * <p>State is guarded by {@code this}. The parts have no lock of their own: where they read or change the state (or
- * their own fields marked "guarded by ledger") they hold this same monitor. Callbacks run on the ledger's
- * {@link SerialExecutor}, never under the lock and never on a core or Netty thread.
+ * <p>The state (phase, confirmed tail, start offset, virtual ledgers) has one owner, {@link LedgerState}, which
+ * also states the threading rule: its monitor is the ledger's only lock, held by the parts for their own fields
+ * marked "guarded by state". Callbacks run on the ledger's {@link SerialExecutor}, never under the lock and never on
+ * a core or Netty thread.
  */
 public class LakestreamManagedLedger implements ManagedLedger {
 
     static final long MB = 1024L * 1024L;
 
-    enum State { OPEN, WRITE_FAILED, FENCED, TERMINATED, CLOSED, DELETED }
-
-    final LakestreamManagedLedgerFactory factory;
+    private final LakestreamManagedLedgerFactory factory;
     private final String name;
-    final StreamLog stream;
+    private final StreamLog stream;
     private volatile ManagedLedgerConfig config;
-    final SerialExecutor executor;
+    private final SerialExecutor executor;
     private final boolean readOnly;
     private final LakestreamManagedLedgerMBean stats;
-
-    // --- guarded by this (read and written by the parts below under the same monitor)
-    final VirtualLedgers ledgers;
-    State state = State.OPEN;
-    long lceOffset;
-    long startOffset;
-    volatile Position lastConfirmed;
+    private final LedgerState state;
 
     // --- the parts
     private final ManagedLedgerRecordWriter recordWriter;
     private final AppendPipeline appends;
     private final LedgerLifecycle lifecycle;
-    final LedgerCursors cursors = new LedgerCursors(this);
-    private final EntryReader reader = new EntryReader(this);
-    private final LedgerPositions positions = new LedgerPositions(this);
-    private final RetentionTrimmer trimmer = new RetentionTrimmer(this);
+    private final LedgerCursors cursors;
+    private final EntryReader reader;
+    private final LedgerPositions positions;
+    private final RetentionTrimmer trimmer;
+    private final LedgerCursorView cursorView = new LedgerCursorView(this);
 
     LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
                             ManagedLedgerConfig config, ManagedLedgerRecord record, VirtualLedgers ledgers,
@@ -89,19 +84,43 @@ public class LakestreamManagedLedger implements ManagedLedger {
         this.name = name;
         this.stream = stream;
         this.config = config;
+        this.state = new LedgerState(name, ledgers, startOffset, record.terminatedOffset != null);
         this.recordWriter = new ManagedLedgerRecordWriter(this, record);
-        this.ledgers = ledgers;
         this.readOnly = readOnly;
         this.executor = new SerialExecutor(factory.pool());
+        this.cursors = new LedgerCursors(this);
+        this.reader = new EntryReader(this);
+        this.positions = new LedgerPositions(this);
+        this.trimmer = new RetentionTrimmer(this);
         this.stats = new LakestreamManagedLedgerMBean(this);
         this.appends = new AppendPipeline(this, ledgers.end(), now());
         this.lifecycle = new LedgerLifecycle(this, appends, recordWriter);
-        this.lceOffset = ledgers.end() - 1;
-        this.startOffset = startOffset;
-        this.lastConfirmed = ledgers.positionOf(lceOffset);
-        if (record.terminatedOffset != null) {
-            state = State.TERMINATED;
-        }
+    }
+
+    /** The owner of this ledger's state and its only lock (see {@link LedgerState}). */
+    LedgerState state() {
+        return state;
+    }
+
+    LakestreamManagedLedgerFactory factory() {
+        return factory;
+    }
+
+    StreamLog stream() {
+        return stream;
+    }
+
+    SerialExecutor executor() {
+        return executor;
+    }
+
+    LedgerCursors cursors() {
+        return cursors;
+    }
+
+    /** The narrow view this ledger's cursors get of it. */
+    LedgerCursorView cursorView() {
+        return cursorView;
     }
 
     long now() {
@@ -110,36 +129,28 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     // ------------------------------------------------------------------ positions
 
-    synchronized long offsetOf(Position p) {
-        return ledgers.offsetOf(p);
+    long offsetOf(Position p) {
+        return state.offsetOf(p);
     }
 
-    synchronized Position positionOf(long offset) {
-        return ledgers.positionOf(offset);
+    Position positionOf(long offset) {
+        return state.positionOf(offset);
     }
 
-    synchronized long lceOffset() {
-        return lceOffset;
+    long lceOffset() {
+        return state.lceOffset();
     }
 
     boolean isReadOnly() {
         return readOnly;
     }
 
-    synchronized long startOffset() {
-        return startOffset;
+    long startOffset() {
+        return state.startOffset();
     }
 
     long averageEntrySize() {
         return positions.averageEntrySize();
-    }
-
-    long totalSizeLocked() {
-        long total = 0;
-        for (int i = 0; i < ledgers.ledgers().size(); i++) {
-            total += ledgers.size(i);
-        }
-        return total;
     }
 
     // ------------------------------------------------------------------ identity/config
@@ -160,8 +171,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     @Override
-    public synchronized Map<String, String> getProperties() {
-        return Collections.unmodifiableMap(new LinkedHashMap<>(recordWriter.recordLocked().properties));
+    public Map<String, String> getProperties() {
+        synchronized (state) {
+            return Collections.unmodifiableMap(new LinkedHashMap<>(recordWriter.recordLocked().properties));
+        }
     }
 
     @Override
@@ -294,7 +307,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
         if (readOnly) {
             return Errors.unsupported("asyncAddEntry", "the managed ledger " + name + " is read-only");
         }
-        return switch (state) {
+        return switch (state.phase()) {
             case OPEN -> null;
             case WRITE_FAILED -> new ManagedLedgerException("managed ledger " + name + " had a failed write; adds are"
                     + " refused until readyToCreateNewLedger() is called");
@@ -313,8 +326,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     @Override
-    public synchronized int getPendingAddEntriesCount() {
-        return appends.pendingAddsLocked();
+    public int getPendingAddEntriesCount() {
+        synchronized (state) {
+            return appends.pendingAddsLocked();
+        }
     }
 
     @Override
@@ -324,7 +339,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public Position getLastConfirmedEntry() {
-        return lastConfirmed;
+        return state.lastConfirmed();
     }
 
     @Override
@@ -347,10 +362,6 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     // ------------------------------------------------------------------ cursors
-
-    void addWaiting(LakestreamManagedCursor c) {
-        cursors.addWaiting(c);
-    }
 
     @Override
     public void removeWaitingCursor(ManagedCursor cursor) {
@@ -418,10 +429,6 @@ public class LakestreamManagedLedger implements ManagedLedger {
                                              InitialPosition initialPosition, boolean isReadCompacted)
             throws ManagedLedgerException {
         return cursors.newNonDurable(startPosition, cursorName, initialPosition);
-    }
-
-    void removeNonDurable(LakestreamManagedCursor c) {
-        cursors.removeNonDurable(c);
     }
 
     @Override
@@ -504,8 +511,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public long getNumberOfEntries() {
-        synchronized (this) {
-            return Math.max(0, lceOffset + 1 - startOffset);
+        synchronized (state) {
+            return Math.max(0, state.lceOffset() + 1 - state.startOffset());
         }
     }
 
@@ -520,8 +527,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     @Override
-    public synchronized long getTotalSize() {
-        return totalSizeLocked();
+    public long getTotalSize() {
+        return state.totalSize();
     }
 
     @Override
@@ -557,32 +564,44 @@ public class LakestreamManagedLedger implements ManagedLedger {
     // ------------------------------------------------------------------ ledger info
 
     @Override
-    public synchronized NavigableMap<Long, LedgerInfo> getLedgersInfo() {
-        return LedgerInfos.all(ledgers);
+    public NavigableMap<Long, LedgerInfo> getLedgersInfo() {
+        synchronized (state) {
+            return LedgerInfos.all(state.ledgersLocked());
+        }
     }
 
     @Override
-    public synchronized CompletableFuture<LedgerInfo> getLedgerInfo(long ledgerId) {
-        int i = ledgers.indexOf(ledgerId);
-        return CompletableFuture.completedFuture(i < 0 ? null : LedgerInfos.info(ledgers, i));
+    public CompletableFuture<LedgerInfo> getLedgerInfo(long ledgerId) {
+        synchronized (state) {
+            int i = state.ledgersLocked().indexOf(ledgerId);
+            return CompletableFuture.completedFuture(i < 0 ? null : LedgerInfos.info(state.ledgersLocked(), i));
+        }
     }
 
     @Override
-    public synchronized Optional<LedgerInfo> getOptionalLedgerInfo(long ledgerId) {
-        int i = ledgers.indexOf(ledgerId);
-        return i < 0 ? Optional.empty() : Optional.of(LedgerInfos.info(ledgers, i));
+    public Optional<LedgerInfo> getOptionalLedgerInfo(long ledgerId) {
+        synchronized (state) {
+            int i = state.ledgersLocked().indexOf(ledgerId);
+            return i < 0 ? Optional.empty() : Optional.of(LedgerInfos.info(state.ledgersLocked(), i));
+        }
     }
 
-    synchronized List<VirtualLedgers.Ledger> ledgerList() {
-        return ledgers.ledgers();
+    List<VirtualLedgers.Ledger> ledgerList() {
+        synchronized (state) {
+            return state.ledgersLocked().ledgers();
+        }
     }
 
-    synchronized long ledgerEntries(int i) {
-        return ledgers.entries(i);
+    long ledgerEntries(int i) {
+        synchronized (state) {
+            return state.ledgersLocked().entries(i);
+        }
     }
 
-    synchronized long ledgerSize(int i) {
-        return ledgers.size(i);
+    long ledgerSize(int i) {
+        synchronized (state) {
+            return state.ledgersLocked().size(i);
+        }
     }
 
     @Override
@@ -630,8 +649,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     @Override
-    public synchronized boolean isTerminated() {
-        return state == State.TERMINATED;
+    public boolean isTerminated() {
+        return state.is(LedgerState.Phase.TERMINATED);
     }
 
     @Override
@@ -664,8 +683,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return lifecycle.close();
     }
 
-    synchronized boolean isClosedOrDeleted() {
-        return state == State.CLOSED || state == State.DELETED;
+    boolean isClosedOrDeleted() {
+        return state.isClosedOrDeleted();
     }
 
     @Override
@@ -735,31 +754,14 @@ public class LakestreamManagedLedger implements ManagedLedger {
                 InternalStatsSnapshot.take(this, appends, recordWriter, includeLedgerMetadata));
     }
 
-    synchronized ManagedLedgerRecord recordSnapshot() {
-        return recordWriter.recordLocked().copy();
+    ManagedLedgerRecord recordSnapshot() {
+        synchronized (state) {
+            return recordWriter.recordLocked().copy();
+        }
     }
 
     @Override
     public String toString() {
         return "LakestreamManagedLedger{" + name + ", stream " + stream.id() + "}";
-    }
-
-    /** Blocking helpers for the synchronous API methods (never used on callback threads by this module). */
-    static final class Sync {
-        private Sync() {}
-
-        static <T> T await(CompletableFuture<T> f) throws InterruptedException, ManagedLedgerException {
-            try {
-                return f.get(120, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw Errors.toMl(e.getCause());
-            } catch (java.util.concurrent.TimeoutException e) {
-                throw new ManagedLedgerException("timed out after 120 s");
-            }
-        }
-
-        static void await(CountDownLatch latch) throws InterruptedException {
-            latch.await();
-        }
     }
 }

@@ -5,7 +5,6 @@ import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.catalog.CatalogException;
 import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.core.log.LogEntry;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -114,7 +113,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     @Override
     public ManagedLedger open(String name, ManagedLedgerConfig config) throws InterruptedException,
             ManagedLedgerException {
-        return LakestreamManagedLedger.Sync.await(openAsync(name, config));
+        return Sync.await(openAsync(name, config));
     }
 
     @Override
@@ -247,8 +246,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     /** Whether a broker node's value is another storage's ledger (BookKeeper's ManagedLedgerInfo), not ours. */
     static boolean createdElsewhere(byte[] node) {
-        return node != null && node.length > 0
-                && !new String(node, StandardCharsets.UTF_8).startsWith(BROKER_NODE_PREFIX);
+        return BrokerNode.isOtherStorage(node);
     }
 
     private static ManagedLedgerException createdElsewhereError(String name) {
@@ -259,11 +257,9 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                 + " storage class back, or delete the topic first");
     }
 
-    private static final String BROKER_NODE_PREFIX = "{\"storage\":\"lakestream\"";
-
     private CompletableFuture<Void> ensureBrokerNode(String name, long streamId) {
         String path = brokerPath(name);
-        byte[] value = (BROKER_NODE_PREFIX + ",\"streamId\":" + streamId + "}").getBytes(StandardCharsets.UTF_8);
+        byte[] value = BrokerNode.encode(streamId);
         return brokerStore.get(path).thenCompose(node -> {
             if (node.isPresent() && node.get().getValue().length > 0) {
                 return CompletableFuture.completedFuture(null);
@@ -317,7 +313,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     @Override
     public ReadOnlyCursor openReadOnlyCursor(String name, Position startPosition, ManagedLedgerConfig config)
             throws InterruptedException, ManagedLedgerException {
-        return LakestreamManagedLedger.Sync.await(openReadOnly(name, config)
+        return Sync.await(openReadOnly(name, config)
                 .thenApply(ml -> LakestreamReadOnlyManagedLedger.cursor(ml, startPosition)));
     }
 
@@ -350,7 +346,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public ManagedLedgerInfo getManagedLedgerInfo(String name) throws InterruptedException, ManagedLedgerException {
-        return LakestreamManagedLedger.Sync.await(infoAsync(name));
+        return Sync.await(infoAsync(name));
     }
 
     @Override
@@ -398,10 +394,10 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             }
             info.properties = new LinkedHashMap<>(rec.properties);
             info.cursors = new LinkedHashMap<>();
-            return ml.stream.cursorNames().thenCompose(names -> {
+            return ml.stream().cursorNames().thenCompose(names -> {
                 List<CompletableFuture<Void>> all = new ArrayList<>();
                 for (String n : names) {
-                    all.add(ml.stream.openCursor(n, 0).thenAccept(dc -> {
+                    all.add(ml.stream().openCursor(n, 0).thenAccept(dc -> {
                         ManagedLedgerInfo.CursorInfo ci = new ManagedLedgerInfo.CursorInfo();
                         ci.cursorsLedgerId = -1;
                         Position md = ml.positionOf(dc.ackedBefore() - 1);
@@ -453,7 +449,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public void delete(String name) throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(deleteAsync(name));
+        Sync.await(deleteAsync(name));
     }
 
     @Override
@@ -532,7 +528,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public void shutdown() throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(shutdownAsync());
+        Sync.await(shutdownAsync());
     }
 
     @Override
@@ -665,7 +661,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     @Override
     public void estimateUnloadedTopicBacklog(PersistentOfflineTopicStats stats, TopicName topicName, boolean accurate,
                                              Object ctx) throws Exception {
-        LakestreamManagedLedger ml = LakestreamManagedLedger.Sync.await(
+        LakestreamManagedLedger ml = Sync.await(
                 openReadOnly(topicName.getPersistenceNamingEncoding(), null));
         stats.totalMessages = ml.getNumberOfEntries();
         stats.storageSize = ml.getTotalSize();
@@ -674,8 +670,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             stats.addLedgerDetails(ml.ledgerEntries(i), ls.get(i).timestamp(), ml.ledgerSize(i), ls.get(i).id());
         }
         long maxBacklog = 0;
-        for (String n : LakestreamManagedLedger.Sync.await(ml.stream.cursorNames())) {
-            var dc = LakestreamManagedLedger.Sync.await(ml.stream.openCursor(n, 0));
+        for (String n : Sync.await(ml.stream().cursorNames())) {
+            var dc = Sync.await(ml.stream().openCursor(n, 0));
             long backlog = Math.max(0, ml.lceOffset() + 1 - Math.max(dc.ackedBefore(), ml.startOffset())
                     - dc.individuallyAckedIn(dc.ackedBefore(), ml.lceOffset() + 1));
             stats.addCursorDetails(n, backlog, -1);

@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import com.google.common.collect.Range;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,12 +17,13 @@ import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
  * The cursors of a {@link LakestreamManagedLedger}: durable ones by name (kept in the stream), non-durable ones, and
  * those waiting for entries. Opens, recovers and deletes cursors, and wakes waiting ones when entries land.
  *
- * <p>The maps are concurrent. The ledger's state and offsets are read under the ledger's monitor, as the ledger's
+ * <p>The maps are concurrent. The ledger's state and offsets are read under the ledger's state monitor, as the ledger's
  * own code did; the wake-ups named {@code ...Locked} are called holding it. Wake-ups run on the ledger's executor.
  */
 final class LedgerCursors {
 
     private final LakestreamManagedLedger ledger;
+    private final LedgerState state;
 
     final Map<String, CompletableFuture<LakestreamManagedCursor>> durable = new ConcurrentHashMap<>();
     final Map<LakestreamManagedCursor, Boolean> nonDurable = new ConcurrentHashMap<>();
@@ -29,6 +31,7 @@ final class LedgerCursors {
 
     LedgerCursors(LakestreamManagedLedger ledger) {
         this.ledger = ledger;
+        this.state = ledger.state();
     }
 
     // ------------------------------------------------------------------ waiting for entries
@@ -41,7 +44,7 @@ final class LedgerCursors {
         List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
         for (LakestreamManagedCursor c : ws) {
             waiting.remove(c);
-            ledger.executor.execute(c::notifyEntriesAvailable);
+            ledger.executor().execute(c::notifyEntriesAvailable);
         }
     }
 
@@ -50,17 +53,17 @@ final class LedgerCursors {
         List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
         waiting.clear();
         for (LakestreamManagedCursor c : ws) {
-            ledger.executor.execute(c::notifyEntriesAvailable);
+            ledger.executor().execute(c::notifyEntriesAvailable);
         }
     }
 
     void addWaiting(LakestreamManagedCursor c) {
         waiting.put(c, Boolean.TRUE);
         // An add may have landed between the cursor's check and its registration.
-        synchronized (ledger) {
-            if (c.hasEntriesBeyondRead(ledger.lceOffset)) {
+        synchronized (state) {
+            if (c.hasEntriesBeyondRead(state.lceOffset())) {
                 waiting.remove(c);
-                ledger.executor.execute(c::notifyEntriesAvailable);
+                ledger.executor().execute(c::notifyEntriesAvailable);
             }
         }
     }
@@ -80,9 +83,9 @@ final class LedgerCursors {
     CompletableFuture<LakestreamManagedCursor> open(String cursorName, InitialPosition initialPosition,
                                                     Map<String, Long> properties,
                                                     Map<String, String> cursorProperties) {
-        synchronized (ledger) {
-            if (ledger.state == LakestreamManagedLedger.State.CLOSED
-                    || ledger.state == LakestreamManagedLedger.State.DELETED) {
+        synchronized (state) {
+            if (state.is(LedgerState.Phase.CLOSED)
+                    || state.is(LedgerState.Phase.DELETED)) {
                 return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
                         "managed ledger " + ledger.getName() + " is closed"));
             }
@@ -103,10 +106,10 @@ final class LedgerCursors {
         }
         boolean reopen = existing != null;
         long initial;
-        synchronized (ledger) {
-            initial = initialPosition == InitialPosition.Earliest ? ledger.startOffset : ledger.lceOffset + 1;
+        synchronized (state) {
+            initial = initialPosition == InitialPosition.Earliest ? state.startOffset() : state.lceOffset() + 1;
         }
-        ledger.stream.openCursor(cursorName, initial).thenCompose(dc -> {
+        ledger.stream().openCursor(cursorName, initial).thenCompose(dc -> {
             if (reopen) {
                 return CompletableFuture.completedFuture(dc);
             }
@@ -118,7 +121,7 @@ final class LedgerCursors {
                 dc.setProperties(merged);
             }
             return dc.flush().thenApply(v -> dc);
-        }).thenApply(dc -> new LakestreamManagedCursor(ledger, cursorName, dc, true))
+        }).thenApply(dc -> new LakestreamManagedCursor(ledger.cursorView(), cursorName, dc, true))
                 .whenComplete((c, e) -> {
                     if (e != null) {
                         durable.remove(cursorName, f);
@@ -132,11 +135,11 @@ final class LedgerCursors {
 
     /** Loads the cursors persisted for the stream (at open). */
     CompletableFuture<Void> recover() {
-        return ledger.stream.cursorNames().thenCompose(names -> {
+        return ledger.stream().cursorNames().thenCompose(names -> {
             List<CompletableFuture<?>> all = new ArrayList<>();
             for (String n : names) {
-                CompletableFuture<LakestreamManagedCursor> f = ledger.stream.openCursor(n, 0)
-                        .thenApply(dc -> new LakestreamManagedCursor(ledger, n, dc, true));
+                CompletableFuture<LakestreamManagedCursor> f = ledger.stream().openCursor(n, 0)
+                        .thenApply(dc -> new LakestreamManagedCursor(ledger.cursorView(), n, dc, true));
                 durable.put(n, f);
                 all.add(f);
             }
@@ -147,25 +150,25 @@ final class LedgerCursors {
     LakestreamManagedCursor newNonDurable(Position startPosition, String cursorName, InitialPosition initialPosition)
             throws ManagedLedgerException {
         long ackedBefore;
-        synchronized (ledger) {
-            if (ledger.state == LakestreamManagedLedger.State.CLOSED
-                    || ledger.state == LakestreamManagedLedger.State.DELETED) {
+        synchronized (state) {
+            if (state.is(LedgerState.Phase.CLOSED)
+                    || state.is(LedgerState.Phase.DELETED)) {
                 throw new ManagedLedgerException.ManagedLedgerAlreadyClosedException("managed ledger "
                         + ledger.getName() + " is closed");
             }
-            long startOffset = ledger.startOffset;
-            long lceOffset = ledger.lceOffset;
-            if (startPosition == null || startPosition.compareTo(ledger.lastConfirmed) > 0) {
+            long startOffset = state.startOffset();
+            long lceOffset = state.lceOffset();
+            if (startPosition == null || startPosition.compareTo(state.lastConfirmed()) > 0) {
                 ackedBefore = initialPosition == InitialPosition.Earliest ? startOffset : lceOffset + 1;
             } else if (startPosition.getLedgerId() < 0 || startPosition.equals(PositionFactory.EARLIEST)) {
                 ackedBefore = startOffset;
             } else {
-                ackedBefore = ledger.ledgers.offsetOf(startPosition) + 1;
+                ackedBefore = state.ledgersLocked().offsetOf(startPosition) + 1;
             }
             ackedBefore = Math.max(startOffset, Math.min(ackedBefore, lceOffset + 1));
         }
-        LakestreamManagedCursor c = new LakestreamManagedCursor(ledger, cursorName,
-                ledger.stream.nonDurableCursor(cursorName, ackedBefore), false);
+        LakestreamManagedCursor c = new LakestreamManagedCursor(ledger.cursorView(), cursorName,
+                ledger.stream().nonDurableCursor(cursorName, ackedBefore), false);
         nonDurable.put(c, Boolean.TRUE);
         return c;
     }
@@ -194,7 +197,7 @@ final class LedgerCursors {
                 waiting.remove(c);
             }
             return null;
-        }).thenCompose(v -> ledger.stream.deleteCursor(cursorName)).thenApply(deleted -> null);
+        }).thenCompose(v -> ledger.stream().deleteCursor(cursorName)).thenApply(deleted -> null);
     }
 
     // ------------------------------------------------------------------ views
@@ -243,8 +246,8 @@ final class LedgerCursors {
             min = Math.min(min, c.ackedBefore());
         }
         if (min == Long.MAX_VALUE) {
-            synchronized (ledger) {
-                return ledger.lceOffset + 1;
+            synchronized (state) {
+                return state.lceOffset() + 1;
             }
         }
         return min;

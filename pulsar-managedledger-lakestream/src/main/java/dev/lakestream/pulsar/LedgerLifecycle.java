@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -12,57 +13,59 @@ import org.apache.bookkeeper.mledger.Position;
  * persisted in the record), close (adds drained, cursors closed, writes settled, fence released, evicted from the
  * factory) and delete (close, then the storage).
  *
- * <p>State changes happen under the ledger's monitor, as do the queued adds they fail; callbacks run on the
+ * <p>State changes happen under the ledger's state monitor, as do the queued adds they fail; callbacks run on the
  * ledger's executor.
  */
 final class LedgerLifecycle {
 
     private final LakestreamManagedLedger ledger;
+    private final LedgerState state;
     private final AppendPipeline appends;
     private final ManagedLedgerRecordWriter recordWriter;
 
-    // --- guarded by ledger
+    // --- guarded by state (see LedgerState)
     private CompletableFuture<Void> closeFuture;
 
     LedgerLifecycle(LakestreamManagedLedger ledger, AppendPipeline appends, ManagedLedgerRecordWriter recordWriter) {
         this.ledger = ledger;
+        this.state = ledger.state();
         this.appends = appends;
         this.recordWriter = recordWriter;
     }
 
     void terminate(TerminateCallback cb, Object ctx) {
-        synchronized (ledger) {
-            if (ledger.state == LakestreamManagedLedger.State.TERMINATED) {
-                Position p = ledger.lastConfirmed;
-                ledger.executor.execute(() -> cb.terminateComplete(p, ctx));
+        synchronized (state) {
+            if (state.is(LedgerState.Phase.TERMINATED)) {
+                Position p = state.lastConfirmed();
+                ledger.executor().execute(() -> cb.terminateComplete(p, ctx));
                 return;
             }
             ManagedLedgerException refused = ledger.writeRefusalLocked();
             if (refused != null) {
-                ledger.executor.execute(() -> cb.terminateFailed(refused, ctx));
+                ledger.executor().execute(() -> cb.terminateFailed(refused, ctx));
                 return;
             }
-            ledger.state = LakestreamManagedLedger.State.TERMINATED;
+            state.terminate();
             appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerTerminatedException(
                     "managed ledger " + ledger.getName() + " was terminated"));
             Runnable persist = () -> {
                 long last;
-                synchronized (ledger) {
-                    last = ledger.lceOffset;
+                synchronized (state) {
+                    last = state.lceOffset();
                 }
                 ledger.updateRecord(r -> r.terminatedOffset = last).whenCompleteAsync((v, e) -> {
                     if (e != null) {
                         cb.terminateFailed(Errors.toMl(e), ctx);
                     } else {
-                        cb.terminateComplete(ledger.lastConfirmed, ctx);
+                        cb.terminateComplete(state.lastConfirmed(), ctx);
                     }
-                }, ledger.executor);
-                synchronized (ledger) {
-                    ledger.cursors.notifyAllWaitingLocked();
+                }, ledger.executor());
+                synchronized (state) {
+                    ledger.cursors().notifyAllWaitingLocked();
                 }
             };
             if (!appends.hasInflightLocked()) {
-                ledger.executor.execute(persist);
+                ledger.executor().execute(persist);
             } else {
                 appends.onDrainedLocked(persist);
             }
@@ -71,13 +74,11 @@ final class LedgerLifecycle {
 
     CompletableFuture<Void> close() {
         CompletableFuture<Void> drained = new CompletableFuture<>();
-        synchronized (ledger) {
+        synchronized (state) {
             if (closeFuture != null) {
                 return closeFuture;
             }
-            if (ledger.state != LakestreamManagedLedger.State.DELETED) {
-                ledger.state = LakestreamManagedLedger.State.CLOSED;
-            }
+            state.close();
             appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
                     "managed ledger " + ledger.getName() + " was closed"));
             if (!appends.hasInflightLocked()) {
@@ -85,32 +86,32 @@ final class LedgerLifecycle {
             } else {
                 appends.onDrainedLocked(() -> drained.complete(null));
             }
-            ledger.cursors.notifyAllWaitingLocked();
+            ledger.cursors().notifyAllWaitingLocked();
             // Also wait for the appends of failed adds the stream has not answered yet: a ledger opened again
             // after this close (the next owner, here or elsewhere) then finds at its end every entry that will ever
             // land, and rebuilds its state (deduplication, next offset) from them.
             CompletableFuture<Void> settled = appends.appendsSettledLocked();
             closeFuture = drained.thenCompose(v -> settled).thenCompose(v -> {
                 List<CompletableFuture<?>> fs = new ArrayList<>();
-                for (LakestreamManagedCursor c : ledger.cursors.allCursors()) {
+                for (LakestreamManagedCursor c : ledger.cursors().allCursors()) {
                     fs.add(c.closeAsync().exceptionally(e -> null));
                 }
                 return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
             }).thenCompose(v -> recordWriter.settled()).thenRun(() -> {
                 if (!ledger.isReadOnly()) {
-                    ledger.stream.releaseFence();
+                    ledger.stream().releaseFence();
                 }
-                ledger.factory.evict(ledger.getName(), ledger);
+                ledger.factory().evict(ledger.getName(), ledger);
             });
             return closeFuture;
         }
     }
 
     CompletableFuture<Void> delete() {
-        synchronized (ledger) {
-            ledger.state = LakestreamManagedLedger.State.DELETED;
+        synchronized (state) {
+            state.delete();
         }
         return close()
-                .thenCompose(v -> ledger.factory.deleteStorage(ledger.getName(), ledger.stream.id()));
+                .thenCompose(v -> ledger.factory().deleteStorage(ledger.getName(), ledger.stream().id()));
     }
 }

@@ -11,67 +11,69 @@ import org.apache.bookkeeper.mledger.PositionFactory;
  * {@code [startOffset, lceOffset]}: first, next, previous and n-th positions, ranges as offsets, entry counts and
  * backlog sizes.
  *
- * <p>Each answer is computed under the ledger's monitor, over the same span the ledger's synchronized methods held
+ * <p>Each answer is computed under the ledger's state monitor, over the same span the ledger's synchronized methods held
  * it; nothing here is kept between calls.
  */
 final class LedgerPositions {
 
     private final LakestreamManagedLedger ledger;
+    private final LedgerState state;
 
     LedgerPositions(LakestreamManagedLedger ledger) {
         this.ledger = ledger;
+        this.state = ledger.state();
     }
 
     Position first() {
-        synchronized (ledger) {
-            VirtualLedgers.Ledger first = ledger.ledgers.first();
+        synchronized (state) {
+            VirtualLedgers.Ledger first = state.ledgersLocked().first();
             return first == null ? null : PositionFactory.create(first.id(), -1);
         }
     }
 
     Position nextValid(Position position) {
-        synchronized (ledger) {
-            long off = ledger.ledgers.offsetOf(position) + 1;
-            off = Math.max(off, ledger.startOffset);
-            return ledger.ledgers.positionOf(Math.min(off, ledger.lceOffset + 1));
+        synchronized (state) {
+            long off = state.ledgersLocked().offsetOf(position) + 1;
+            off = Math.max(off, state.startOffset());
+            return state.ledgersLocked().positionOf(Math.min(off, state.lceOffset() + 1));
         }
     }
 
     Position previous(Position position) {
-        synchronized (ledger) {
-            long off = ledger.ledgers.offsetOf(position) - 1;
-            if (off < ledger.startOffset) {
+        synchronized (state) {
+            long off = state.ledgersLocked().offsetOf(position) - 1;
+            if (off < state.startOffset()) {
                 return first();
             }
-            return ledger.ledgers.positionOf(off);
+            return state.ledgersLocked().positionOf(off);
         }
     }
 
     Position afterN(Position startPosition, long n, PositionBound startRange) {
-        synchronized (ledger) {
-            long off = ledger.ledgers.offsetOf(startPosition);
+        synchronized (state) {
+            long off = state.ledgersLocked().offsetOf(startPosition);
             if (startRange == PositionBound.startIncluded) {
                 off--;
             }
-            off = Math.max(off, ledger.startOffset - 1);
+            off = Math.max(off, state.startOffset() - 1);
             long target = off + n;
             if (target < off) {
                 target = Long.MAX_VALUE / 4;
             }
-            return ledger.ledgers.positionOf(Math.min(target, ledger.lceOffset));
+            return state.ledgersLocked().positionOf(Math.min(target, state.lceOffset()));
         }
     }
 
     /** Offsets {@code [from, to]} of a range of positions, clamped to the readable entries; null when empty. */
     long[] offsetsOf(Range<Position> range) {
-        synchronized (ledger) {
-            VirtualLedgers ledgers = ledger.ledgers;
+        synchronized (state) {
+            VirtualLedgers ledgers = state.ledgersLocked();
             long lo = range.hasLowerBound() ? ledgers.offsetOf(range.lowerEndpoint())
-                    + (range.lowerBoundType() == BoundType.OPEN ? 1 : 0) : ledger.startOffset;
+                    + (range.lowerBoundType() == BoundType.OPEN ? 1 : 0) : state.startOffset();
             long hi = range.hasUpperBound() ? ledgers.offsetOf(range.upperEndpoint())
-                    - (range.upperBoundType() == BoundType.OPEN ? 1 : 0) : ledger.lceOffset;
-            lo = Math.max(lo, ledger.startOffset);
-            hi = Math.min(hi, ledger.lceOffset);
+                    - (range.upperBoundType() == BoundType.OPEN ? 1 : 0) : state.lceOffset();
+            lo = Math.max(lo, state.startOffset());
+            hi = Math.min(hi, state.lceOffset());
             return lo > hi ? null : new long[] {lo, hi};
         }
     }
@@ -83,24 +85,24 @@ final class LedgerPositions {
 
     /** Entries not yet acknowledged by the slowest durable cursor. */
     long numberOfActiveEntries() {
-        long slowest = ledger.cursors.slowestAckedBefore(false);
-        synchronized (ledger) {
-            return Math.max(0, ledger.lceOffset + 1 - Math.max(slowest, ledger.startOffset));
+        long slowest = ledger.cursors().slowestAckedBefore(false);
+        synchronized (state) {
+            return Math.max(0, state.lceOffset() + 1 - Math.max(slowest, state.startOffset()));
         }
     }
 
     long averageEntrySize() {
-        synchronized (ledger) {
-            long entries = ledger.lceOffset + 1 - ledger.startOffset;
-            long size = ledger.totalSizeLocked();
+        synchronized (state) {
+            long entries = state.lceOffset() + 1 - state.startOffset();
+            long size = state.totalSize();
             return entries <= 0 ? 1024 : Math.max(1, size / entries);
         }
     }
 
     long estimatedBacklogSize(Position position) {
         long off = ledger.offsetOf(position);
-        synchronized (ledger) {
-            return Math.max(0, ledger.lceOffset - Math.max(off, ledger.startOffset - 1)) * averageEntrySize();
+        synchronized (state) {
+            return Math.max(0, state.lceOffset() - Math.max(off, state.startOffset() - 1)) * averageEntrySize();
         }
     }
 }

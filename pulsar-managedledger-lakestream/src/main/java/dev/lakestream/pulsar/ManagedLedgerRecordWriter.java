@@ -10,23 +10,25 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
  * Keeps a {@link LakestreamManagedLedger}'s current {@link ManagedLedgerRecord} and writes changes to it: each change
  * is applied to a copy, written by compare-and-set, and installed only once stored; writes run one at a time.
  *
- * <p>The record and the chain of writes are guarded by the ledger's monitor (no lock of its own), since a lost
+ * <p>The record and the chain of writes are guarded by the ledger's state monitor (no lock of its own), since a lost
  * compare-and-set also moves the ledger's state to fenced.
  */
 final class ManagedLedgerRecordWriter {
 
     private final LakestreamManagedLedger ledger;
+    private final LedgerState state;
 
-    // --- guarded by ledger
+    // --- guarded by state (see LedgerState)
     private ManagedLedgerRecord record;
     private CompletableFuture<Void> metadataChain = CompletableFuture.completedFuture(null);
 
     ManagedLedgerRecordWriter(LakestreamManagedLedger ledger, ManagedLedgerRecord record) {
         this.ledger = ledger;
+        this.state = ledger.state();
         this.record = record;
     }
 
-    /** The record as last stored; called under the ledger's monitor, not to be changed. */
+    /** The record as last stored; called under the ledger's state monitor, not to be changed. */
     ManagedLedgerRecord recordLocked() {
         return record;
     }
@@ -34,16 +36,16 @@ final class ManagedLedgerRecordWriter {
     /** Applies {@code change} to a copy of the record and writes it by compare-and-set; writes are serialised. */
     CompletableFuture<Void> update(Consumer<ManagedLedgerRecord> change) {
         CompletableFuture<Void> result = new CompletableFuture<>();
-        LakestreamManagedLedgerFactory factory = ledger.factory;
-        synchronized (ledger) {
+        LakestreamManagedLedgerFactory factory = ledger.factory();
+        synchronized (state) {
             metadataChain = metadataChain.handle((v, e) -> null).thenCompose(v -> {
                 ManagedLedgerRecord copy;
-                synchronized (ledger) {
+                synchronized (state) {
                     copy = record.copy();
                     change.accept(copy);
                 }
                 return copy.save(factory.lakestream().metadataStore(), factory.root()).thenRun(() -> {
-                    synchronized (ledger) {
+                    synchronized (state) {
                         record = copy;
                     }
                 });
@@ -51,10 +53,10 @@ final class ManagedLedgerRecordWriter {
                 if (e != null) {
                     Throwable c = Errors.unwrap(e);
                     if (c instanceof UnexpectedVersionException) {
-                        synchronized (ledger) {
-                            if (ledger.state == LakestreamManagedLedger.State.OPEN
-                                    || ledger.state == LakestreamManagedLedger.State.WRITE_FAILED) {
-                                ledger.state = LakestreamManagedLedger.State.FENCED;
+                        synchronized (state) {
+                            if (state.is(LedgerState.Phase.OPEN)
+                                    || state.is(LedgerState.Phase.WRITE_FAILED)) {
+                                state.fence();
                             }
                         }
                         result.completeExceptionally(new ManagedLedgerException.ManagedLedgerFencedException(

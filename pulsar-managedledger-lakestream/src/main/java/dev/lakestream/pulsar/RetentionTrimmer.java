@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * yet; {@code dev.lakestream.core.trim.RetentionHolds}).
  *
  * <p>One trim runs at a time ({@link #trimming}); a request made meanwhile runs after it. The ledger's state is read
- * and changed under the ledger's monitor.
+ * and changed under the ledger's state monitor.
  */
 final class RetentionTrimmer {
 
@@ -22,10 +22,12 @@ final class RetentionTrimmer {
     private static final Logger LOG = LoggerFactory.getLogger(LakestreamManagedLedger.class);
 
     private final LakestreamManagedLedger ledger;
+    private final LedgerState state;
     private final AtomicReference<CompletableFuture<Void>> trimming = new AtomicReference<>();
 
     RetentionTrimmer(LakestreamManagedLedger ledger) {
         this.ledger = ledger;
+        this.state = ledger.state();
     }
 
     void trimConsumedLedgersInBackground(CompletableFuture<?> promise) {
@@ -63,13 +65,13 @@ final class RetentionTrimmer {
     }
 
     private CompletableFuture<Void> trimOnce() {
-        long slowest = ledger.cursors.slowestAckedBefore(true);
+        long slowest = ledger.cursors().slowestAckedBefore(true);
         long planned = plan(slowest);
         if (planned < 0) {
             return CompletableFuture.completedFuture(null);
         }
         // Only when something would go: a retention hold (the Iceberg materializer's) may keep more.
-        return ledger.stream.retentionFloor().thenCompose(floor -> {
+        return ledger.stream().retentionFloor().thenCompose(floor -> {
             long target = floor.isPresent() && floor.getAsLong() < slowest ? plan(floor.getAsLong()) : planned;
             if (target < 0) {
                 return CompletableFuture.completedFuture(null);
@@ -82,17 +84,17 @@ final class RetentionTrimmer {
      * The new start offset if virtual ledgers wholly below {@code keepFrom} may go by retention, else -1.
      */
     private long plan(long keepFrom) {
-        synchronized (ledger) {
-            if (ledger.state != LakestreamManagedLedger.State.OPEN
-                    && ledger.state != LakestreamManagedLedger.State.TERMINATED) {
+        synchronized (state) {
+            if (!state.is(LedgerState.Phase.OPEN)
+                    && !state.is(LedgerState.Phase.TERMINATED)) {
                 return -1;
             }
-            List<VirtualLedgers.Ledger> ls = ledger.ledgers.ledgers();
+            List<VirtualLedgers.Ledger> ls = state.ledgersLocked().ledgers();
             ManagedLedgerConfig config = ledger.getConfig();
             long retentionMs = config.getRetentionTimeMillis();
             long retentionBytes = config.getRetentionSizeInMB() < 0 ? -1
                     : config.getRetentionSizeInMB() * LakestreamManagedLedger.MB;
-            long total = ledger.totalSizeLocked();
+            long total = state.totalSize();
             long toDelete = 0;
             long t = ledger.now();
             int remove = 0;
@@ -119,11 +121,8 @@ final class RetentionTrimmer {
             copy.removeBelow(target);
             r.assignLedgers(copy);
         }).thenCompose(v -> {
-            synchronized (ledger) {
-                ledger.ledgers.removeBelow(target);
-                ledger.startOffset = Math.max(ledger.startOffset, target);
-            }
-            return ledger.stream.trim(target);
+            state.trimBelow(target);
+            return ledger.stream().trim(target);
         });
     }
 }

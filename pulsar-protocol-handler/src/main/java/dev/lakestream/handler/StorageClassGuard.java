@@ -1,6 +1,7 @@
 package dev.lakestream.handler;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lakestream.pulsar.BrokerNode;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
@@ -148,7 +149,7 @@ public class StorageClassGuard implements BrokerInterceptor {
                 "reading the " + reads.size() + " managed-ledger record(s) under " + dir);
         TreeMap<String, String> out = new TreeMap<>();
         reads.forEach((child, read) -> {
-            Optional<String> storage = read.join().flatMap(r -> LedgerStorage.of(r.getValue(), json));
+            Optional<String> storage = read.join().flatMap(r -> BrokerNode.storageOf(r.getValue()));
             if (storage.isPresent() && !storage.get().equals(target)) {
                 out.put("persistent://" + c.namespace() + "/" + Codec.decode(child), storage.get());
             }

@@ -93,14 +93,4 @@ class PersistenceChangeTest {
                 "{\"managedLedgerStorageClassName\":3}"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be a string");
     }
-
-    @Test
-    void ledgerStorageIsToldFromTheNode() {
-        assertThat(LedgerStorage.of(new byte[0], json)).isEmpty();
-        assertThat(LedgerStorage.of(null, json)).isEmpty();
-        assertThat(LedgerStorage.of("{\"storage\":\"lakestream\",\"streamId\":4}".getBytes(StandardCharsets.UTF_8),
-                json)).contains("lakestream");
-        // BookKeeper's ManagedLedgerInfo: protobuf, field 1 (ledgerInfo) first.
-        assertThat(LedgerStorage.of(new byte[] {0x0a, 0x06, 0x08, 0x01, 0x10, 0x05}, json)).contains("bookkeeper");
-    }
 }

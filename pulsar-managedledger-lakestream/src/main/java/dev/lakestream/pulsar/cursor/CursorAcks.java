@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.cursor;
 
 import dev.lakestream.core.cursor.DurableCursor;
 import java.util.ArrayList;
@@ -20,12 +20,12 @@ import org.apache.bookkeeper.mledger.impl.AckSetStateUtil;
 final class CursorAcks {
 
     private final LakestreamManagedCursor cursor;
-    private final LakestreamManagedLedger ml;
+    private final CursorLedger ml;
     private final DurableCursor dc;
     private final BatchIndexAcks batchAcks;
     private final CursorReadPosition readPosition;
 
-    CursorAcks(LakestreamManagedCursor cursor, LakestreamManagedLedger ml, DurableCursor dc, BatchIndexAcks batchAcks,
+    CursorAcks(LakestreamManagedCursor cursor, CursorLedger ml, DurableCursor dc, BatchIndexAcks batchAcks,
                CursorReadPosition readPosition) {
         this.cursor = cursor;
         this.ml = ml;
@@ -96,7 +96,7 @@ final class CursorAcks {
             }
             readPosition.advanceTo(dc.ackedBefore());
         }
-        ml.mbean().addMarkDeleteOp();
+        ml.recordMarkDelete();
         return w;
     }
 

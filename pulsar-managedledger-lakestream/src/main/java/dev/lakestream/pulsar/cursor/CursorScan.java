@@ -1,6 +1,7 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.cursor;
 
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.pulsar.Errors;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,7 +19,7 @@ import org.apache.bookkeeper.mledger.ScanOutcome;
 final class CursorScan {
 
     private final LakestreamManagedCursor cursor;
-    private final LakestreamManagedLedger ml;
+    private final CursorLedger ml;
     private final CursorAcks acks;
     private final Predicate<Entry> condition;
     private final int batchSize;
@@ -26,7 +27,7 @@ final class CursorScan {
     private final long deadline;
     private final CompletableFuture<ScanOutcome> result = new CompletableFuture<>();
 
-    CursorScan(LakestreamManagedCursor cursor, LakestreamManagedLedger ml, CursorAcks acks,
+    CursorScan(LakestreamManagedCursor cursor, CursorLedger ml, CursorAcks acks,
                Predicate<Entry> condition, int batchSize, long maxEntries, long timeOutMs) {
         this.cursor = cursor;
         this.ml = ml;
@@ -94,6 +95,6 @@ final class CursorScan {
             } else {
                 scanFrom(last + 1);
             }
-        }, ml.executor);
+        }, ml.executor());
     }
 }

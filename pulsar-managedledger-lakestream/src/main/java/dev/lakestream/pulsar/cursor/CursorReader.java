@@ -1,6 +1,7 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.cursor;
 
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.pulsar.Errors;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
@@ -16,12 +17,12 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
 final class CursorReader {
 
     private final LakestreamManagedCursor cursor;
-    private final LakestreamManagedLedger ml;
+    private final CursorLedger ml;
     private final CursorAcks acks;
     private final CursorReadPosition readPosition;
     private final AtomicReference<CursorReadRequest> waiting = new AtomicReference<>();
 
-    CursorReader(LakestreamManagedCursor cursor, LakestreamManagedLedger ml, CursorAcks acks,
+    CursorReader(LakestreamManagedCursor cursor, CursorLedger ml, CursorAcks acks,
                  CursorReadPosition readPosition) {
         this.cursor = cursor;
         this.ml = ml;
@@ -141,7 +142,7 @@ final class CursorReader {
     /** Drops the parked read without completing it; true when there was one. */
     boolean cancelWaiting() {
         CursorReadRequest op = waiting.getAndSet(null);
-        ml.removeWaitingCursor(cursor);
+        ml.removeWaiting(cursor);
         return op != null;
     }
 

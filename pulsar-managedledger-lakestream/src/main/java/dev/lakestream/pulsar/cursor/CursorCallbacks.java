@@ -1,5 +1,6 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.cursor;
 
+import dev.lakestream.pulsar.Errors;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

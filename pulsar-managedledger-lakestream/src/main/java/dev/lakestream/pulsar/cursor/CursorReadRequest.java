@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.cursor;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +16,7 @@ import org.apache.bookkeeper.mledger.Position;
 final class CursorReadRequest {
 
     private final LakestreamManagedCursor cursor;
-    private final LakestreamManagedLedger ml;
+    private final CursorLedger ml;
     private final int count;
     private final long maxBytes;
     private final ReadEntriesCallback cb;
@@ -29,7 +29,7 @@ final class CursorReadRequest {
     private long bytes;
     private boolean completed; // guarded by this
 
-    CursorReadRequest(LakestreamManagedCursor cursor, LakestreamManagedLedger ml, int count, long maxBytes,
+    CursorReadRequest(LakestreamManagedCursor cursor, CursorLedger ml, int count, long maxBytes,
                       ReadEntriesCallback cb, Object ctx, Position maxPosition, Predicate<Position> skip,
                       boolean wait) {
         this.cursor = cursor;
@@ -85,10 +85,10 @@ final class CursorReadRequest {
             }
             completed = true;
         }
-        ml.mbean().recordRead(entries.size(), bytes);
+        ml.recordRead(entries.size(), bytes);
         cursor.countConsumed(entries.size());
         List<Entry> result = entries;
-        ml.executor.execute(() -> cb.readEntriesComplete(result, ctx));
+        ml.executor().execute(() -> cb.readEntriesComplete(result, ctx));
     }
 
     void fail(ManagedLedgerException e) {
@@ -99,7 +99,7 @@ final class CursorReadRequest {
             completed = true;
         }
         entries.forEach(Entry::release);
-        ml.mbean().recordReadEntriesError();
-        ml.executor.execute(() -> cb.readEntriesFailed(e, ctx));
+        ml.recordReadError();
+        ml.executor().execute(() -> cb.readEntriesFailed(e, ctx));
     }
 }

@@ -1,8 +1,11 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.cursor;
 
 import com.google.common.collect.Range;
 import dev.lakestream.core.cursor.AckRanges;
 import dev.lakestream.core.cursor.DurableCursor;
+import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.Sync;
+import dev.lakestream.pulsar.metrics.LakestreamManagedCursorMXBean;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -47,7 +50,7 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
  */
 public class LakestreamManagedCursor implements ManagedCursor {
 
-    private final LakestreamManagedLedger ml;
+    private final CursorLedger ml;
     private final String name;
     private final DurableCursor dc;
     private final boolean durable;
@@ -68,7 +71,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private volatile long lastActive = System.currentTimeMillis();
     private volatile double throttleMarkDelete;
 
-    LakestreamManagedCursor(LakestreamManagedLedger ml, String name, DurableCursor dc, boolean durable) {
+    /** A cursor on {@code ml} over the core cursor {@code dc}; made by the ledger's cursor registry. */
+    public LakestreamManagedCursor(CursorLedger ml, String name, DurableCursor dc, boolean durable) {
         this.ml = ml;
         this.name = name;
         this.dc = dc;
@@ -79,10 +83,11 @@ public class LakestreamManagedCursor implements ManagedCursor {
         this.reader = new CursorReader(this, ml, acks, readPosition);
         this.moves = new CursorRepositioning(this, ml, dc, batchAcks, readPosition, acks, reader);
         this.properties = new CursorProperties(this, dc);
-        this.mxBean = new LakestreamManagedCursorMXBean(name, ml);
+        this.mxBean = new LakestreamManagedCursorMXBean(name, ml.getName());
     }
 
-    long ackedBefore() {
+    /** The first offset not acknowledged by the mark-delete (for the ledger's slowest-cursor questions). */
+    public long ackedBefore() {
         return dc.ackedBefore();
     }
 
@@ -117,7 +122,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
         return new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " is closed");
     }
 
-    synchronized void markClosed() {
+    /** Marks the cursor closed and fails its parked read (its cursor was deleted or its ledger closes). */
+    public synchronized void markClosed() {
         closed = true;
         reader.failWaiting(new ManagedLedgerException.CursorAlreadyClosedException("cursor " + name + " was closed"));
     }
@@ -147,7 +153,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public ManagedLedger getManagedLedger() {
-        return ml;
+        return ml.managedLedger();
     }
 
     @Override
@@ -203,11 +209,13 @@ public class LakestreamManagedCursor implements ManagedCursor {
         return readPosition.offset();
     }
 
-    boolean hasEntriesBeyondRead(long lce) {
+    /** Whether an unacknowledged entry at or before {@code lce} lies at or after the read position. */
+    public boolean hasEntriesBeyondRead(long lce) {
         return reader.hasEntriesBeyondRead(lce);
     }
 
-    void notifyEntriesAvailable() {
+    /** Entries were added: a parked read resumes. */
+    public void notifyEntriesAvailable() {
         reader.notifyEntriesAvailable();
     }
 
@@ -228,7 +236,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     public List<Entry> readEntries(int numberOfEntriesToRead) throws InterruptedException, ManagedLedgerException {
         CompletableFuture<List<Entry>> f = new CompletableFuture<>();
         asyncReadEntries(numberOfEntriesToRead, CursorCallbacks.completing(f), null, PositionFactory.LATEST);
-        return LakestreamManagedLedger.Sync.await(f);
+        return Sync.await(f);
     }
 
     @Override
@@ -298,7 +306,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void scheduleReadCallback(Runnable runnable, long delay, TimeUnit unit) {
-        ml.factory.scheduler().schedule(() -> ml.executor.execute(runnable), delay, unit);
+        ml.schedule(runnable, delay, unit);
     }
 
     // ------------------------------------------------------------------ counts
@@ -366,7 +374,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public void markDelete(Position position, Map<String, Long> properties)
             throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(markDeleteAsync(position, properties));
+        Sync.await(markDeleteAsync(position, properties));
     }
 
     @Override
@@ -376,7 +384,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncMarkDelete(Position position, Map<String, Long> properties, MarkDeleteCallback cb, Object ctx) {
-        CursorCallbacks.deliver(markDeleteAsync(position, properties), ml.executor, v -> cb.markDeleteComplete(ctx),
+        CursorCallbacks.deliver(markDeleteAsync(position, properties), ml.executor(), v -> cb.markDeleteComplete(ctx),
                 e -> cb.markDeleteFailed(e, ctx));
     }
 
@@ -396,12 +404,12 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void delete(Iterable<Position> positions) throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(deleteAsync(positions));
+        Sync.await(deleteAsync(positions));
     }
 
     @Override
     public void asyncDelete(Iterable<Position> positions, DeleteCallback cb, Object ctx) {
-        CursorCallbacks.deliver(deleteAsync(positions), ml.executor, v -> cb.deleteComplete(ctx),
+        CursorCallbacks.deliver(deleteAsync(positions), ml.executor(), v -> cb.deleteComplete(ctx),
                 e -> cb.deleteFailed(e, ctx));
     }
 
@@ -492,35 +500,35 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void resetCursor(Position position) throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(moves.reset(position, false));
+        Sync.await(moves.reset(position, false));
     }
 
     @Override
     public void asyncResetCursor(Position position, boolean forceReset, ResetCursorCallback cb) {
-        CursorCallbacks.deliver(moves.reset(position, forceReset), ml.executor, v -> cb.resetComplete(position),
+        CursorCallbacks.deliver(moves.reset(position, forceReset), ml.executor(), v -> cb.resetComplete(position),
                 e -> cb.resetFailed(e, position));
     }
 
     @Override
     public void clearBacklog() throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(moves.clearBacklog());
+        Sync.await(moves.clearBacklog());
     }
 
     @Override
     public void asyncClearBacklog(ClearBacklogCallback cb, Object ctx) {
-        CursorCallbacks.deliver(moves.clearBacklog(), ml.executor, v -> cb.clearBacklogComplete(ctx),
+        CursorCallbacks.deliver(moves.clearBacklog(), ml.executor(), v -> cb.clearBacklogComplete(ctx),
                 e -> cb.clearBacklogFailed(e, ctx));
     }
 
     @Override
     public void skipEntries(int n, IndividualDeletedEntries deletedEntries)
             throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(moves.skip(n, deletedEntries));
+        Sync.await(moves.skip(n, deletedEntries));
     }
 
     @Override
     public void asyncSkipEntries(int n, IndividualDeletedEntries deletedEntries, SkipEntriesCallback cb, Object ctx) {
-        CursorCallbacks.deliver(moves.skip(n, deletedEntries), ml.executor, v -> cb.skipEntriesComplete(ctx),
+        CursorCallbacks.deliver(moves.skip(n, deletedEntries), ml.executor(), v -> cb.skipEntriesComplete(ctx),
                 e -> cb.skipEntriesFailed(e, ctx));
     }
 
@@ -531,7 +539,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
             throws InterruptedException, ManagedLedgerException {
         CompletableFuture<Entry> f = new CompletableFuture<>();
         asyncGetNthEntry(n, deletedEntries, CursorCallbacks.completingOne(f), null);
-        return LakestreamManagedLedger.Sync.await(f);
+        return Sync.await(f);
     }
 
     @Override
@@ -539,10 +547,10 @@ public class LakestreamManagedCursor implements ManagedCursor {
         long lce = ml.lceOffset();
         long off = moves.nthOffset(n, deletedEntries, lce);
         if (off < 0) {
-            ml.executor.execute(() -> cb.readEntryComplete(null, ctx));
+            ml.executor().execute(() -> cb.readEntryComplete(null, ctx));
             return;
         }
-        CursorCallbacks.deliver(ml.readOne(off), ml.executor, entry -> cb.readEntryComplete(entry, ctx),
+        CursorCallbacks.deliver(ml.readOne(off), ml.executor(), entry -> cb.readEntryComplete(entry, ctx),
                 e -> cb.readEntryFailed(e, ctx));
     }
 
@@ -556,7 +564,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
             throws InterruptedException, ManagedLedgerException {
         CompletableFuture<Position> f = new CompletableFuture<>();
         asyncFindNewestMatching(constraint, condition, CursorCallbacks.completingFind(f), null);
-        return LakestreamManagedLedger.Sync.await(f);
+        return Sync.await(f);
     }
 
     @Override
@@ -584,7 +592,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         if (endPosition != null) {
             hi = Math.min(hi, ml.offsetOf(endPosition));
         }
-        CursorCallbacks.deliver(Search.newestMatching(ml, condition, lo, hi), ml.executor,
+        CursorCallbacks.deliver(Search.newestMatching(ml::readOne, condition, lo, hi), ml.executor(),
                 found -> cb.findEntryComplete(found < 0 ? null : ml.positionOf(found), ctx),
                 e -> cb.findEntryFailed(e, Optional.empty(), ctx));
     }
@@ -604,7 +612,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
             throws InterruptedException, ManagedLedgerException {
         CompletableFuture<List<Entry>> f = new CompletableFuture<>();
         asyncReplayEntries(positions, CursorCallbacks.completing(f), null);
-        return LakestreamManagedLedger.Sync.await(f);
+        return Sync.await(f);
     }
 
     @Override
@@ -623,18 +631,19 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void close() throws InterruptedException, ManagedLedgerException {
-        LakestreamManagedLedger.Sync.await(closeAsync());
+        Sync.await(closeAsync());
     }
 
     @Override
     public void asyncClose(CloseCallback cb, Object ctx) {
-        CursorCallbacks.deliver(closeAsync(), ml.executor, v -> cb.closeComplete(ctx),
+        CursorCallbacks.deliver(closeAsync(), ml.executor(), v -> cb.closeComplete(ctx),
                 e -> cb.closeFailed(e, ctx));
     }
 
-    CompletableFuture<Void> closeAsync() {
+    /** Closes the cursor: no longer waiting, flushed; completes when its state is stored. */
+    public CompletableFuture<Void> closeAsync() {
         markClosed();
-        ml.removeWaitingCursor(this);
+        ml.removeWaiting(this);
         if (!durable) {
             ml.removeNonDurable(this);
         }

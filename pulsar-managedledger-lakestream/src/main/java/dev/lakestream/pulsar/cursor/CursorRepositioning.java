@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.cursor;
 
 import dev.lakestream.core.cursor.DurableCursor;
 import java.util.concurrent.CompletableFuture;
@@ -15,14 +15,14 @@ import org.apache.bookkeeper.mledger.Position;
 final class CursorRepositioning {
 
     private final LakestreamManagedCursor cursor;
-    private final LakestreamManagedLedger ml;
+    private final CursorLedger ml;
     private final DurableCursor dc;
     private final BatchIndexAcks batchAcks;
     private final CursorReadPosition readPosition;
     private final CursorAcks acks;
     private final CursorReader reader;
 
-    CursorRepositioning(LakestreamManagedCursor cursor, LakestreamManagedLedger ml, DurableCursor dc,
+    CursorRepositioning(LakestreamManagedCursor cursor, CursorLedger ml, DurableCursor dc,
                         BatchIndexAcks batchAcks, CursorReadPosition readPosition, CursorAcks acks,
                         CursorReader reader) {
         this.cursor = cursor;

@@ -1,7 +1,8 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.metrics;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerMBeanImpl;
 import org.apache.bookkeeper.mledger.proto.PendingBookieOpsStats;
 
@@ -10,9 +11,9 @@ import org.apache.bookkeeper.mledger.proto.PendingBookieOpsStats;
  * code casts {@code getStats()} to it; it is built with a null managed ledger and overrides every method that would
  * touch one.
  */
-final class LakestreamManagedLedgerMBean extends ManagedLedgerMBeanImpl {
+public final class LakestreamManagedLedgerMBean extends ManagedLedgerMBeanImpl {
 
-    private final LakestreamManagedLedger ml;
+    private final ManagedLedger ml;
     private final LongAdder addOps = new LongAdder();
     private final LongAdder addBytes = new LongAdder();
     private final LongAdder addErrors = new LongAdder();
@@ -21,17 +22,17 @@ final class LakestreamManagedLedgerMBean extends ManagedLedgerMBeanImpl {
     private final LongAdder readErrors = new LongAdder();
     private final LongAdder markDeletes = new LongAdder();
 
-    LakestreamManagedLedgerMBean(LakestreamManagedLedger ml) {
+    public LakestreamManagedLedgerMBean(ManagedLedger ml) {
         super(null);
         this.ml = ml;
     }
 
-    void recordAdd(long bytes) {
+    public void recordAdd(long bytes) {
         addOps.increment();
         addBytes.add(bytes);
     }
 
-    void recordRead(int entries, long bytes) {
+    public void recordRead(int entries, long bytes) {
         readEntries.add(entries);
         readBytes.add(bytes);
     }

@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.metrics;
 
 import org.apache.bookkeeper.mledger.ManagedCursorMXBean;
 
@@ -7,14 +7,14 @@ import org.apache.bookkeeper.mledger.ManagedCursorMXBean;
  * core cursor, not in a cursor ledger, so the ledger and ZooKeeper persistence counters stay zero and the size
  * updates are ignored.
  */
-final class LakestreamManagedCursorMXBean implements ManagedCursorMXBean {
+public final class LakestreamManagedCursorMXBean implements ManagedCursorMXBean {
 
     private final String cursorName;
-    private final LakestreamManagedLedger ml;
+    private final String ledgerName;
 
-    LakestreamManagedCursorMXBean(String cursorName, LakestreamManagedLedger ml) {
+    public LakestreamManagedCursorMXBean(String cursorName, String ledgerName) {
         this.cursorName = cursorName;
-        this.ml = ml;
+        this.ledgerName = ledgerName;
     }
 
     @Override
@@ -24,7 +24,7 @@ final class LakestreamManagedCursorMXBean implements ManagedCursorMXBean {
 
     @Override
     public String getLedgerName() {
-        return ml.getName();
+        return ledgerName;
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.cursor;
 
 /**
  * Where a cursor reads next, as an offset. It lives in memory only: a reopened cursor reads from its mark-delete. The

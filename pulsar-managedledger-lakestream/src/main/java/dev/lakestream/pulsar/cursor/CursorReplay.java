@@ -1,5 +1,6 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.cursor;
 
+import dev.lakestream.pulsar.Errors;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -20,7 +21,7 @@ final class CursorReplay {
     private CursorReplay() {}
 
     /** Starts the reads and answers the positions left out because they are acknowledged. */
-    static Set<? extends Position> replay(LakestreamManagedCursor cursor, LakestreamManagedLedger ml,
+    static Set<? extends Position> replay(LakestreamManagedCursor cursor, CursorLedger ml,
                                           Set<? extends Position> positions, ReadEntriesCallback cb, Object ctx,
                                           boolean sortEntries) {
         HashSet<Position> alreadyAcked = new HashSet<>();
@@ -54,7 +55,7 @@ final class CursorReplay {
                 out.add(r.join());
             }
             cb.readEntriesComplete(out, ctx);
-        }, ml.executor);
+        }, ml.executor());
         return alreadyAcked;
     }
 }

@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.cursor;
 
 import dev.lakestream.core.cursor.CursorState;
 import dev.lakestream.core.cursor.DurableCursor;
@@ -14,7 +14,7 @@ final class CursorInternalStats {
     private CursorInternalStats() {}
 
     static CursorStats of(LakestreamManagedCursor cursor, CursorReader reader, DurableCursor dc,
-                          LakestreamManagedLedger ml) {
+                          CursorLedger ml) {
         CursorStats s = new CursorStats();
         s.markDeletePosition = cursor.getMarkDeletedPosition().toString();
         s.readPosition = cursor.getReadPosition().toString();

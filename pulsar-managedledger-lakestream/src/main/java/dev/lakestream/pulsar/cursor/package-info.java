@@ -1,0 +1,5 @@
+/**
+ * Pulsar's {@code ManagedCursor} on a core durable cursor: acknowledgements, reads, repositioning, scans and replay.
+ * A cursor sees its ledger only through {@link dev.lakestream.pulsar.cursor.CursorLedger}.
+ */
+package dev.lakestream.pulsar.cursor;
