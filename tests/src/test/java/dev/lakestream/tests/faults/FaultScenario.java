@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import dev.lakestream.tests.KeyedTraffic;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.PulsarClient;
@@ -58,6 +59,12 @@ final class FaultScenario {
 
     /** The fault proxy's count of requests it forwarded to S3 while the last fault held (S3 scenarios). */
     static volatile int forwardedDuringFault = -1;
+
+    /** As {@link #run(FaultCluster, PulsarClient, String, String, Step, Duration, Step)} on a test class's fixture. */
+    static List<Outcome> run(FaultClusterExtension fixture, String scenario, String topicName, Step inject,
+            Duration hold, Step heal) throws Exception {
+        return run(fixture.cluster(), fixture.client(), scenario, topicName, inject, hold, heal);
+    }
 
     /**
      * Runs {@code inject}, holds the fault for {@code hold}, runs {@code heal}; returns the outcome of the dedup topic
