@@ -201,7 +201,7 @@ class BrokerKilledMidOperationTest {
         String note = "schema versions right after the kill: " + versionsAfterKill + " ("
                 + (versionsAfterKill == 2 ? "new version stored" : "old version only") + "); producer with the new "
                 + "schema " + (newProducerBeforeTakeover ? "created" : "failed, created again after the takeover")
-                + "; old and new producers and a new-schema consumer worked on the new owner";
+                + "; old and new producers and a consumer of both versions worked on the new owner";
         REPORT.add(new FaultReport.Row("Owner killed during a schema update", true, acked.size(), 0, (int) lost, twice,
                 0, 0, 0, seconds(recoveredAt - killedAt), Double.NaN, 0, 0, note));
         assertThat(received).as("every acknowledged message delivered once").containsExactlyInAnyOrderElementsOf(acked);
