@@ -213,6 +213,9 @@ public final class Lakestream implements AutoCloseable {
         } finally {
             tail.close();
             fences.close();
+            // The cached objects and read-ahead ranges are off-heap: give them back.
+            reader.close();
+            cache.clear();
             scheduler.shutdownNow();
             if (ownsStores) {
                 try {

@@ -67,7 +67,9 @@ public final class EntryDecoder {
     private static ByteBuf uncompress(MessageMetadata md, ByteBuf buf, String where) throws EntryDecodeException {
         CompressionType type = md.getCompression();
         if (type == CompressionType.NONE) {
-            return buf.retainedSlice();
+            // Explicit indexes: Netty's no-argument retainedSlice() of a duplicate of a pooled slice (an entry read
+            // from the log) starts at index 0 rather than at the reader index (netty-buffer 4.2.18).
+            return buf.retainedSlice(buf.readerIndex(), buf.readableBytes());
         }
         CompressionCodec codec = CompressionCodecProvider.getCompressionCodec(type);
         try {

@@ -56,6 +56,37 @@ class EntryDecoderTest {
         }
     }
 
+    /**
+     * Entries read from the log are slices of pooled direct buffers that hold other bytes before and after them (a
+     * whole WAL object or a range of one): decoding must read exactly the slice. It did not for uncompressed batches
+     * (Netty's no-argument {@code retainedSlice()} of a duplicate of a pooled slice starts at index 0, not at the
+     * reader index), which made every such entry a dead letter.
+     */
+    @ParameterizedTest
+    @EnumSource(CompressionType.class)
+    void decodesABatchThatIsASliceOfALargerDirectBuffer(CompressionType codec) throws Exception {
+        List<Msg> msgs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            msgs.add(msg(i));
+        }
+        ByteBuf entry = PulsarEntries.batch("prod-1", 1_700_000_123_000L, 3L, codec, msgs, false);
+        int before = 1_000;
+        ByteBuf object = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(before + entry.readableBytes() + 500);
+        object.writeBytes(new byte[before]).writeBytes(entry, entry.readerIndex(), entry.readableBytes())
+                .writeBytes(new byte[500]);
+        int length = entry.readableBytes();
+        entry.release();
+        ByteBuf slice = object.retainedSlice(before, length);
+        object.release();
+        try {
+            List<PulsarMessage> out = decoder.decode(slice, "sliced entry");
+            assertThat(out).extracting(PulsarMessage::payload)
+                    .containsExactlyElementsOf(msgs.stream().map(Msg::value).toList());
+        } finally {
+            slice.release();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(CompressionType.class)
     void decodesASingleMessageWithEveryCodec(CompressionType codec) throws Exception {

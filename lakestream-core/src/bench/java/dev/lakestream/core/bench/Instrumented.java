@@ -144,8 +144,10 @@ final class Instrumented implements InvocationHandler {
         OpStats stats = op(name(method, args));
         stats.calls.incrementAndGet();
         long putBytes = -1;
-        if (objectStore && args != null && args.length == 2 && args[1] instanceof ByteBuffer b) {
-            putBytes = b.remaining();
+        if (objectStore && args != null && args.length == 2
+                && (args[1] instanceof ByteBuffer || args[1] instanceof dev.lakestream.core.objectstore.ObjectBody)) {
+            putBytes = args[1] instanceof ByteBuffer b ? b.remaining()
+                    : ((dev.lakestream.core.objectstore.ObjectBody) args[1]).length();
             stats.bytes.addAndGet(putBytes);
             stats.sizes.record(putBytes);
         }
@@ -169,6 +171,9 @@ final class Instrumented implements InvocationHandler {
             } else if (countReadBytes && result instanceof ByteBuffer b) {
                 stats.bytes.addAndGet(b.remaining());
                 stats.sizes.record(b.remaining());
+            } else if (countReadBytes && result instanceof io.netty.buffer.ByteBuf b) {
+                stats.bytes.addAndGet(b.readableBytes());
+                stats.sizes.record(b.readableBytes());
             } else if (result instanceof java.util.Collection<?> c) {
                 stats.sizes.record(c.size());
             }
@@ -187,7 +192,8 @@ final class Instrumented implements InvocationHandler {
     private String name(Method method, Object[] args) {
         String name = method.getName();
         int arity = args == null ? 0 : args.length;
-        if (objectStore && name.equals("get") && arity == 3) {
+        // Ranged gets: into a heap buffer (key, offset, length) or into an allocator's (and the allocator).
+        if (objectStore && name.equals("get") && (arity == 3 || arity == 4)) {
             return "getRange";
         }
         if (!objectStore && name.equals("put") && arity == 3 && args[2] instanceof PutOptions o

@@ -29,6 +29,11 @@ public final class LatencyHistogram {
         }
     }
 
+    /** The buckets' upper bounds in seconds (a copy), for readers of {@link Snapshot#cumulative()}. */
+    public static double[] boundsSeconds() {
+        return BOUNDS_SECONDS.clone();
+    }
+
     public void record(long nanos) {
         long n = Math.max(0, nanos);
         int i = 0;

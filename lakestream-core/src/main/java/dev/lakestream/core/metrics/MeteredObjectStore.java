@@ -1,9 +1,12 @@
 package dev.lakestream.core.metrics;
 
 import dev.lakestream.core.metrics.LakestreamMetrics.ObjectStoreOp;
+import dev.lakestream.core.objectstore.ObjectBody;
 import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectListing;
 import dev.lakestream.core.objectstore.ObjectStore;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Optional;
@@ -29,6 +32,22 @@ final class MeteredObjectStore implements ObjectStore {
     public CompletableFuture<Void> put(String key, ByteBuffer data) {
         long size = data.remaining();
         return metered(ObjectStoreOp.PUT, () -> store.put(key, data), v -> size);
+    }
+
+    @Override
+    public CompletableFuture<Void> put(String key, ObjectBody body) {
+        long size = body.length();
+        return metered(ObjectStoreOp.PUT, () -> store.put(key, body), v -> size);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuf> get(String key, ByteBufAllocator allocator) {
+        return metered(ObjectStoreOp.GET, () -> store.get(key, allocator), ByteBuf::readableBytes);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuf> get(String key, long offset, long length, ByteBufAllocator allocator) {
+        return metered(ObjectStoreOp.GET, () -> store.get(key, offset, length, allocator), ByteBuf::readableBytes);
     }
 
     @Override

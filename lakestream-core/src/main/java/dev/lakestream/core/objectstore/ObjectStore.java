@@ -1,5 +1,8 @@
 package dev.lakestream.core.objectstore;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Optional;
@@ -30,6 +33,15 @@ public interface ObjectStore extends AutoCloseable {
     CompletableFuture<Void> put(String key, ByteBuffer data);
 
     /**
+     * Writes the body's parts, one after the other, under {@code key}, replacing any object already there: a
+     * gathering write, so a caller whose bytes sit in several buffers need not copy them into one. Durable on
+     * completion. The default copies the parts into one buffer; the stores of this project write them as they are.
+     */
+    default CompletableFuture<Void> put(String key, ObjectBody body) {
+        return put(key, body.copy());
+    }
+
+    /**
      * Writes {@code data} under {@code key} only if no object exists there (an atomic conditional create).
      * Fails with {@link ObjectAlreadyExistsException} when one does.
      */
@@ -43,6 +55,23 @@ public interface ObjectStore extends AutoCloseable {
      * the end; an {@code offset} at or past the end fails with {@link InvalidRangeException}.
      */
     CompletableFuture<ByteBuffer> get(String key, long offset, long length);
+
+    /**
+     * Reads {@code length} bytes from {@code offset}, as {@link #get(String, long, long)}, into a buffer taken from
+     * {@code allocator} (a pooled direct one, say), so that reads make no garbage. The caller owns the one reference
+     * to the buffer and releases it. The default wraps the bytes of {@link #get(String, long, long)}.
+     */
+    default CompletableFuture<ByteBuf> get(String key, long offset, long length, ByteBufAllocator allocator) {
+        return get(key, offset, length).thenApply(Unpooled::wrappedBuffer);
+    }
+
+    /**
+     * Reads the whole object, as {@link #get(String)}, into a buffer taken from {@code allocator}; the caller owns the
+     * one reference to it and releases it. The default wraps the bytes of {@link #get(String)}.
+     */
+    default CompletableFuture<ByteBuf> get(String key, ByteBufAllocator allocator) {
+        return get(key).thenApply(Unpooled::wrappedBuffer);
+    }
 
     /** The object's size and modification time, or empty when it does not exist. */
     CompletableFuture<Optional<ObjectInfo>> head(String key);

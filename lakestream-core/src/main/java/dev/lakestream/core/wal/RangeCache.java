@@ -1,7 +1,10 @@
 package dev.lakestream.core.wal;
 
 import dev.lakestream.core.objectstore.ObjectStore;
-import java.nio.ByteBuffer;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -25,6 +28,10 @@ import java.util.function.LongSupplier;
  * does not fit is not fetched, rather than pushing out parts fetched for readers that have yet to reach them; only
  * ranges nobody touched for {@link #STALE_NANOS} (their reader went away) make room. A range whose GET fails or comes
  * back short is dropped; a reader that was waiting on it fetches its bytes itself (see {@link #find}). Thread-safe.
+ *
+ * <p>Ranges are fetched into pooled direct buffers ({@link WalReader#ALLOCATOR}); a range holds one reference, and a
+ * reader gets retained slices of it. A dropped range's reference is released once no {@link #find} that reached it
+ * is still waiting to take its slice ({@code users}), so a read never sees memory given back.
  */
 final class RangeCache {
 
@@ -35,6 +42,7 @@ final class RangeCache {
     private static final TreeMap<Long, Range> EMPTY = new TreeMap<>();
 
     private final ObjectStore objects;
+    private final ByteBufAllocator allocator;
     private final long maxBytes;
     private final LongSupplier nanoClock;
 
@@ -44,11 +52,12 @@ final class RangeCache {
     private long bytes;
     private long fetches;
 
-    RangeCache(ObjectStore objects, long maxBytes) {
-        this(objects, maxBytes, System::nanoTime);
+    RangeCache(ObjectStore objects, long maxBytes, ByteBufAllocator allocator) {
+        this(objects, maxBytes, allocator, System::nanoTime);
     }
 
-    RangeCache(ObjectStore objects, long maxBytes, LongSupplier nanoClock) {
+    RangeCache(ObjectStore objects, long maxBytes, ByteBufAllocator allocator, LongSupplier nanoClock) {
+        this.allocator = allocator;
         this.objects = objects;
         this.maxBytes = maxBytes;
         this.nanoClock = nanoClock;
@@ -59,8 +68,14 @@ final class RangeCache {
         final String key;
         final long start;
         final long end;
-        final CompletableFuture<ByteBuffer> data = new CompletableFuture<>();
+        final CompletableFuture<ByteBuf> data = new CompletableFuture<>();
         long touched;
+        /** Finds that reached this range and have not yet taken their slice of it. Guarded by the cache. */
+        int users;
+        /** Out of the cache: its buffer is released once it has no users. Guarded by the cache. */
+        boolean dropped;
+        /** Its buffer's reference has been released. Guarded by the cache. */
+        boolean released;
 
         Range(String key, long start, long end, long now) {
             this.key = key;
@@ -80,7 +95,7 @@ final class RangeCache {
      * to the next does), which fails if a range's GET fails. Empty when they are not all held. A range this read
      * reaches the end of is dropped.
      */
-    synchronized Optional<CompletableFuture<ByteBuffer>> find(String key, long start, long length) {
+    synchronized Optional<CompletableFuture<ByteBuf>> find(String key, long start, long length) {
         TreeMap<Long, Range> ranges = byObject.get(key);
         Map.Entry<Long, Range> floor = ranges == null ? null : ranges.floorEntry(start);
         if (floor == null || floor.getValue().end <= start) {
@@ -99,6 +114,7 @@ final class RangeCache {
         }
         long now = nanoClock.getAsLong();
         for (Range part : parts) {
+            part.users++;
             if (part.end <= end) {
                 drop(part);
             } else {
@@ -106,23 +122,36 @@ final class RangeCache {
                 byUse.get(part);
             }
         }
+        CompletableFuture<ByteBuf> bytes;
         if (parts.size() == 1) {
             Range only = parts.get(0);
             int at = Math.toIntExact(start - only.start);
             int n = Math.toIntExact(length);
-            return Optional.of(only.data.thenApply(b -> b.slice(b.position() + at, n)));
+            bytes = only.data.thenApply(b -> b.retainedSlice(b.readerIndex() + at, n));
+        } else {
+            bytes = CompletableFuture.allOf(parts.stream().map(p -> p.data).toArray(CompletableFuture[]::new))
+                    .thenApply(v -> {
+                        // Slices of the ranges one after the other: no copy.
+                        CompositeByteBuf out = Unpooled.compositeBuffer(parts.size());
+                        for (Range part : parts) {
+                            long from = Math.max(start, part.start);
+                            long to = Math.min(end, part.end);
+                            ByteBuf b = part.data.join();
+                            out.addComponent(true, b.retainedSlice(b.readerIndex() + Math.toIntExact(from - part.start),
+                                    Math.toIntExact(to - from)));
+                        }
+                        return out;
+                    });
         }
-        return Optional.of(CompletableFuture.allOf(parts.stream().map(p -> p.data).toArray(CompletableFuture[]::new))
-                .thenApply(v -> {
-                    ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(length));
-                    for (Range part : parts) {
-                        long from = Math.max(start, part.start);
-                        long to = Math.min(end, part.end);
-                        ByteBuffer b = part.data.join();
-                        out.put(b.slice(b.position() + Math.toIntExact(from - part.start), Math.toIntExact(to - from)));
-                    }
-                    return out.flip();
-                }));
+        bytes.whenComplete((b, e) -> {
+            synchronized (this) {
+                for (Range part : parts) {
+                    part.users--;
+                    releaseIfUnused(part);
+                }
+            }
+        });
+        return Optional.of(bytes);
     }
 
     /**
@@ -160,16 +189,23 @@ final class RangeCache {
             }
         }
         for (Range range : added) {
-            objects.get(key, range.start, range.length()).whenComplete((b, e) -> {
-                if (e == null && b.remaining() == range.length()) {
+            objects.get(key, range.start, range.length(), allocator).whenComplete((b, e) -> {
+                if (e == null && b.readableBytes() == range.length()) {
                     range.data.complete(b);
+                    synchronized (this) {
+                        releaseIfUnused(range);
+                    }
                     return;
                 }
                 synchronized (this) {
                     drop(range);
                 }
+                int got = b == null ? 0 : b.readableBytes();
+                if (b != null) {
+                    b.release();
+                }
                 range.data.completeExceptionally(e != null ? e : new IllegalStateException("read-ahead of " + key
-                        + " bytes " + range.start + ".." + range.end + " returned " + b.remaining() + " bytes"));
+                        + " bytes " + range.start + ".." + range.end + " returned " + got + " bytes"));
             });
         }
     }
@@ -206,10 +242,30 @@ final class RangeCache {
     }
 
     private void forget(Range r) {
+        r.dropped = true;
+        releaseIfUnused(r);
         bytes -= r.length();
         TreeMap<Long, Range> ranges = byObject.get(r.key);
         if (ranges != null && ranges.remove(r.start, r) && ranges.isEmpty()) {
             byObject.remove(r.key);
+        }
+    }
+
+    /**
+     * Releases a dropped range's buffer once it has arrived and no find is still taking a slice of it. Called under
+     * the cache's lock whenever one of those conditions may have come true.
+     */
+    private void releaseIfUnused(Range r) {
+        if (r.dropped && !r.released && r.users == 0 && r.data.isDone() && !r.data.isCompletedExceptionally()) {
+            r.released = true;
+            r.data.join().release();
+        }
+    }
+
+    /** Releases every range's buffer (once fetched): the reader is closing. */
+    synchronized void clear() {
+        for (Range r : new ArrayList<>(byUse.keySet())) {
+            drop(r);
         }
     }
 

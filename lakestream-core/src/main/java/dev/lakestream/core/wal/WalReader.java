@@ -8,6 +8,9 @@ import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.core.objectstore.ObjectCorruptedException;
 import dev.lakestream.core.objectstore.ObjectNotFoundException;
 import dev.lakestream.core.objectstore.ObjectStore;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -43,13 +46,27 @@ public final class WalReader {
     /** Object indexes fetched for ranged reads: every stream in a large object needs the same one. */
     private final ObjectCache headers;
     private final Map<String, CompletableFuture<ByteBuffer>> headerFetches = new ConcurrentHashMap<>();
+    /** Indexes of the objects read lately, decoded once. */
+    private final DecodedIndexes decoded = new DecodedIndexes(DECODED_INDEXES);
     /** Read-ahead of large objects; null when it is off. */
     private final RangeCache ranges;
+
+    /** Where fetched bytes go: pooled direct buffers, so that reads make no garbage (entries are slices of them). */
+    private final ByteBufAllocator allocator;
+
+    /** Objects whose decoded index is kept: more than a catch-up reader of many streams has open at once. */
+    static final int DECODED_INDEXES = 64;
 
     /** Index records scanned per read (plus prefetch); a read returns fewer entries when records hold one each. */
     static final int MAX_RECORDS_PER_READ = 32;
 
     public WalReader(ObjectStore objects, OffsetIndex index, ObjectCache cache, ReaderConfig config) {
+        this(objects, index, cache, config, PooledByteBufAllocator.DEFAULT);
+    }
+
+    /** As above, fetching into buffers of {@code allocator} (tests count what it hands out). */
+    WalReader(ObjectStore objects, OffsetIndex index, ObjectCache cache, ReaderConfig config, ByteBufAllocator allocator) {
+        this.allocator = allocator;
         this.objects = objects;
         this.index = index;
         this.cache = cache;
@@ -57,7 +74,7 @@ public final class WalReader {
         this.headers = new ObjectCache(Math.min(config.cacheBytes() / 8, 32L << 20));
         long readAheadMemory = config.cacheBytes() / 4;
         this.ranges = config.readAheadBytes() > 0 && readAheadMemory >= config.readAheadBytes()
-                ? new RangeCache(objects, readAheadMemory) : null;
+                ? new RangeCache(objects, readAheadMemory, allocator) : null;
     }
 
     /**
@@ -79,7 +96,7 @@ public final class WalReader {
         int perRecord = reads.entriesPerRecord();
         int needed = (int) Math.min(MAX_RECORDS_PER_READ, (maxEntries + (long) perRecord - 1) / perRecord + 1);
         int scan = Math.min(needed, maxEntries) + prefetch;
-        return index.recordsFrom(streamId, fromOffset, scan).thenCompose(records -> {
+        CompletableFuture<List<LogEntry>> entries = index.recordsFrom(streamId, fromOffset, scan).thenCompose(records -> {
             rememberEntriesPerRecord(reads, records);
             List<Selection> plan = plan(records, fromOffset, maxEntries, maxBytes);
             if (plan.isEmpty()) {
@@ -88,33 +105,70 @@ public final class WalReader {
             int used = plan.get(plan.size() - 1).recordIndex + 1;
             prefetch(records.subList(Math.min(used, records.size()), records.size()));
             Map<String, CompletableFuture<ObjectView>> fetches = new HashMap<>();
-            List<CompletableFuture<List<LogEntry>>> parts = new ArrayList<>();
             for (Selection s : plan) {
-                CompletableFuture<ObjectView> view = fetches.computeIfAbsent(s.record.value().location(),
-                        loc -> fetch(s));
-                parts.add(view.thenApply(v -> v.slice(s)));
+                fetches.computeIfAbsent(s.record.value().location(), loc -> fetch(s));
             }
-            return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> {
-                List<LogEntry> out = new ArrayList<>();
-                parts.forEach(p -> out.addAll(p.join()));
-                // A read of one entry that continues nothing (a redelivery, a lookup) starts no sequence: it does
-                // not take the place of a sequential reader's.
-                if (sequential || out.size() > 1) {
-                    reads.ended(fromOffset, out.get(out.size() - 1).endOffset());
-                }
-                if (sequential && ranges != null) {
-                    Selection last = plan.get(plan.size() - 1);
+            return CompletableFuture.allOf(fetches.values().toArray(CompletableFuture[]::new)).handle((v, e) -> {
+                // Each view holds one reference to its bytes; the entries take their own (retained slices).
+                try {
+                    if (e != null) {
+                        Throwable cause = unwrap(e);
+                        throw cause instanceof RuntimeException r ? r : new CompletionException(cause);
+                    }
+                    List<LogEntry> out = new ArrayList<>();
                     try {
-                        readAhead(fetches.get(last.record.value().location()).join(), last,
-                                used < records.size() ? records.get(used) : null);
-                    } catch (RuntimeException e) {
-                        // Only a hint: the read itself succeeded, and the read that needs these bytes fetches them.
-                        log.debug("Read-ahead of stream {} after offset {} not started", streamId, fromOffset, e);
+                        for (Selection s : plan) {
+                            fetches.get(s.record.value().location()).join().slice(s, out);
+                        }
+                    } catch (RuntimeException sliceError) {
+                        out.forEach(entry -> entry.payload().release());
+                        throw sliceError;
+                    }
+                    // A read of one entry that continues nothing (a redelivery, a lookup) starts no sequence: it does
+                    // not take the place of a sequential reader's.
+                    if (sequential || out.size() > 1) {
+                        reads.ended(fromOffset, out.get(out.size() - 1).endOffset());
+                    }
+                    if (sequential && ranges != null) {
+                        Selection last = plan.get(plan.size() - 1);
+                        try {
+                            readAhead(fetches.get(last.record.value().location()).join(), last,
+                                    used < records.size() ? records.get(used) : null);
+                        } catch (RuntimeException ex) {
+                            // Only a hint: the read itself succeeded, and the read that needs these bytes fetches them.
+                            log.debug("Read-ahead of stream {} after offset {} not started", streamId, fromOffset, ex);
+                        }
+                    }
+                    return out;
+                } finally {
+                    for (CompletableFuture<ObjectView> f : fetches.values()) {
+                        if (f.isDone() && !f.isCompletedExceptionally()) {
+                            f.join().release();
+                        }
                     }
                 }
-                return out;
             });
         }).exceptionallyCompose(e -> CompletableFuture.failedFuture(unwrap(e)));
+        // The caller owns the entries only if it still wants them: entries that arrive for a read it cancelled (or
+        // completed otherwise) are released here, not left to the collector.
+        CompletableFuture<List<LogEntry>> result = new CompletableFuture<>();
+        entries.whenComplete((list, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            } else if (!result.complete(list)) {
+                list.forEach(entry -> entry.payload().release());
+            }
+        });
+        return result;
+    }
+
+    /** Releases what this reader keeps in memory of its own (read-ahead ranges, object indexes). */
+    public void close() {
+        if (ranges != null) {
+            ranges.clear();
+        }
+        headers.clear();
+        decoded.clear();
     }
 
     /** Forgets what this reader keeps per stream (where its reads ended, its records' sizes): the stream is gone. */
@@ -196,7 +250,7 @@ public final class WalReader {
         }
         long offset = next.entryOffsets()[0];
         header(v.location(), headerLength(v)).thenAccept(h -> {
-            ObjectView following = ObjectView.indexOnly(h, next, offset);
+            ObjectView following = ObjectView.indexOnly(decoded, h, next, offset);
             following.readAheadFrom(ranges, v.location(), 0, window - left, window);
         }).exceptionally(e -> null); // only a hint: the read that needs these bytes reports what went wrong
     }
@@ -209,9 +263,13 @@ public final class WalReader {
         for (IndexRecord r : ahead) {
             IndexValue v = r.value();
             if (v.fileSize() <= config.wholeObjectMaxBytes() && !cache.contains(v.location())) {
-                objects.get(v.location()).thenAccept(b -> {
-                    if (b.remaining() == v.fileSize()) {
-                        cache.put(v.location(), b);
+                objects.get(v.location(), allocator).thenAccept(b -> {
+                    try {
+                        if (b.readableBytes() == v.fileSize()) {
+                            cache.put(v.location(), b);
+                        }
+                    } finally {
+                        b.release();
                     }
                 });
             }
@@ -223,20 +281,26 @@ public final class WalReader {
         String key = v.location();
         long streamId = s.record.streamId();
         long offset = s.record.entryOffsets()[s.first];
-        ByteBuffer cached = cache.get(key);
+        ByteBuf cached = cache.get(key);
         if (cached != null) {
-            return CompletableFuture.completedFuture(ObjectView.whole(cached, s.record, offset));
+            try {
+                return CompletableFuture.completedFuture(ObjectView.whole(decoded, cached, s.record, offset));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
         }
         if (v.fileSize() <= config.wholeObjectMaxBytes() || !v.extraData().containsKey(IndexValue.EXTRA_INDEX_LENGTH)) {
-            return objects.get(key).handle((b, e) -> {
+            return objects.get(key, allocator).handle((b, e) -> {
                 if (e != null) {
                     throw unreadable(streamId, offset, key, e);
                 }
-                if (b.remaining() != v.fileSize()) {
-                    throw new EntryUnreadableException(streamId, offset, key, "is " + b.remaining()
+                if (b.readableBytes() != v.fileSize()) {
+                    int size = b.readableBytes();
+                    b.release();
+                    throw new EntryUnreadableException(streamId, offset, key, "is " + size
                             + " bytes, the offset index says " + v.fileSize() + " (truncated or replaced)", null);
                 }
-                ObjectView view = ObjectView.whole(b, s.record, offset);
+                ObjectView view = ObjectView.whole(decoded, b, s.record, offset);
                 if (v.fileSize() <= config.wholeObjectMaxBytes()) {
                     cache.put(key, b);
                 }
@@ -247,8 +311,8 @@ public final class WalReader {
             if (e != null) {
                 throw unreadable(streamId, offset, key, e);
             }
-            return ObjectView.indexOnly(h, s.record, offset);
-        }).thenCompose(view -> view.fetchRange(objects, ranges, s));
+            return ObjectView.indexOnly(decoded, h, s.record, offset);
+        }).thenCompose(view -> view.fetchRange(objects, allocator, ranges, s));
     }
 
     /**
@@ -256,18 +320,22 @@ public final class WalReader {
      * reader that asks while it is in flight: the streams of one large object are usually read together.
      */
     private CompletableFuture<ByteBuffer> header(String key, int length) {
-        ByteBuffer known = headers.get(key);
+        ByteBuf known = headers.get(key);
         if (known != null) {
-            return CompletableFuture.completedFuture(known);
+            // A heap buffer (see below): its bytes stay valid after the release.
+            ByteBuffer h = known.nioBuffer();
+            known.release();
+            return CompletableFuture.completedFuture(h);
         }
         CompletableFuture<ByteBuffer> mine = new CompletableFuture<>();
         CompletableFuture<ByteBuffer> inFlight = headerFetches.putIfAbsent(key, mine);
         if (inFlight != null) {
             return inFlight.thenApply(ByteBuffer::duplicate);
         }
+        // On the heap: an object's index is small, parsed once and cached, and ranges' views keep pointing into it.
         objects.get(key, 0, length).whenComplete((h, e) -> {
             if (e == null) {
-                headers.put(key, h);
+                headers.put(key, Unpooled.wrappedBuffer(h));
             }
             headerFetches.remove(key, mine);
             if (e != null) {
@@ -307,7 +375,8 @@ public final class WalReader {
     private static final class ObjectView {
         private final WalObjectFormat.Index objectIndex;
         private final List<WalObjectFormat.EntryLocation> entries;
-        private ByteBuffer data;
+        /** The bytes entries are sliced from, one reference held by this view until {@link #release()}. */
+        private ByteBuf data;
         private long dataBase;
         /** Holds only the bytes of a range (a large object), not the whole object. */
         private boolean ranged;
@@ -317,18 +386,42 @@ public final class WalReader {
             this.entries = entries;
         }
 
-        static ObjectView whole(ByteBuffer object, IndexRecord record, long offset) {
-            ObjectView view = indexOnly(object, record, offset);
+        /** A view of a whole object; takes over the caller's reference to it (released here if it does not parse). */
+        static ObjectView whole(DecodedIndexes decoded, ByteBuf object, IndexRecord record, long offset) {
+            ObjectView view;
+            try {
+                // The index alone, without copying: in the writer's objects it is the first component on its own.
+                int readable = object.readableBytes();
+                int at = object.readerIndex();
+                int indexEnd = readable;
+                if (readable >= WalObjectFormat.LENGTH_PREFIX_BYTES) {
+                    long length = Math.max(0, object.getInt(at));
+                    indexEnd = (int) Math.min(readable, WalObjectFormat.LENGTH_PREFIX_BYTES + length);
+                }
+                view = indexOnly(decoded, object.nioBuffer(at, indexEnd), record, offset);
+            } catch (RuntimeException e) {
+                object.release();
+                throw e;
+            }
             view.data = object;
             view.dataBase = 0;
             return view;
         }
 
-        static ObjectView indexOnly(ByteBuffer header, IndexRecord record, long offset) {
+        /** Releases the view's reference to its bytes. Idempotent. */
+        void release() {
+            ByteBuf held = data;
+            data = null;
+            if (held != null) {
+                held.release();
+            }
+        }
+
+        static ObjectView indexOnly(DecodedIndexes decoded, ByteBuffer header, IndexRecord record, long offset) {
             String key = record.value().location();
             WalObjectFormat.Index idx;
             try {
-                idx = WalObjectFormat.decodeIndex(header, key, record.value().fileSize());
+                idx = decoded.decode(header, key, record.value().fileSize());
             } catch (WalObjectFormatException e) {
                 throw unreadable(record.streamId(), offset, key, e);
             }
@@ -346,23 +439,26 @@ public final class WalReader {
         }
 
         /** Fetches the selected entries' bytes: from a range read ahead when one holds them, else by a ranged GET. */
-        CompletableFuture<ObjectView> fetchRange(ObjectStore store, RangeCache ranges, Selection s) {
+        CompletableFuture<ObjectView> fetchRange(ObjectStore store, ByteBufAllocator allocator, RangeCache ranges,
+                                                 Selection s) {
             WalObjectFormat.EntryLocation first = entries.get(s.first);
             WalObjectFormat.EntryLocation last = entries.get(s.last);
             long start = objectIndex.dataStart() + first.dataOffset();
             long length = last.dataOffset() + last.size() - first.dataOffset();
             String key = s.record.value().location();
             long offset = s.record.entryOffsets()[s.first];
-            CompletableFuture<ByteBuffer> bytes = ranges == null ? null : ranges.find(key, start, length)
+            CompletableFuture<ByteBuf> bytes = ranges == null ? null : ranges.find(key, start, length)
                     // A read-ahead that failed is fetched again here, so that this read reports its own error.
-                    .map(f -> f.exceptionallyCompose(e -> store.get(key, start, length)))
+                    .map(f -> f.exceptionallyCompose(e -> store.get(key, start, length, allocator)))
                     .orElse(null);
-            return (bytes != null ? bytes : store.get(key, start, length)).handle((b, e) -> {
+            return (bytes != null ? bytes : store.get(key, start, length, allocator)).handle((b, e) -> {
                 if (e != null) {
                     throw unreadable(s.record.streamId(), offset, key, e);
                 }
-                if (b.remaining() != length) {
-                    throw new EntryUnreadableException(s.record.streamId(), offset, key, "returned " + b.remaining()
+                if (b.readableBytes() != length) {
+                    int got = b.readableBytes();
+                    b.release();
+                    throw new EntryUnreadableException(s.record.streamId(), offset, key, "returned " + got
                             + " bytes for a range of " + length + " (truncated)", null);
                 }
                 data = b;
@@ -396,18 +492,16 @@ public final class WalReader {
             return end - from;
         }
 
-        List<LogEntry> slice(Selection s) {
+        /** Adds the selected entries to {@code out}, each a retained slice of this view's bytes (no copy). */
+        void slice(Selection s, List<LogEntry> out) {
             long[] offsets = s.record.entryOffsets();
             int[] counts = s.record.value().entryRecordCounts();
-            List<LogEntry> out = new ArrayList<>(s.last - s.first + 1);
             for (int i = s.first; i <= s.last; i++) {
                 WalObjectFormat.EntryLocation e = entries.get(i);
                 int at = Math.toIntExact(objectIndex.dataStart() + e.dataOffset() - dataBase);
-                ByteBuffer bytes = data.slice(data.position() + at, e.size());
-                out.add(new LogEntry(s.record.streamId(), offsets[i], counts[i], s.record.timestamp(),
-                        Unpooled.wrappedBuffer(bytes)));
+                ByteBuf bytes = data.retainedSlice(data.readerIndex() + at, e.size());
+                out.add(new LogEntry(s.record.streamId(), offsets[i], counts[i], s.record.timestamp(), bytes));
             }
-            return out;
         }
     }
 }

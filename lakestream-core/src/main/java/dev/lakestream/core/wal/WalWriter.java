@@ -12,6 +12,7 @@ import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.Record;
 import dev.lakestream.core.objectstore.ObjectStore;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.time.Clock;
@@ -52,16 +53,21 @@ import org.slf4j.LoggerFactory;
  * as Pulsar's producers do, never stores one twice. An index commit whose answer is lost (timeout, store unreachable
  * or restarted) is therefore settled before its appends complete: see {@link #resolve}.
  *
- * <p>Ownership of payloads: {@link #append} copies the payload's bytes into the open batch at once (see
- * {@link PayloadBuffer} for why), so the caller may release its buffer as soon as {@code append} returns.
- * Only an append that must wait for room retains the buffer, until it is admitted (or fails).
+ * <p>Ownership of payloads: {@link #append} copies the payload's bytes into the open batch at once, into pooled
+ * direct chunks (see {@link PayloadBuffer} for why), so the caller may release its buffer as soon as {@code append}
+ * returns. Only an append that must wait for room retains the buffer, until it is admitted (or fails). That is the
+ * only copy: the object is stored from those chunks as they are ({@link WalObjectBody}: the index, then retained
+ * slices, a gathering write), and the same memory is what the {@link ObjectCache} keeps. The writer releases its
+ * reference once the PUT has completed (stored or failed); the cache releases its own when it evicts the object.
  */
 public final class WalWriter implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(WalWriter.class);
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
-    /** Size of the direct chunks that hold a batch's payloads until its object is built. */
+    /** Largest direct chunk holding a batch's payloads; a batch's chunks grow to it from {@link #FIRST_CHUNK_BYTES}. */
     static final int CHUNK_BYTES = 512 << 10;
+    /** The first chunk of a batch: an idle writer's one-append object keeps no more memory than this in the cache. */
+    static final int FIRST_CHUNK_BYTES = 8 << 10;
     /** Streams whose last commit end is remembered (LRU); a stream forgotten is scanned from its start. */
     private static final int MAX_KNOWN_ENDS = 1 << 16;
     private static final long RESOLVE_FIRST_DELAY_MS = 100;
@@ -69,6 +75,7 @@ public final class WalWriter implements AutoCloseable {
     private static final int RESOLVE_SCAN_PAGE = 256;
 
     private final ObjectStore objects;
+    private final ByteBufAllocator allocator;
     private final MetadataStore metadata;
     private final WalWriterConfig config;
     private final ObjectCache cache;
@@ -101,7 +108,6 @@ public final class WalWriter implements AutoCloseable {
     private long lastSealNanos;
     /** Appends per stream in the last sealed batch: how large to start the next batch's per-stream lists. */
     private int appendsPerStream = 4;
-    private final ChunkPool chunks;
     /** One thread: flushes run in seal order (see {@link #submitIfSealed}). */
     private final java.util.concurrent.ExecutorService flushThread = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "lakestream-wal-flush");
@@ -111,6 +117,14 @@ public final class WalWriter implements AutoCloseable {
 
     public WalWriter(ObjectStore objects, MetadataStore metadata, WalWriterConfig config, ObjectCache cache,
                      CommitGuard guard, CommitListener listener, ScheduledExecutorService scheduler, Clock clock) {
+        this(objects, metadata, config, cache, guard, listener, scheduler, clock, PooledByteBufAllocator.DEFAULT);
+    }
+
+    /** As above, with the payload chunks taken from {@code allocator} (tests count what it hands out). */
+    WalWriter(ObjectStore objects, MetadataStore metadata, WalWriterConfig config, ObjectCache cache,
+              CommitGuard guard, CommitListener listener, ScheduledExecutorService scheduler, Clock clock,
+              ByteBufAllocator allocator) {
+        this.allocator = allocator;
         this.objects = objects;
         this.metadata = metadata;
         this.config = config;
@@ -119,9 +133,6 @@ public final class WalWriter implements AutoCloseable {
         this.listener = listener;
         this.scheduler = scheduler;
         this.clock = clock;
-        // Enough idle chunks for two full objects: a batch gives its chunks back once its object is built.
-        this.chunks = new ChunkPool(PooledByteBufAllocator.DEFAULT, CHUNK_BYTES,
-                (int) Math.max(4, 2 * config.maxObjectBytes() / CHUNK_BYTES));
         this.lastSealNanos = System.nanoTime() - config.minPutIntervalNanos();
     }
 
@@ -189,7 +200,6 @@ public final class WalWriter implements AutoCloseable {
                 + " found room")));
         flushNow();
         if (flushThread.isShutdown()) {
-            chunks.close();
             return CompletableFuture.completedFuture(null);
         }
         // Runs after every flush handed over so far has registered itself as in flight (the thread is FIFO).
@@ -199,7 +209,6 @@ public final class WalWriter implements AutoCloseable {
             synchronized (lock) {
                 pending = new ArrayList<>(inFlight);
             }
-            chunks.close();
             CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
                     .whenComplete((v, e) -> drained.complete(null));
         });
@@ -223,7 +232,7 @@ public final class WalWriter implements AutoCloseable {
      */
     private void admitOrFail(PendingAppend append, ByteBuf payload) {
         if (open == null) {
-            Batch batch = new Batch(chunks, appendsPerStream, System.nanoTime());
+            Batch batch = new Batch(allocator, appendsPerStream, System.nanoTime());
             open = batch;
             scheduler.schedule(() -> flushIfOpen(batch), config.flushDelay().toNanos(), TimeUnit.NANOSECONDS);
         }
@@ -302,7 +311,7 @@ public final class WalWriter implements AutoCloseable {
 
     private void flush(Batch batch) {
         String key = WalObjectKeys.newKey(clock.instant());
-        ByteBuffer object;
+        WalObjectBody.Built object;
         int indexLength;
         try {
             Map<Long, List<WalObjectFormat.EntryLocation>> locations = new LinkedHashMap<>();
@@ -317,23 +326,26 @@ public final class WalWriter implements AutoCloseable {
             }
             ByteBuffer index = WalObjectFormat.encodeIndex(locations);
             indexLength = index.remaining() - WalObjectFormat.LENGTH_PREFIX_BYTES;
-            object = ByteBuffer.allocate(Math.toIntExact(index.remaining() + dataOffset));
-            object.put(index);
-            byte[] array = object.array();
-            int position = object.position();
-            for (StreamPart part : batch.streams.values()) {
-                for (PendingAppend a : part.appends) {
-                    batch.payloads.copy(a.bufferOffset, a.size(), array, position);
-                    position += a.size();
+            // The payloads go to the store from the chunks they were copied into on append: slices, no copy.
+            WalObjectBody body = new WalObjectBody(index);
+            try {
+                for (StreamPart part : batch.streams.values()) {
+                    for (PendingAppend a : part.appends) {
+                        body.add(batch.payloads.chunk(a.slot), PayloadBuffer.offsetInChunk(a.slot), a.size());
+                    }
                 }
+            } catch (RuntimeException e) {
+                body.discard();
+                throw e;
             }
-            object.position(position).flip();
+            object = body.build();
         } catch (RuntimeException e) {
             LogException failure = new LogException("could not build WAL object " + key + ": " + e, e);
             batch.streams.values().forEach(part -> failPart(part.streamId, part.appends, failure));
             release(batch);
             return;
         } finally {
+            // The body holds its own references to the chunks now (or nothing, if it was not built).
             batch.payloads.release();
         }
 
@@ -351,11 +363,21 @@ public final class WalWriter implements AutoCloseable {
             inFlight.add(flushDone);
         }
 
-        ByteBuffer stored = object;
-        CompletableFuture<Void> put = objects.put(key, object.duplicate()).whenComplete((v, e) -> {
+        long objectSize = object.bytes().readableBytes();
+        // Charged what its chunks occupy, not only its bytes: that is the memory the cache keeps.
+        long charge = batch.payloads.capacity() + (objectSize - batch.payloads.size());
+        CompletableFuture<Void> sent;
+        try {
+            sent = objects.put(key, object.store());
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Void> put = sent.whenComplete((v, e) -> {
             if (e == null) {
-                cache.put(key, stored);
+                cache.put(key, object.bytes(), charge);
             }
+            // The writer's reference: the object's memory is freed now unless the cache keeps it.
+            object.bytes().release();
             release(batch);
         });
         List<CompletableFuture<Void>> commits = new ArrayList<>();
@@ -376,7 +398,7 @@ public final class WalWriter implements AutoCloseable {
                             failPart(streamId, appends, earlier);
                             return DONE;
                         }
-                        return commit(streamId, appends, key, stored.remaining(), indexLength, compact);
+                        return commit(streamId, appends, key, objectSize, indexLength, compact);
                     })
                     .whenComplete((v, e) -> {
                         CompletableFuture<Void> tail = mine.get(streamId);
@@ -620,7 +642,7 @@ public final class WalWriter implements AutoCloseable {
     /** Appends gathered for one object, grouped by stream in arrival order. */
     private static final class Batch {
         final LinkedHashMap<Long, StreamPart> streams = new LinkedHashMap<>();
-        /** Released once copied into the object. */
+        /** Released once its object's body is built (the body keeps its own references to the chunks). */
         final PayloadBuffer payloads;
         private final int appendsPerStream;
         int appends;
@@ -632,8 +654,8 @@ public final class WalWriter implements AutoCloseable {
         /** Whether its early flush has been scheduled (or done). */
         boolean earlyFlushArmed;
 
-        Batch(ChunkPool chunks, int appendsPerStream, long openedNanos) {
-            this.payloads = new PayloadBuffer(chunks);
+        Batch(ByteBufAllocator allocator, int appendsPerStream, long openedNanos) {
+            this.payloads = new PayloadBuffer(allocator, FIRST_CHUNK_BYTES, CHUNK_BYTES);
             this.appendsPerStream = appendsPerStream;
             this.openedNanos = openedNanos;
         }
@@ -645,7 +667,7 @@ public final class WalWriter implements AutoCloseable {
             if (created) {
                 part = new StreamPart(a.streamId, appendsPerStream);
             }
-            a.bufferOffset = payloads.write(payload);
+            a.slot = payloads.write(payload);
             if (created) {
                 streams.put(a.streamId, part);
             }
@@ -677,8 +699,8 @@ public final class WalWriter implements AutoCloseable {
         final CompletableFuture<AppendResult> result = new CompletableFuture<>();
         /** Held (retained) only while the append waits for room; null once copied or failed. */
         ByteBuf payload;
-        /** Where its bytes start in its batch's {@link PayloadBuffer}, once admitted. */
-        long bufferOffset;
+        /** Where its bytes are in its batch's {@link PayloadBuffer}, once admitted. */
+        long slot;
         /** Its place in the writer's admission order (see {@code failedBefore}). */
         long seq;
 

@@ -13,6 +13,7 @@ import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.PutResult;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStore;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
+import dev.lakestream.core.objectstore.ObjectBody;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.ObjectStoreUnavailableException;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
@@ -69,7 +70,7 @@ class WriterFaultTest {
         Mockito.doAnswer(inv -> fail.get()
                         ? CompletableFuture.failedFuture(new ObjectStoreUnavailableException("injected: PUT timed out"))
                         : inv.callRealMethod())
-                .when(objects).put(Mockito.anyString(), Mockito.any(ByteBuffer.class));
+                .when(objects).put(Mockito.anyString(), Mockito.any(ObjectBody.class));
 
         CompletableFuture<AppendResult> fa = a.append(1, LakestreamLogTest.bytes("a"));
         CompletableFuture<AppendResult> fb = b.append(1, LakestreamLogTest.bytes("b"));

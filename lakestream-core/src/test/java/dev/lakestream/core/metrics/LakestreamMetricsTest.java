@@ -14,7 +14,7 @@ class LakestreamMetricsTest {
     @Test
     void rendersEveryFamilyOnceWithHelpTypeAndCumulativeBuckets() {
         ObjectCache cache = new ObjectCache(1000);
-        cache.put("k", ByteBuffer.allocate(10));
+        cache.put("k", io.netty.buffer.Unpooled.buffer(10).writerIndex(10));
         cache.get("k");
         cache.get("k");
         cache.get("other");

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -68,6 +70,39 @@ public abstract class ObjectStoreConformanceTest {
     void putThenGetReturnsTheBytes() {
         await(store.put("a/b/object-1", utf8("hello, lakestream")));
         assertThat(string(await(store.get("a/b/object-1")))).isEqualTo("hello, lakestream");
+    }
+
+    @Test
+    void aBodyOfSeveralBuffersIsStoredAsTheirConcatenationAndReadIntoBuffersOfAnAllocator() {
+        // Heap and direct parts, one empty, more of them than a gathering write takes at once (IOV_MAX is 1024).
+        List<ByteBuffer> parts = new ArrayList<>();
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; i < 1500; i++) {
+            String text = "part-" + i + ";";
+            ByteBuffer b = i % 2 == 0 ? ByteBuffer.allocateDirect(text.length())
+                    : ByteBuffer.allocate(text.length());
+            b.put(text.getBytes(StandardCharsets.UTF_8)).flip();
+            parts.add(b);
+            expected.append(text);
+            if (i == 7) {
+                parts.add(ByteBuffer.allocate(0));
+            }
+        }
+        ObjectBody body = ObjectBody.of(parts.toArray(ByteBuffer[]::new));
+        await(store.put("gathered/object", body));
+        assertThat(parts).allSatisfy(p -> assertThat(p.position()).isZero());
+        assertThat(string(await(store.get("gathered/object")))).isEqualTo(expected.toString());
+
+        ByteBuf whole = await(store.get("gathered/object", PooledByteBufAllocator.DEFAULT));
+        ByteBuf range = await(store.get("gathered/object", 5, 10, PooledByteBufAllocator.DEFAULT));
+        try {
+            assertThat(whole.toString(StandardCharsets.UTF_8)).isEqualTo(expected.toString());
+            assertThat(range.toString(StandardCharsets.UTF_8)).isEqualTo(expected.substring(5, 15));
+            assertThat(whole.refCnt()).isEqualTo(1);
+        } finally {
+            whole.release();
+            range.release();
+        }
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
+import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -42,16 +43,34 @@ class RangeCacheTest {
         store.close();
     }
 
+    private final TrackingAllocator allocator = new TrackingAllocator();
+
     private RangeCache cache(long maxBytes) {
-        return new RangeCache(store, maxBytes, now::get);
+        return new RangeCache(store, maxBytes, allocator, now::get);
     }
 
-    private static void assertBytesOf(CompletableFuture<ByteBuffer> f, long start, int length) throws Exception {
-        ByteBuffer b = f.get(10, TimeUnit.SECONDS);
-        assertThat(b.remaining()).isEqualTo(length);
-        for (int i = 0; i < length; i++) {
-            assertThat(b.get(b.position() + i)).as("byte %d", start + i).isEqualTo((byte) ((start + i) * 31));
+    /** Checks the bytes and releases the caller's reference. */
+    private static void assertBytesOf(CompletableFuture<ByteBuf> f, long start, int length) throws Exception {
+        ByteBuf b = f.get(10, TimeUnit.SECONDS);
+        try {
+            assertThat(b.readableBytes()).isEqualTo(length);
+            for (int i = 0; i < length; i++) {
+                assertThat(b.getByte(b.readerIndex() + i)).as("byte %d", start + i).isEqualTo((byte) ((start + i) * 31));
+            }
+        } finally {
+            b.release();
         }
+    }
+
+    /** Every range fetched is released once it is dropped and its readers released their slices. */
+    private void assertAllReleasedAfterClear(RangeCache c) throws Exception {
+        c.clear();
+        // Read-aheads still in flight release their buffers when they arrive.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!allocator.live().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(allocator.live()).isEmpty();
     }
 
     @Test
@@ -72,6 +91,7 @@ class RangeCacheTest {
         // Not held: before the window, past it.
         assertThat(c.find(KEY, 500, 100)).isEmpty();
         assertThat(c.find(KEY, 21_480, 1000)).isEmpty();
+        assertAllReleasedAfterClear(c);
     }
 
     @Test
@@ -87,23 +107,36 @@ class RangeCacheTest {
         // The last part of the object is shorter.
         c.readAhead(KEY, SIZE - 1000, SIZE, 8 << 10, 4 << 10);
         assertBytesOf(c.find(KEY, SIZE - 1000, 1000).orElseThrow(), SIZE - 1000, 1000);
+        assertAllReleasedAfterClear(c);
     }
 
     @Test
-    void aFullBudgetStopsReadAheadInsteadOfEvictingWhatReadersHaveYetToReach() {
+    void aRangeDroppedWhileAReaderWaitsForItIsReleasedOnlyAfterTheReaderTookItsSlice() throws Exception {
+        RangeCache c = cache(1 << 20);
+        c.readAhead(KEY, 0, SIZE, 4 << 10, 4 << 10);
+        // Reading the part to its end drops it at once, likely before its GET has even completed.
+        CompletableFuture<ByteBuf> whole = c.find(KEY, 0, 4 << 10).orElseThrow();
+        assertThat(c.bytes()).isZero();
+        assertBytesOf(whole, 0, 4 << 10);
+        assertThat(allocator.live()).isEmpty();
+    }
+
+    @Test
+    void aFullBudgetStopsReadAheadInsteadOfEvictingWhatReadersHaveYetToReach() throws Exception {
         RangeCache c = cache(8 << 10);
         c.readAhead(KEY, 0, SIZE, 16 << 10, 4 << 10);
         assertThat(c.fetches()).as("two parts fit the budget").isEqualTo(2);
         // Another reader elsewhere gets nothing while those are fresh...
         c.readAhead(KEY, 32 << 10, SIZE, 8 << 10, 4 << 10);
         assertThat(c.fetches()).isEqualTo(2);
-        assertThat(c.find(KEY, 0, 100)).isPresent();
+        assertBytesOf(c.find(KEY, 0, 100).orElseThrow(), 0, 100);
         // ... and takes their place once nobody touched them for a while (their reader went away).
         now.addAndGet(RangeCache.STALE_NANOS + 1);
         c.readAhead(KEY, 32 << 10, SIZE, 8 << 10, 4 << 10);
         assertThat(c.fetches()).isEqualTo(4);
         assertThat(c.bytes()).isEqualTo(8 << 10);
         assertThat(c.find(KEY, 0, 100)).isEmpty();
+        assertAllReleasedAfterClear(c);
     }
 
     @Test
@@ -115,12 +148,13 @@ class RangeCacheTest {
         // A range is dropped before its future fails: once a reader sees the failure (or when the range is gone
         // already), nothing of it is held.
         for (long at : new long[] {0, 4 << 10}) {
-            Optional<CompletableFuture<ByteBuffer>> f = c.find(missing, at, 100);
+            Optional<CompletableFuture<ByteBuf>> f = c.find(missing, at, 100);
             if (f.isPresent()) {
                 assertThat(f.get()).failsWithin(10, TimeUnit.SECONDS);
             }
         }
         assertThat(c.bytes()).isZero();
         assertThat(c.find(missing, 0, 100)).isEmpty();
+        assertThat(allocator.live()).isEmpty();
     }
 }

@@ -121,13 +121,13 @@ final class CompactionPlan {
                 RawMessage r = rebatched.get();
                 try {
                     kept++;
-                    return Optional.of(r.getHeadersAndPayload().retainedSlice());
+                    return Optional.of(readable(r.getHeadersAndPayload()));
                 } finally {
                     r.close();
                 }
             } catch (IOException e) {
                 kept++;
-                return Optional.of(message.retainedSlice());
+                return Optional.of(readable(message));
             } finally {
                 raw.close();
             }
@@ -137,7 +137,7 @@ final class CompactionPlan {
             return Optional.empty();
         }
         kept++;
-        return Optional.of(message.retainedSlice());
+        return Optional.of(readable(message));
     }
 
     /** Keys with a live value after phase one. */
@@ -172,4 +172,13 @@ final class CompactionPlan {
         return new RawMessageImpl(id, message);
     }
 
+
+    /**
+     * A retained slice of the readable bytes, by explicit indexes: Netty's no-argument {@code retainedSlice()} of a
+     * derived pooled buffer (a duplicate or slice of an entry read from the log) starts at index 0, not at the
+     * reader index.
+     */
+    private static ByteBuf readable(ByteBuf b) {
+        return b.retainedSlice(b.readerIndex(), b.readableBytes());
+    }
 }

@@ -41,6 +41,11 @@ public final class BrokerBenchmark {
     static final int PARTITIONS = 16;
     static final int MESSAGE_BYTES = 1024;
     static final String[] STORAGES = {"bookkeeper", "lakestream"};
+    /** Fixed rates at which Lakestream's PUTs per second are counted, besides the main fixed rate. */
+    static final double[] LOW_RATES = {10, 100};
+
+    /** One fixed-rate Lakestream run and the PUTs and index commits it made. */
+    record RateRun(double rate, PublishConsumeRun.Result result, LakestreamCalls.Window calls) {}
 
     private BrokerBenchmark() {
     }
@@ -81,9 +86,13 @@ public final class BrokerBenchmark {
         String loadBefore = loadAverage();
         Map<String, List<PublishConsumeRun.Result>> max = new LinkedHashMap<>();
         Map<String, List<PublishConsumeRun.Result>> fixed = new LinkedHashMap<>();
+        Map<String, List<SyncProducerRun.Result>> sync = new LinkedHashMap<>();
+        List<LakestreamCalls.Window> fixedCalls = new ArrayList<>();
+        List<RateRun> lowRates = new ArrayList<>();
         for (String s : STORAGES) {
             max.put(s, new ArrayList<>());
             fixed.put(s, new ArrayList<>());
+            sync.put(s, new ArrayList<>());
         }
         // Bookie settings for a sustained load (BookKeeper's defaults otherwise): LocalBookkeeperEnsemble's development
         // settings have a 2 MiB write cache, which stalls adds for seconds at tens of MiB/s. No fsync, as S3Proxy
@@ -93,6 +102,7 @@ public final class BrokerBenchmark {
                 .bookieSetting("dbStorage_readAheadCacheMaxSizeMb", 64)
                 .bookieSetting("journalSyncData", false))) {
             broker.start();
+            LakestreamCalls calls = new LakestreamCalls(broker);
             PulsarAdmin admin = broker.admin();
             admin.tenants().createTenant("bench", TenantInfo.builder()
                     .allowedClusters(Set.of(broker.pulsar().getConfiguration().getClusterName())).build());
@@ -122,9 +132,13 @@ public final class BrokerBenchmark {
                             m.messagesPerSecond(), m.mibPerSecond(), m.publish().percentileMillis(0.5),
                             m.publish().percentileMillis(0.99), m.endToEnd().percentileMillis(0.5),
                             m.endToEnd().percentileMillis(0.99));
+                    LakestreamCalls.Mark mark = calls.mark();
                     PublishConsumeRun.Result f = PublishConsumeRun.run(client, topic(admin, s, "fixed-" + rep),
                             producers, consumers, MESSAGE_BYTES, rate, warmup, measure);
                     fixed.get(s).add(f);
+                    if (s.equals("lakestream")) {
+                        fixedCalls.add(calls.since(mark));
+                    }
                     System.out.printf(Locale.ROOT, "[bench-broker] run %d %-10s at %,.0f msg/s: %,.0f msg/s acked,"
                             + " publish p50 %.1f ms p99 %.1f ms, e2e p50 %.1f ms p99 %.1f ms%n", rep, s, rate,
                             f.messagesPerSecond(), f.publish().percentileMillis(0.5),
@@ -132,12 +146,41 @@ public final class BrokerBenchmark {
                             f.endToEnd().percentileMillis(0.99));
                 }
             }
+            // One message in flight: the synchronous producer.
+            for (int rep = 1; rep <= reps; rep++) {
+                String[] order = rep % 2 == 1 ? STORAGES : new String[] {STORAGES[1], STORAGES[0]};
+                for (String s : order) {
+                    String t = "persistent://bench/" + s + "/sync-" + rep;
+                    admin.topics().createNonPartitionedTopic(t);
+                    SyncProducerRun.Result r = SyncProducerRun.run(client, t, MESSAGE_BYTES, warmup, measure,
+                            s.equals("lakestream") ? calls : null);
+                    sync.get(s).add(r);
+                    System.out.printf(Locale.ROOT, "[bench-broker] run %d %-10s synchronous producer: %,.1f msg/s,"
+                            + " publish p50 %.2f ms p99 %.2f ms%s%n", rep, s, r.messagesPerSecond(),
+                            r.publish().percentileMillis(0.5), r.publish().percentileMillis(0.99),
+                            r.calls() == null ? "" : String.format(Locale.ROOT, "; PUT p50 %.2f ms, commit p50 %.2f ms,"
+                                    + " %.1f PUTs/s", r.calls().putP50(), r.calls().commitP50(),
+                                    r.calls().putsPerSecond()));
+                }
+            }
+            // What lower latency costs: Lakestream's PUTs per second at lower fixed rates (2,000/s is measured above).
+            for (double low : LOW_RATES) {
+                LakestreamCalls.Mark mark = calls.mark();
+                PublishConsumeRun.Result f = PublishConsumeRun.run(client,
+                        topic(admin, "lakestream", "rate-" + (int) low), producers, consumers, MESSAGE_BYTES, low,
+                        warmup, measure);
+                LakestreamCalls.Window w = calls.since(mark);
+                lowRates.add(new RateRun(low, f, w));
+                System.out.printf(Locale.ROOT, "[bench-broker] lakestream at %,.0f msg/s: publish p50 %.1f ms p99 %.1f"
+                        + " ms, %.1f PUTs/s%n", low, f.publish().percentileMillis(0.5),
+                        f.publish().percentileMillis(0.99), w.putsPerSecond());
+            }
             }
         }
         String loadAfter = loadAverage();
         double minutes = (System.nanoTime() - began) / 60e9;
         String section = report(command, minutes, loadBefore, loadAfter, reps, producers, consumers, rate, warmup,
-                measure, max, fixed);
+                measure, max, fixed) + latencyReport(reps, rate, fixed, fixedCalls, sync, lowRates);
         System.out.println();
         System.out.println(section);
         if (doc != null && !quick) {
@@ -234,9 +277,10 @@ public final class BrokerBenchmark {
         b.append("\nMessages sent in a run but not yet received 120 s after its producers stopped (the consumers "
                 + "fell behind; nothing is lost, the backlog stays in the topic): ").append(lost).append(".\n");
         b.append("\n### Reading the figures\n\n");
-        b.append("- Lakestream acknowledges a publish once its WAL object is in the bucket and indexed in Oxia: a "
-                + "flush deadline, a PUT and an Oxia write, where BookKeeper acknowledges after the bookie's "
-                + "journal write (here without fsync). Its latency floor is therefore higher at low rates; S3 in "
+        b.append("- Lakestream acknowledges a publish once its WAL object is in the bucket and indexed in Oxia: a PUT "
+                + "(group commit: sealed at once when no PUT is in flight, else when the one in flight completes, at "
+                + "most `maxPutsPerSecond` a second) and an Oxia write, where BookKeeper acknowledges after the "
+                + "bookie's journal write (here without fsync). Its latency floor is therefore higher; S3 in "
                 + "production adds its own PUT latency (tens of ms) that S3Proxy on loopback does not have.\n");
         b.append(String.format(Locale.ROOT, "- Max rate is a closed loop: each producer keeps up to %,d messages "
                 + "pending (`maxPendingMessages`; the client's 1 GiB memory limit also applies), so a storage's rate "
@@ -254,6 +298,87 @@ public final class BrokerBenchmark {
                 + "(2 MiB, what the tests use) the closed-loop runs stalled for 20 s and more on BookKeeper, a "
                 + "set-up artefact rather than BookKeeper's behaviour.\n");
         return b.toString();
+    }
+
+    /** The synchronous producer, and the PUTs and index commits behind Lakestream's fixed-rate latencies. */
+    private static String latencyReport(int reps, double rate, Map<String, List<PublishConsumeRun.Result>> fixed,
+                                        List<LakestreamCalls.Window> fixedCalls,
+                                        Map<String, List<SyncProducerRun.Result>> sync, List<RateRun> lowRates) {
+        StringBuilder b = new StringBuilder();
+        b.append("\n### One message in flight (synchronous producer)\n\n");
+        b.append("One producer on a one-partition topic, batching off, each `send` waited for before the next, 1 KiB "
+                + "messages; the same warm-up and measured window as above, the storages alternating. Lakestream's "
+                + "PUT and index-commit latencies are the broker's own metrics (its counting decorators) over the "
+                + "same window, percentiles interpolated within the metrics' buckets (0.5, 1, 2.5, 5, 10, 25, 50, 100 "
+                + "ms, ...), so good to about a bucket's width.\n\n");
+        b.append("| run | storage | msg/s | publish p50 (ms) | publish p99 (ms) | PUT p50 / p99 (ms) "
+                + "| commit p50 / p99 (ms) | PUTs/s |\n|---|---|---|---|---|---|---|---|\n");
+        for (int i = 0; i < reps; i++) {
+            for (String s : STORAGES) {
+                if (sync.get(s).size() <= i) {
+                    continue;
+                }
+                SyncProducerRun.Result r = sync.get(s).get(i);
+                LakestreamCalls.Window w = r.calls();
+                b.append(String.format(Locale.ROOT, "| %d | %s | %,.1f | %.2f | %.2f | %s | %s | %s |%n", i + 1, s,
+                        r.messagesPerSecond(), r.publish().percentileMillis(0.5), r.publish().percentileMillis(0.99),
+                        w == null ? "-" : String.format(Locale.ROOT, "%.2f / %.2f", w.putP50(), w.putP99()),
+                        w == null ? "-" : String.format(Locale.ROOT, "%.2f / %.2f", w.commitP50(), w.commitP99()),
+                        w == null ? "-" : String.format(Locale.ROOT, "%.1f", w.putsPerSecond())));
+            }
+        }
+        List<SyncProducerRun.Result> ls = sync.get("lakestream");
+        List<SyncProducerRun.Result> bk = sync.get("bookkeeper");
+        double lsP50 = medianOf(ls.stream().mapToDouble(r -> r.publish().percentileMillis(0.5)).toArray());
+        double floor = medianOf(ls.stream().mapToDouble(r -> r.calls().putP50() + r.calls().commitP50()).toArray());
+        b.append(String.format(Locale.ROOT, "%nMedians: Lakestream %,.1f msg/s, BookKeeper %,.1f msg/s (Lakestream / "
+                        + "BookKeeper **%.2f**); publish p50 Lakestream %.2f ms, BookKeeper %.2f ms; publish p99 "
+                        + "Lakestream %.2f ms, BookKeeper %.2f ms. Lakestream p50 / (PUT p50 + commit p50) = %.2f / "
+                        + "%.2f = **%.2f** (target <= 1.5).%n",
+                medianOf(ls.stream().mapToDouble(SyncProducerRun.Result::messagesPerSecond).toArray()),
+                medianOf(bk.stream().mapToDouble(SyncProducerRun.Result::messagesPerSecond).toArray()),
+                medianOf(ls.stream().mapToDouble(SyncProducerRun.Result::messagesPerSecond).toArray())
+                        / medianOf(bk.stream().mapToDouble(SyncProducerRun.Result::messagesPerSecond).toArray()),
+                lsP50, medianOf(bk.stream().mapToDouble(r -> r.publish().percentileMillis(0.5)).toArray()),
+                medianOf(ls.stream().mapToDouble(r -> r.publish().percentileMillis(0.99)).toArray()),
+                medianOf(bk.stream().mapToDouble(r -> r.publish().percentileMillis(0.99)).toArray()),
+                lsP50, floor, lsP50 / floor));
+
+        b.append("\n### Lakestream's PUTs per second by publish rate\n\n");
+        b.append("The fixed-rate workload above (16 partitions, 4 producers, default batching) on Lakestream at lower "
+                + "rates, one run each, and the main rate's runs; PUTs and index commits from the broker's metrics "
+                + "over the whole run (its warm-up included).\n\n");
+        b.append("| msg/s | publish p50 (ms) | publish p99 (ms) | PUT p99 + commit p99 (ms) | publish p99 / that sum "
+                + "| PUTs/s |\n|---|---|---|---|---|---|\n");
+        for (RateRun r : lowRates) {
+            rateRow(b, r.rate(), r.result(), r.calls());
+        }
+        List<PublishConsumeRun.Result> main = fixed.get("lakestream");
+        for (int i = 0; i < main.size() && i < fixedCalls.size(); i++) {
+            rateRow(b, rate, main.get(i), fixedCalls.get(i));
+        }
+        double p99 = medianOf(main.stream().mapToDouble(r -> r.publish().percentileMillis(0.99)).toArray());
+        double sum = medianOf(fixedCalls.stream().mapToDouble(w -> w.putP99() + w.commitP99()).toArray());
+        b.append(String.format(Locale.ROOT, "%nAt %,.0f msg/s (medians of the runs): publish p99 %.1f ms, PUT p99 + "
+                + "commit p99 %.1f ms: **%.2f** (target <= 1.5).%n", rate, p99, sum, p99 / sum));
+        return b.toString();
+    }
+
+    private static void rateRow(StringBuilder b, double rate, PublishConsumeRun.Result r, LakestreamCalls.Window w) {
+        double sum = w.putP99() + w.commitP99();
+        b.append(String.format(Locale.ROOT, "| %,.0f | %.1f | %.1f | %.1f | %.2f | %.1f |%n", rate,
+                r.publish().percentileMillis(0.5), r.publish().percentileMillis(0.99), sum,
+                r.publish().percentileMillis(0.99) / sum, w.putsPerSecond()));
+    }
+
+    private static double medianOf(double[] values) {
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static void row(StringBuilder b, String name, Map<String, List<PublishConsumeRun.Result>> runs,

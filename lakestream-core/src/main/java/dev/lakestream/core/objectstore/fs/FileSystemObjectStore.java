@@ -4,6 +4,7 @@ import dev.lakestream.core.objectstore.BucketNotFoundException;
 import dev.lakestream.core.objectstore.InvalidObjectKeyException;
 import dev.lakestream.core.objectstore.InvalidRangeException;
 import dev.lakestream.core.objectstore.ObjectAlreadyExistsException;
+import dev.lakestream.core.objectstore.ObjectBody;
 import dev.lakestream.core.objectstore.ObjectCorruptedException;
 import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectKeys;
@@ -11,6 +12,8 @@ import dev.lakestream.core.objectstore.ObjectListing;
 import dev.lakestream.core.objectstore.ObjectNotFoundException;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.ObjectStoreException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -171,28 +174,40 @@ public final class FileSystemObjectStore implements ObjectStore {
         return write("putIfAbsent", key, data, true);
     }
 
+    @Override
+    public CompletableFuture<Void> put(String key, ObjectBody body) {
+        return write("put", key, body, false);
+    }
+
     private CompletableFuture<Void> write(String op, String key, ByteBuffer data, boolean ifAbsent) {
+        if (data.remaining() > MAX_OBJECT_SIZE) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "An object is at most " + MAX_OBJECT_SIZE + " bytes: " + data.remaining()));
+        }
+        return write(op, key, ObjectBody.of(data.asReadOnlyBuffer().slice()), ifAbsent);
+    }
+
+    private CompletableFuture<Void> write(String op, String key, ObjectBody body, boolean ifAbsent) {
         Path target;
         try {
             target = pathOf(key);
         } catch (InvalidObjectKeyException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (data.remaining() > MAX_OBJECT_SIZE) {
+        if (body.length() > MAX_OBJECT_SIZE) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
-                    "An object is at most " + MAX_OBJECT_SIZE + " bytes: " + data.remaining()));
+                    "An object is at most " + MAX_OBJECT_SIZE + " bytes: " + body.length()));
         }
-        ByteBuffer body = data.asReadOnlyBuffer().slice();
         return submit(op, key, () -> {
             writeObject(key, target, body, ifAbsent);
             return null;
         });
     }
 
-    private void writeObject(String key, Path target, ByteBuffer body, boolean ifAbsent) throws IOException {
+    private void writeObject(String key, Path target, ObjectBody body, boolean ifAbsent) throws IOException {
         Path dir = target.getParent();
         ByteBuffer trailer = ByteBuffer.allocate(TRAILER_LENGTH)
-                .putInt(ObjectKeys.crc32c(body)).putInt(TRAILER_MAGIC).flip();
+                .putInt(body.crc32c()).putInt(TRAILER_MAGIC).flip();
         // A concurrent delete may remove an emptied directory between our mkdir and our writes: retry.
         for (int attempt = 1; ; attempt++) {
             Path tmp = null;
@@ -200,8 +215,11 @@ public final class FileSystemObjectStore implements ObjectStore {
                 createDirectories(key, dir);
                 tmp = dir.resolve(TEMP_PREFIX + UUID.randomUUID());
                 try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                    writeFully(ch, body.duplicate());
-                    writeFully(ch, trailer.duplicate());
+                    // One gathering write of the body's parts and the trailer: no copy into one buffer first.
+                    ByteBuffer[] views = body.views();
+                    ByteBuffer[] all = java.util.Arrays.copyOf(views, views.length + 1);
+                    all[views.length] = trailer.duplicate();
+                    writeFully(ch, all);
                     if (fsync) {
                         ch.force(true);
                     }
@@ -285,6 +303,19 @@ public final class FileSystemObjectStore implements ObjectStore {
 
     @Override
     public CompletableFuture<ByteBuffer> get(String key) {
+        return getWhole(key, size -> ByteBuffer.allocate((int) size), b -> b, b -> { });
+    }
+
+    @Override
+    public CompletableFuture<ByteBuf> get(String key, ByteBufAllocator allocator) {
+        return getWhole(key, size -> allocator.directBuffer((int) size, (int) size).writerIndex((int) size),
+                b -> b.nioBuffer(0, b.capacity()), ByteBuf::release);
+    }
+
+    /** Reads a whole object into a buffer from {@code allocate}, checking its trailer; releases the buffer on failure. */
+    private <B> CompletableFuture<B> getWhole(String key, java.util.function.LongFunction<B> allocate,
+                                              java.util.function.Function<B, ByteBuffer> view,
+                                              java.util.function.Consumer<B> release) {
         Path path;
         try {
             path = pathOf(key);
@@ -298,31 +329,54 @@ public final class FileSystemObjectStore implements ObjectStore {
                     throw new ObjectStoreException("Object " + ObjectKeys.printable(key) + " in " + location
                             + " is too large to read whole: " + size + " bytes");
                 }
-                ByteBuffer data = ByteBuffer.allocate((int) size);
-                readFully(ch, data, 0);
-                ByteBuffer trailer = ByteBuffer.allocate(TRAILER_LENGTH);
-                readFully(ch, trailer, size);
-                data.flip();
-                trailer.flip();
-                int storedCrc = trailer.getInt();
-                int magic = trailer.getInt();
-                if (magic != TRAILER_MAGIC) {
-                    throw corrupted(key, path, "its checksum trailer is missing or damaged");
+                B out = allocate.apply(size);
+                boolean done = false;
+                try {
+                    ByteBuffer data = view.apply(out);
+                    readFully(ch, data, 0);
+                    ByteBuffer trailer = ByteBuffer.allocate(TRAILER_LENGTH);
+                    readFully(ch, trailer, size);
+                    data.flip();
+                    trailer.flip();
+                    int storedCrc = trailer.getInt();
+                    int magic = trailer.getInt();
+                    if (magic != TRAILER_MAGIC) {
+                        throw corrupted(key, path, "its checksum trailer is missing or damaged");
+                    }
+                    CRC32C crc = new CRC32C();
+                    crc.update(data.duplicate());
+                    int actual = (int) crc.getValue();
+                    if (actual != storedCrc) {
+                        throw corrupted(key, path, String.format(
+                                "its %d bytes have CRC32C %08x but %08x was stored with them", size, actual, storedCrc));
+                    }
+                    done = true;
+                    return out;
+                } finally {
+                    if (!done) {
+                        release.accept(out);
+                    }
                 }
-                CRC32C crc = new CRC32C();
-                crc.update(data.duplicate());
-                int actual = (int) crc.getValue();
-                if (actual != storedCrc) {
-                    throw corrupted(key, path, String.format(
-                            "its %d bytes have CRC32C %08x but %08x was stored with them", size, actual, storedCrc));
-                }
-                return data;
             }
         });
     }
 
     @Override
     public CompletableFuture<ByteBuffer> get(String key, long offset, long length) {
+        return getRange(key, offset, length, n -> ByteBuffer.allocate((int) n), b -> b, b -> { })
+                .thenApply(ByteBuffer::flip);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuf> get(String key, long offset, long length, ByteBufAllocator allocator) {
+        return getRange(key, offset, length, n -> allocator.directBuffer((int) n, (int) n).writerIndex((int) n),
+                b -> b.nioBuffer(0, b.capacity()), ByteBuf::release);
+    }
+
+    private <B> CompletableFuture<B> getRange(String key, long offset, long length,
+                                              java.util.function.LongFunction<B> allocate,
+                                              java.util.function.Function<B, ByteBuffer> view,
+                                              java.util.function.Consumer<B> release) {
         Path path;
         try {
             path = pathOf(key);
@@ -345,9 +399,17 @@ public final class FileSystemObjectStore implements ObjectStore {
                 if (n > MAX_OBJECT_SIZE) {
                     throw new IllegalArgumentException("A range is at most " + MAX_OBJECT_SIZE + " bytes: " + n);
                 }
-                ByteBuffer data = ByteBuffer.allocate((int) n);
-                readFully(ch, data, offset);
-                return data.flip();
+                B out = allocate.apply(n);
+                boolean done = false;
+                try {
+                    readFully(ch, view.apply(out), offset);
+                    done = true;
+                    return out;
+                } finally {
+                    if (!done) {
+                        release.accept(out);
+                    }
+                }
             }
         });
     }
@@ -673,9 +735,15 @@ public final class FileSystemObjectStore implements ObjectStore {
                 && fse.getReason().toLowerCase(java.util.Locale.ROOT).contains("not a directory"));
     }
 
-    private static void writeFully(FileChannel ch, ByteBuffer buf) throws IOException {
-        while (buf.hasRemaining()) {
-            ch.write(buf);
+    private static void writeFully(FileChannel ch, ByteBuffer[] bufs) throws IOException {
+        int first = 0;
+        while (first < bufs.length) {
+            if (!bufs[first].hasRemaining()) {
+                first++;
+                continue;
+            }
+            // A gathering write takes at most IOV_MAX buffers at a time: go on from the first one left.
+            ch.write(bufs, first, bufs.length - first);
         }
     }
 

@@ -40,6 +40,11 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
+import dev.lakestream.core.objectstore.ObjectBody;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
@@ -103,6 +108,11 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 public final class S3ObjectStore implements ObjectStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(S3ObjectStore.class);
+
+    /** A put body of more parts than this is sent from a few staging buffers (see {@link #stage}). */
+    static final int MAX_BODY_PARTS = 64;
+    /** Size of those staging buffers. */
+    static final int STAGING_BYTES = 512 << 10;
 
     /** The user-metadata name (without {@code x-amz-meta-}) of the Base64 CRC32C of the object. */
     public static final String CRC32C_METADATA = "lakestream-crc32c";
@@ -230,17 +240,28 @@ public final class S3ObjectStore implements ObjectStore {
         return write("putIfAbsent", key, data, true);
     }
 
+    @Override
+    public CompletableFuture<Void> put(String key, ObjectBody body) {
+        return write("put", key, body, false);
+    }
+
     private CompletableFuture<Void> write(String op, String key, ByteBuffer data, boolean ifAbsent) {
+        return write(op, key, ObjectBody.of(data.asReadOnlyBuffer().slice()), ifAbsent);
+    }
+
+    private CompletableFuture<Void> write(String op, String key, ObjectBody body, boolean ifAbsent) {
         String physical;
         try {
             physical = physicalKey(key);
         } catch (InvalidObjectKeyException e) {
             return CompletableFuture.failedFuture(e);
         }
-        ByteBuffer body = data.asReadOnlyBuffer().slice();
-        String crc = ObjectKeys.crc32cBase64(ObjectKeys.crc32c(body));
-        long length = body.remaining();
-        return execute(op, key, () -> s3.putObject(r -> {
+        String crc = ObjectKeys.crc32cBase64(body.crc32c());
+        long length = body.length();
+        ByteBuf staged = body.parts().length > MAX_BODY_PARTS ? stage(body) : null;
+        ByteBuffer[] parts = staged == null ? body.parts() : staged.nioBuffers();
+        // Each attempt sends the parts afresh (new read-only views, so a retry starts from their first byte).
+        CompletableFuture<Void> put = execute(op, key, () -> s3.putObject(r -> {
             r.bucket(bucket)
                     .key(physical)
                     .contentLength(length)
@@ -251,11 +272,72 @@ public final class S3ObjectStore implements ObjectStore {
             if (ifAbsent) {
                 r.ifNoneMatch("*");
             }
-        }, AsyncRequestBody.fromByteBufferUnsafe(body.duplicate()))).thenApply(r -> null);
+        }, parts.length == 1
+                ? AsyncRequestBody.fromByteBufferUnsafe(parts[0].asReadOnlyBuffer())
+                : AsyncRequestBody.fromByteBuffersUnsafe(readOnly(parts)))).thenApply(r -> null);
+        if (staged != null) {
+            put.whenComplete((v, e) -> staged.release());
+        }
+        return put;
+    }
+
+    /**
+     * A body of many small parts (a WAL object of thousands of entries) copied into a few pooled direct buffers: the
+     * HTTP client writes each part it is given on its own, so thousands of small writes cost more than one copy in
+     * direct memory (which makes no garbage). Released when the put completes.
+     */
+    private static ByteBuf stage(ObjectBody body) {
+        int length = Math.toIntExact(body.length());
+        CompositeByteBuf staged = PooledByteBufAllocator.DEFAULT.compositeDirectBuffer(
+                Math.max(2, length / STAGING_BYTES + 1));
+        try {
+            ByteBuf current = null;
+            for (ByteBuffer part : body.parts()) {
+                ByteBuffer p = part.duplicate();
+                while (p.hasRemaining()) {
+                    if (current == null || !current.isWritable()) {
+                        int size = Math.min(STAGING_BYTES, length - staged.writerIndex()
+                                - (current == null ? 0 : current.readableBytes()));
+                        if (current != null) {
+                            staged.addComponent(true, current);
+                        }
+                        current = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+                    }
+                    int n = Math.min(p.remaining(), current.writableBytes());
+                    ByteBuffer slice = p.slice(p.position(), n);
+                    current.writeBytes(slice);
+                    p.position(p.position() + n);
+                }
+            }
+            if (current != null) {
+                staged.addComponent(true, current);
+            }
+            return staged;
+        } catch (RuntimeException e) {
+            staged.release();
+            throw e;
+        }
+    }
+
+    private static ByteBuffer[] readOnly(ByteBuffer[] parts) {
+        ByteBuffer[] out = new ByteBuffer[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            out[i] = parts[i].asReadOnlyBuffer();
+        }
+        return out;
     }
 
     @Override
     public CompletableFuture<ByteBuffer> get(String key) {
+        return getWhole(key, new SizedResponseBody()).thenApply(ByteBuf::nioBuffer);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuf> get(String key, ByteBufAllocator allocator) {
+        return getWhole(key, new SizedResponseBody(allocator));
+    }
+
+    private CompletableFuture<ByteBuf> getWhole(String key, SizedResponseBody collector) {
         String physical;
         try {
             physical = physicalKey(key);
@@ -264,18 +346,21 @@ public final class S3ObjectStore implements ObjectStore {
         }
         return execute("get", key, () -> s3.getObject(
                         r -> r.bucket(bucket).key(physical).checksumMode(ChecksumMode.ENABLED),
-                        new SizedResponseBody())
+                        collector.fresh())
                 .thenApply(bytes -> verified(key, bytes)));
     }
 
-    private ByteBuffer verified(String key, SizedResponseBody.Result bytes) {
-        ByteBuffer data = bytes.body();
+    /** The body, once its CRC32C matches the one written with it; released when it does not. */
+    private ByteBuf verified(String key, SizedResponseBody.Result bytes) {
+        ByteBuf data = bytes.buffer();
         String expected = bytes.response().metadata().get(CRC32C_METADATA);
         if (expected != null) {
-            String actual = ObjectKeys.crc32cBase64(ObjectKeys.crc32c(data));
+            String actual = ObjectKeys.crc32cBase64(ObjectKeys.crc32c(data.nioBuffer()));
             if (!expected.equals(actual)) {
+                int size = data.readableBytes();
+                data.release();
                 throw new ObjectCorruptedException("Object " + ObjectKeys.printable(key) + " in bucket '" + bucket
-                        + "' (" + location + ") is corrupted: its " + data.remaining()
+                        + "' (" + location + ") is corrupted: its " + size
                         + " bytes have CRC32C " + actual + " but the object was written with " + expected);
             }
         }
@@ -284,6 +369,15 @@ public final class S3ObjectStore implements ObjectStore {
 
     @Override
     public CompletableFuture<ByteBuffer> get(String key, long offset, long length) {
+        return getRange(key, offset, length, new SizedResponseBody()).thenApply(ByteBuf::nioBuffer);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuf> get(String key, long offset, long length, ByteBufAllocator allocator) {
+        return getRange(key, offset, length, new SizedResponseBody(allocator));
+    }
+
+    private CompletableFuture<ByteBuf> getRange(String key, long offset, long length, SizedResponseBody collector) {
         String physical;
         try {
             physical = physicalKey(key);
@@ -298,18 +392,19 @@ public final class S3ObjectStore implements ObjectStore {
         String range = "bytes=" + offset + "-" + last;
         return execute("get " + range + " of", key, () -> s3.getObject(
                         r -> r.bucket(bucket).key(physical).range(range),
-                        new SizedResponseBody())
+                        collector.fresh())
                 .thenApply(bytes -> {
-                    ByteBuffer data = bytes.body();
+                    ByteBuf data = bytes.buffer();
                     if (bytes.response().contentRange() != null) {
                         return data;
                     }
                     // A store that ignored the Range header sent the whole object: cut it here.
-                    if (offset >= data.remaining()) {
+                    if (offset >= data.readableBytes()) {
+                        data.release();
                         throw new InvalidRangeException(rangeMessage(key, offset));
                     }
                     int from = (int) offset;
-                    int to = (int) Math.min(data.remaining(), offset + length);
+                    int to = (int) Math.min(data.readableBytes(), offset + length);
                     return data.slice(from, to - from);
                 }));
     }

@@ -1,8 +1,10 @@
 package dev.lakestream.core.objectstore.s3;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -12,22 +14,46 @@ import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 /**
- * Collects a GetObject response body into one array of the response's Content-Length, allocated once and
- * filled in place.
+ * Collects a GetObject response body into one buffer of the response's Content-Length, allocated once and
+ * filled in place: a heap array, or a buffer of the caller's allocator (pooled direct memory for the reader, so that
+ * reads make no garbage at all).
  *
  * <p>Why not the SDK's {@code AsyncResponseTransformer.toBytes()}: it grows a {@code ByteArrayOutputStream}
  * and copies it out at the end, so reading a 1 MiB range made about 4 MiB of garbage, mostly arrays big enough
  * for G1 to allocate as humongous, and copied the bytes three times. Catch-up reads spent more time in GC
  * pauses than anywhere else. A body that runs past its Content-Length, or ends before it, fails the request
- * with a retryable {@link SdkClientException}, as a broken connection would.
+ * with a retryable {@link SdkClientException}, as a broken connection would. The buffer of a response that fails
+ * or is superseded by a retry is released here; the buffer of the result belongs to whoever completes it.
  */
 final class SizedResponseBody implements AsyncResponseTransformer<GetObjectResponse, SizedResponseBody.Result> {
 
-    /** The response and its whole body. */
-    record Result(GetObjectResponse response, ByteBuffer body) {}
+    /** The response and its whole body; {@code buffer} holds one reference, handed over to the caller. */
+    record Result(GetObjectResponse response, ByteBuf buffer) {
 
+        /** The body as a byte buffer (over the same memory). */
+        ByteBuffer body() {
+            return buffer.nioBuffer();
+        }
+    }
+
+    private final ByteBufAllocator allocator;
     private volatile CompletableFuture<Result> result;
     private volatile GetObjectResponse response;
+
+    /** Collects into a heap array. */
+    SizedResponseBody() {
+        this(UnpooledByteBufAllocator.DEFAULT);
+    }
+
+    /** Collects into a direct buffer of {@code allocator}. */
+    SizedResponseBody(ByteBufAllocator allocator) {
+        this.allocator = allocator;
+    }
+
+    /** A collector of the same kind for one attempt of a request (each attempt collects afresh). */
+    SizedResponseBody fresh() {
+        return new SizedResponseBody(allocator);
+    }
 
     @Override
     public CompletableFuture<Result> prepare() {
@@ -43,7 +69,7 @@ final class SizedResponseBody implements AsyncResponseTransformer<GetObjectRespo
 
     @Override
     public void onStream(SdkPublisher<ByteBuffer> publisher) {
-        publisher.subscribe(new Collector(response, result));
+        publisher.subscribe(new Collector(response, result, allocator));
     }
 
     @Override
@@ -60,11 +86,10 @@ final class SizedResponseBody implements AsyncResponseTransformer<GetObjectRespo
         private final GetObjectResponse response;
         private final CompletableFuture<Result> result;
         private final long expected;
-        private byte[] body;
-        private int length;
+        private ByteBuf body;
         private Subscription subscription;
 
-        Collector(GetObjectResponse response, CompletableFuture<Result> result) {
+        Collector(GetObjectResponse response, CompletableFuture<Result> result, ByteBufAllocator allocator) {
             this.response = response;
             this.result = result;
             Long contentLength = response.contentLength();
@@ -72,8 +97,12 @@ final class SizedResponseBody implements AsyncResponseTransformer<GetObjectRespo
             if (expected > Integer.MAX_VALUE - 8) {
                 result.completeExceptionally(SdkClientException.create("object body of " + expected
                         + " bytes is too large for one array"));
+                return;
             }
-            this.body = new byte[expected >= 0 && expected <= Integer.MAX_VALUE - 8 ? (int) expected : 8192];
+            boolean heap = allocator instanceof UnpooledByteBufAllocator;
+            int initial = expected >= 0 ? (int) expected : 8192;
+            int max = expected >= 0 ? (int) expected : Integer.MAX_VALUE - 8;
+            this.body = heap ? allocator.heapBuffer(initial, max) : allocator.directBuffer(initial, max);
         }
 
         @Override
@@ -81,6 +110,7 @@ final class SizedResponseBody implements AsyncResponseTransformer<GetObjectRespo
             subscription = s;
             if (result.isDone()) {
                 s.cancel();
+                releaseBody();
                 return;
             }
             s.request(Long.MAX_VALUE);
@@ -88,38 +118,51 @@ final class SizedResponseBody implements AsyncResponseTransformer<GetObjectRespo
 
         @Override
         public void onNext(ByteBuffer chunk) {
-            if (result.isDone()) {
+            if (result.isDone() || body == null) {
                 return;
             }
             int n = chunk.remaining();
-            if (length + (long) n > body.length) {
-                if (expected >= 0) {
-                    subscription.cancel();
-                    result.completeExceptionally(broken("object body ran past its Content-Length of " + expected
-                            + " bytes"));
-                    return;
-                }
-                // No Content-Length: grow geometrically.
-                body = Arrays.copyOf(body, (int) Math.min(Integer.MAX_VALUE - 8,
-                        Math.max(length + (long) n, 2L * body.length)));
+            if (n > body.maxWritableBytes()) {
+                subscription.cancel();
+                releaseBody();
+                result.completeExceptionally(broken("object body ran past its Content-Length of " + expected
+                        + " bytes"));
+                return;
             }
-            chunk.duplicate().get(body, length, n);
-            length += n;
+            body.writeBytes(chunk.duplicate());
         }
 
         @Override
         public void onError(Throwable error) {
+            releaseBody();
             result.completeExceptionally(error);
         }
 
         @Override
         public void onComplete() {
-            if (expected >= 0 && length != expected) {
-                result.completeExceptionally(broken("object body ended after " + length + " of its Content-Length of "
+            if (body == null) {
+                return;
+            }
+            if (expected >= 0 && body.readableBytes() != expected) {
+                int got = body.readableBytes();
+                releaseBody();
+                result.completeExceptionally(broken("object body ended after " + got + " of its Content-Length of "
                         + expected + " bytes"));
                 return;
             }
-            result.complete(new Result(response, ByteBuffer.wrap(body, 0, length).slice()));
+            ByteBuf out = body;
+            body = null;
+            if (!result.complete(new Result(response, out))) {
+                out.release();
+            }
+        }
+
+        private void releaseBody() {
+            ByteBuf b = body;
+            body = null;
+            if (b != null) {
+                b.release();
+            }
         }
     }
 }
