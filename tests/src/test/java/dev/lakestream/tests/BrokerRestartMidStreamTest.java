@@ -35,7 +35,7 @@ class BrokerRestartMidStreamTest {
         BROKER.admin().topics().createNonPartitionedTopic(topic);
         PulsarClient client = BROKER.newClient(b -> b.operationTimeout(30, TimeUnit.SECONDS));
         int count = 1500;
-        try (CountedTraffic traffic = new CountedTraffic(client, topic).start(count, 150)) {
+        try (KeyedTraffic traffic = new KeyedTraffic(client, topic, "counted").start(count, 150)) {
             Await.until("400 acknowledgements confirmed to the consumer", 120,
                     () -> traffic.ackConfirmed().size() >= 400);
             Set<Integer> confirmedBeforeStop = traffic.ackConfirmed();
@@ -43,12 +43,12 @@ class BrokerRestartMidStreamTest {
             LOG.info("Restarted after {} sends, {} acknowledgements confirmed", traffic.sent(),
                     confirmedBeforeStop.size());
 
-            traffic.awaitSettled(count, 120);
+            traffic.assertSettled(120);
             assertThat(traffic.failed()).as("sends that failed").isEmpty();
             assertThat(traffic.receivedTwiceAmong(confirmedBeforeStop))
                     .as("messages delivered again although their acknowledgement was confirmed before the stop")
                     .isEmpty();
-            Map<Integer, Integer> stored = CountedTraffic.stored(client, topic);
+            Map<Integer, Integer> stored = KeyedTraffic.stored(client, topic).counts();
             assertThat(stored.keySet()).as("stored messages").containsAll(traffic.acked());
             assertThat(stored.entrySet()).as("messages stored more than once, deduplication on")
                     .filteredOn(e -> e.getValue() > 1).isEmpty();

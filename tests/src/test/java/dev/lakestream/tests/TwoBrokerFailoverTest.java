@@ -93,7 +93,7 @@ class TwoBrokerFailoverTest {
             Outcome o = runThroughUnloadAndKill(admin, client, topic, 3000, 150);
 
             assertThat(o.traffic.failed()).as("sends that failed").isEmpty();
-            Map<Integer, Integer> stored = CountedTraffic.stored(client, topic);
+            Map<Integer, Integer> stored = KeyedTraffic.stored(client, topic).counts();
             assertThat(stored.keySet()).as("stored messages").containsAll(o.traffic.acked());
             assertThat(stored.entrySet()).as("messages stored more than once, deduplication on")
                     .filteredOn(e -> e.getValue() > 1).isEmpty();
@@ -115,7 +115,7 @@ class TwoBrokerFailoverTest {
             Outcome o = runThroughUnloadAndKill(admin, client, topic, 3000, 150);
 
             assertThat(o.traffic.failed()).as("sends that failed").isEmpty();
-            Map<Integer, Integer> stored = CountedTraffic.stored(client, topic);
+            Map<Integer, Integer> stored = KeyedTraffic.stored(client, topic).counts();
             assertThat(stored.keySet()).as("stored messages").containsAll(o.traffic.acked());
             long storedTwice = stored.values().stream().filter(c -> c > 1).count();
             // Without deduplication a producer resends what it had in flight when its broker died; those may be
@@ -136,16 +136,16 @@ class TwoBrokerFailoverTest {
             admin.namespaces().createNamespace(ns);
             admin.namespaces().setDeduplicationStatus(ns, true);
             admin.topics().createNonPartitionedTopic(topic);
-            try (CountedTraffic traffic = new CountedTraffic(client, topic).start(2000, 150)) {
+            try (KeyedTraffic traffic = new KeyedTraffic(client, topic, "counted").start(2000, 150)) {
                 awaitSent(traffic, 600);
                 brokerA.kill();
                 brokerB.kill();
                 LOG.info("Both brokers killed after {} sends ({} acknowledged)", traffic.sent(), traffic.ackedCount());
                 brokerA.start(START_TIMEOUT);
                 brokerB.start(START_TIMEOUT);
-                traffic.awaitSettled(2000, 180);
+                traffic.assertSettled(180);
                 assertThat(traffic.failed()).as("sends that failed").isEmpty();
-                Map<Integer, Integer> stored = CountedTraffic.stored(client, topic);
+                Map<Integer, Integer> stored = KeyedTraffic.stored(client, topic).counts();
                 assertThat(stored.keySet()).as("stored messages").containsAll(traffic.acked());
                 assertThat(stored.entrySet()).as("messages stored more than once, deduplication on")
                         .filteredOn(e -> e.getValue() > 1).isEmpty();
@@ -157,13 +157,13 @@ class TwoBrokerFailoverTest {
 
     // -------------------------------------------------------------------------------------------------- helpers
 
-    private record Outcome(CountedTraffic traffic, String killed) {
+    private record Outcome(KeyedTraffic traffic, String killed) {
     }
 
     /** Runs {@code count} messages at {@code rate}; unloads the topic after a fifth, kills its owner after half. */
     private Outcome runThroughUnloadAndKill(PulsarAdmin admin, PulsarClient client, String topic, int count,
             int rate) throws Exception {
-        CountedTraffic traffic = new CountedTraffic(client, topic).start(count, rate);
+        KeyedTraffic traffic = new KeyedTraffic(client, topic, "counted").start(count, rate);
         awaitSent(traffic, count / 5);
         String ownerBefore = admin.lookups().lookupTopic(topic);
         admin.topics().unload(topic);
@@ -177,11 +177,11 @@ class TwoBrokerFailoverTest {
         LOG.info("Killed {} (owner of {}) after {} sends, {} acknowledged", victim, topic, traffic.sent(),
                 traffic.ackedCount());
 
-        traffic.awaitSettled(count, 180);
+        traffic.assertSettled(180);
         return new Outcome(traffic, victim.name());
     }
 
-    private static void awaitSent(CountedTraffic traffic, int n) throws Exception {
+    private static void awaitSent(KeyedTraffic traffic, int n) throws Exception {
         Await.until(n + " sends issued", 120, () -> traffic.sent() >= n);
     }
 

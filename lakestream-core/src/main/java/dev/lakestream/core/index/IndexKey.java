@@ -50,6 +50,14 @@ public record IndexKey(long streamId, long endOffset, long cumulativeSize) {
         return pad(streamId) + "-" + pad(offset) + "-~";
     }
 
+    /**
+     * A key the writer deletes (and never writes) as a barrier on the stream's shard before it checks whether a
+     * commit whose answer was lost landed; it sorts after every record of the stream and before the next stream's.
+     */
+    public static String commitBarrierKey(long streamId) {
+        return pad(streamId) + "~commit-barrier";
+    }
+
     public String format() {
         return pad(streamId) + "-" + pad(endOffset) + "-" + pad(cumulativeSize);
     }

@@ -5,9 +5,11 @@ import dev.lakestream.core.index.IndexValue;
 import dev.lakestream.core.log.AppendRejectedException;
 import dev.lakestream.core.log.AppendResult;
 import dev.lakestream.core.log.LogException;
+import dev.lakestream.core.metadata.DeleteOptions;
 import dev.lakestream.core.metadata.MetadataStore;
+import dev.lakestream.core.metadata.MetadataStoreUnavailableException;
 import dev.lakestream.core.metadata.PutOptions;
-import dev.lakestream.core.metadata.PutResult;
+import dev.lakestream.core.metadata.Record;
 import dev.lakestream.core.objectstore.ObjectStore;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -20,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -45,6 +48,11 @@ import org.slf4j.LoggerFactory;
  * arrive in append order even when a later object is stored first. A failed PUT fails every append of
  * that object; a failed index commit fails only that stream's appends of the object.
  *
+ * <p>A failure is final: an append reported failed is not in the stream and never will be, and no append of the
+ * same stream accepted before the failure lands after it (they fail too), so a caller that resends failed appends,
+ * as Pulsar's producers do, never stores one twice. An index commit whose answer is lost (timeout, store unreachable
+ * or restarted) is therefore settled before its appends complete: see {@link #resolve}.
+ *
  * <p>Ownership of payloads: {@link #append} copies the payload's bytes into the open batch at once, into pooled
  * direct chunks (see {@link PayloadBuffer} for why), so the caller may release its buffer as soon as {@code append}
  * returns. Only an append that must wait for room retains the buffer, until it is admitted (or fails). That is the
@@ -60,6 +68,11 @@ public final class WalWriter implements AutoCloseable {
     static final int CHUNK_BYTES = 512 << 10;
     /** The first chunk of a batch: an idle writer's one-append object keeps no more memory than this in the cache. */
     static final int FIRST_CHUNK_BYTES = 8 << 10;
+    /** Streams whose last commit end is remembered (LRU); a stream forgotten is scanned from its start. */
+    private static final int MAX_KNOWN_ENDS = 1 << 16;
+    private static final long RESOLVE_FIRST_DELAY_MS = 100;
+    private static final long RESOLVE_MAX_DELAY_MS = 1_000;
+    private static final int RESOLVE_SCAN_PAGE = 256;
 
     private final ObjectStore objects;
     private final ByteBufAllocator allocator;
@@ -76,6 +89,17 @@ public final class WalWriter implements AutoCloseable {
     private long pendingBytes;
     private final ArrayDeque<PendingAppend> waiting = new ArrayDeque<>();
     private final Map<Long, CompletableFuture<Void>> commitTails = new HashMap<>();
+    /** Admission order of appends, over all streams: {@link PendingAppend#seq}. */
+    private long nextAppendSeq;
+    /** Per stream, the last failure of its appends while appends accepted before it may still be pending. */
+    private final Map<Long, StreamFailure> failedBefore = new HashMap<>();
+    /** Per stream, the end offset of its last commit by this writer: where a lost commit's record is looked for. */
+    private final Map<Long, Long> committedEnds = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
+            return size() > MAX_KNOWN_ENDS;
+        }
+    };
     private final List<CompletableFuture<Void>> inFlight = new ArrayList<>();
     private boolean closed;
     /** Batches sealed and not yet stored (or failed): while any, the open batch keeps filling. */
@@ -124,6 +148,7 @@ public final class WalWriter implements AutoCloseable {
         }
         PendingAppend append = new PendingAppend(streamId, records, payload.readableBytes());
         synchronized (lock) {
+            append.seq = nextAppendSeq++;
             if (closed) {
                 append.fail(new LogException("WAL writer is closed; append to stream " + streamId + " refused"));
                 return append.result;
@@ -315,7 +340,8 @@ public final class WalWriter implements AutoCloseable {
             }
             object = body.build();
         } catch (RuntimeException e) {
-            batch.forEach(a -> a.fail(new LogException("could not build WAL object " + key + ": " + e, e)));
+            LogException failure = new LogException("could not build WAL object " + key + ": " + e, e);
+            batch.streams.values().forEach(part -> failPart(part.streamId, part.appends, failure));
             release(batch);
             return;
         } finally {
@@ -364,8 +390,12 @@ public final class WalWriter implements AutoCloseable {
                     .thenCompose(ignored -> put.handle((v, e) -> e))
                     .thenCompose(putError -> {
                         if (putError != null) {
-                            Throwable cause = unwrap(putError);
-                            appends.forEach(a -> a.fail(cause));
+                            failPart(streamId, appends, unwrap(putError));
+                            return DONE;
+                        }
+                        LogException earlier = earlierFailure(streamId, appends);
+                        if (earlier != null) {
+                            failPart(streamId, appends, earlier);
                             return DONE;
                         }
                         return commit(streamId, appends, key, objectSize, indexLength, compact);
@@ -399,31 +429,184 @@ public final class WalWriter implements AutoCloseable {
         }
         IndexValue value = new IndexValue(objectKey, compact, records, bytes, objectSize, counts,
                 Map.of(IndexValue.EXTRA_INDEX_LENGTH, Integer.toString(indexLength)));
-        long totalRecords = records;
-        long totalBytes = bytes;
-        return guard.beforeCommit(streamId)
-                .thenCompose(ok -> metadata.put(IndexKey.prefix(streamId), value.encode(), PutOptions.DEFAULT
-                        .partitionKey(IndexKey.partitionKey(streamId)).sequenceKeyDeltas(totalRecords, totalBytes)))
-                .handle((PutResult result, Throwable e) -> {
-                    if (e != null) {
+        PartCommit part = new PartCommit(streamId, appends, objectKey, records, bytes, knownEnd(streamId));
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        guard.beforeCommit(streamId).whenComplete((ok, refused) -> {
+            if (refused != null) {
+                // Refused before anything was sent: the record cannot land.
+                failPart(streamId, appends, unwrap(refused));
+                done.complete(null);
+                return;
+            }
+            metadata.put(IndexKey.prefix(streamId), value.encode(), PutOptions.DEFAULT
+                            .partitionKey(IndexKey.partitionKey(streamId)).sequenceKeyDeltas(part.records, part.bytes))
+                    .whenComplete((result, e) -> {
+                        if (e == null) {
+                            part.complete(result.key(), result.version().createdTimestamp());
+                            done.complete(null);
+                            return;
+                        }
                         Throwable cause = unwrap(e);
-                        log.warn("Index commit of stream {} for WAL object {} failed: {}", streamId, objectKey,
-                                cause.toString());
-                        appends.forEach(a -> a.fail(cause));
-                        return null;
+                        if (cause instanceof MetadataStoreUnavailableException) {
+                            log.warn("Index commit of stream {} for WAL object {} has an unknown outcome ({}); its {}"
+                                    + " append(s) wait until the metadata store answers whether it landed",
+                                    streamId, objectKey, cause.toString(), appends.size());
+                            resolve(part, cause, 0, done);
+                        } else {
+                            log.warn("Index commit of stream {} for WAL object {} failed: {}", streamId, objectKey,
+                                    cause.toString());
+                            failPart(streamId, appends, cause);
+                            done.complete(null);
+                        }
+                    });
+        });
+        return done;
+    }
+
+    /**
+     * Settles a commit whose answer was lost (a timeout, the store unreachable or restarted): the put may have been
+     * applied all the same, and failing its appends would let a caller store them again (with Pulsar's
+     * deduplication on, a resend the broker takes for new). So once the store answers again, a barrier write on the
+     * stream's shard (a delete of a key never written) orders this check after every write the shard accepted
+     * before, and a scan of the stream's index from its last known end looks for the record naming this object:
+     * found, the appends succeed late at the offsets the record holds; absent, they fail and cannot land later.
+     * Retried with backoff until the store answers; if the writer closes first, the appends fail as unknown.
+     */
+    private void resolve(PartCommit part, Throwable firstCause, int attempt, CompletableFuture<Void> done) {
+        String partition = IndexKey.partitionKey(part.streamId);
+        metadata.delete(IndexKey.commitBarrierKey(part.streamId), DeleteOptions.DEFAULT.partitionKey(partition))
+                .thenCompose(ignored -> findRecordOf(part, IndexKey.coveringSearchKey(part.streamId, part.knownEnd)))
+                .whenComplete((found, e) -> {
+                    if (e == null) {
+                        if (found.isPresent()) {
+                            log.info("Index commit of stream {} for WAL object {} landed after all (at {}): its {}"
+                                    + " append(s) succeed", part.streamId, part.objectKey, found.get().key(),
+                                    part.appends.size());
+                            part.complete(found.get().key(), found.get().version().createdTimestamp());
+                        } else {
+                            log.warn("Index commit of stream {} for WAL object {} did not land: its {} append(s) fail",
+                                    part.streamId, part.objectKey, part.appends.size());
+                            failPart(part.streamId, part.appends, new LogException("index commit of stream "
+                                    + part.streamId + " for WAL object " + part.objectKey + " did not land (checked"
+                                    + " once the metadata store " + metadata.address() + " answered again): "
+                                    + firstCause, firstCause));
+                        }
+                        done.complete(null);
+                        return;
                     }
-                    IndexKey key = IndexKey.parse(result.key());
-                    long offset = key.endOffset() - totalRecords;
-                    long cumulative = key.cumulativeSize() - totalBytes;
-                    long timestamp = result.version().createdTimestamp();
-                    for (PendingAppend a : appends) {
-                        cumulative += a.size();
-                        a.result.complete(new AppendResult(streamId, offset, a.records, timestamp, cumulative));
-                        offset += a.records;
+                    boolean closing;
+                    synchronized (lock) {
+                        closing = closed;
                     }
-                    listener.committed(streamId, key.endOffset());
-                    return null;
+                    if (closing) {
+                        failPart(part.streamId, part.appends, new LogException("index commit of stream "
+                                + part.streamId + " for WAL object " + part.objectKey + " has an unknown outcome: the"
+                                + " writer closed before the metadata store " + metadata.address()
+                                + " answered whether it landed (" + unwrap(e) + ")", firstCause));
+                        done.complete(null);
+                        return;
+                    }
+                    long delayMs = Math.min(RESOLVE_MAX_DELAY_MS, RESOLVE_FIRST_DELAY_MS << Math.min(attempt, 4));
+                    scheduler.schedule(() -> resolve(part, firstCause, attempt + 1, done), delayMs,
+                            TimeUnit.MILLISECONDS);
                 });
+    }
+
+    /** The stream's index record naming {@code part}'s object, scanning from {@code from} page by page. */
+    private CompletableFuture<Optional<Record>> findRecordOf(PartCommit part, String from) {
+        return metadata.rangeScan(from, IndexKey.highest(part.streamId),
+                        Optional.of(IndexKey.partitionKey(part.streamId)), RESOLVE_SCAN_PAGE)
+                .thenCompose(records -> {
+                    for (Record r : records) {
+                        if (IndexKey.belongsTo(r.key(), part.streamId)
+                                && IndexValue.decode(r.value(), r.key()).location().equals(part.objectKey)) {
+                            return CompletableFuture.completedFuture(Optional.of(r));
+                        }
+                    }
+                    if (records.size() < RESOLVE_SCAN_PAGE) {
+                        return CompletableFuture.completedFuture(Optional.<Record>empty());
+                    }
+                    // Past the last key seen: index keys have one length, so no key lies between it and it + "0".
+                    return findRecordOf(part, records.get(records.size() - 1).key() + "0");
+                });
+    }
+
+    /**
+     * Fails one stream's appends and marks every append of the stream accepted before now as failed too: a
+     * caller that sees this failure must never find a later append of the stream stored (a log's writer fails
+     * everything behind a failed write and resends it, as Pulsar's managed ledger does).
+     */
+    private void failPart(long streamId, List<PendingAppend> appends, Throwable cause) {
+        synchronized (lock) {
+            failedBefore.put(streamId, new StreamFailure(nextAppendSeq, cause));
+        }
+        appends.forEach(a -> a.fail(cause));
+    }
+
+    /**
+     * The failure of an append of the stream accepted before the first of {@code appends}, if one failed since;
+     * they must fail too. Appends reach this check in the order they were accepted, so once a part passes it the
+     * stream's mark can go.
+     */
+    private LogException earlierFailure(long streamId, List<PendingAppend> appends) {
+        synchronized (lock) {
+            StreamFailure failure = failedBefore.get(streamId);
+            if (failure == null) {
+                return null;
+            }
+            if (appends.get(0).seq < failure.acceptedBefore()) {
+                return new LogException("append to stream " + streamId + " not committed: an append to the stream"
+                        + " accepted before it failed (" + failure.cause() + ")", failure.cause());
+            }
+            failedBefore.remove(streamId);
+            return null;
+        }
+    }
+
+    private long knownEnd(long streamId) {
+        synchronized (lock) {
+            return committedEnds.getOrDefault(streamId, 0L);
+        }
+    }
+
+    /** A failure of a stream's appends: appends accepted before {@code acceptedBefore} fail with it. */
+    private record StreamFailure(long acceptedBefore, Throwable cause) {}
+
+    /** One stream's share of a stored object, being committed to its index. */
+    private final class PartCommit {
+        final long streamId;
+        final List<PendingAppend> appends;
+        final String objectKey;
+        final long records;
+        final long bytes;
+        /** The stream's end offset as this writer last saw it (0 if never): the record cannot end at or below it. */
+        final long knownEnd;
+
+        PartCommit(long streamId, List<PendingAppend> appends, String objectKey, long records, long bytes,
+                   long knownEnd) {
+            this.streamId = streamId;
+            this.appends = appends;
+            this.objectKey = objectKey;
+            this.records = records;
+            this.bytes = bytes;
+            this.knownEnd = knownEnd;
+        }
+
+        /** Completes the appends at the offsets of the index record the store assigned. */
+        void complete(String indexKey, long timestamp) {
+            IndexKey key = IndexKey.parse(indexKey);
+            long offset = key.endOffset() - records;
+            long cumulative = key.cumulativeSize() - bytes;
+            synchronized (lock) {
+                committedEnds.merge(streamId, key.endOffset(), Math::max);
+            }
+            for (PendingAppend a : appends) {
+                cumulative += a.size();
+                a.result.complete(new AppendResult(streamId, offset, a.records, timestamp, cumulative));
+                offset += a.records;
+            }
+            listener.committed(streamId, key.endOffset());
+        }
     }
 
     /**
@@ -518,6 +701,8 @@ public final class WalWriter implements AutoCloseable {
         ByteBuf payload;
         /** Where its bytes are in its batch's {@link PayloadBuffer}, once admitted. */
         long slot;
+        /** Its place in the writer's admission order (see {@code failedBefore}). */
+        long seq;
 
         PendingAppend(long streamId, int records, int size) {
             this.streamId = streamId;

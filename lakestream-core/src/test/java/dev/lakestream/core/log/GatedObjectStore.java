@@ -25,6 +25,11 @@ final class GatedObjectStore extends ForwardingObjectStore {
         void release() {
             gate.complete(null);
         }
+
+        /** Fails the held PUT with {@code error} instead of sending it on. */
+        void fail(Throwable error) {
+            gate.completeExceptionally(error);
+        }
     }
 
     private final List<Put> puts = new CopyOnWriteArrayList<>();

@@ -33,8 +33,8 @@ import org.mockito.Mockito;
 
 /**
  * Faults injected into the writer's two stores (Mockito spies around the real embedded stores): a failed
- * PUT fails every append of the object and leaves nothing visible; a failed index commit fails only the
- * appends of that stream.
+ * PUT fails every append of the object and leaves nothing visible; an index commit that failed (and did not land)
+ * fails only the appends of that stream.
  */
 class WriterFaultTest {
 
@@ -99,7 +99,8 @@ class WriterFaultTest {
         CompletableFuture<AppendResult> ok = log.stream(good).append(1, LakestreamLogTest.bytes("ok"));
         CompletableFuture<AppendResult> lost = log.stream(bad).append(1, LakestreamLogTest.bytes("lost"));
         assertThat(ok.join().offset()).isZero();
-        assertThatThrownBy(lost::join).hasCauseInstanceOf(MetadataStoreUnavailableException.class);
+        assertThatThrownBy(lost::join).hasMessageContaining("did not land")
+                .hasRootCauseInstanceOf(MetadataStoreUnavailableException.class);
         assertThat(log.stream(bad).endOffset().join()).isZero();
         assertThat(log.stream(good).read(0, 10, 1 << 20).join()).hasSize(1);
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lakestream.tests.Await;
+import dev.lakestream.tests.KeyedTraffic;
 import dev.lakestream.tests.PulsarBrokerExtension;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import dev.lakestream.tests.KeyedTraffic;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.PulsarClient;
@@ -58,6 +59,12 @@ final class FaultScenario {
 
     /** The fault proxy's count of requests it forwarded to S3 while the last fault held (S3 scenarios). */
     static volatile int forwardedDuringFault = -1;
+
+    /** As {@link #run(FaultCluster, PulsarClient, String, String, Step, Duration, Step)} on a test class's fixture. */
+    static List<Outcome> run(FaultClusterExtension fixture, String scenario, String topicName, Step inject,
+            Duration hold, Step heal) throws Exception {
+        return run(fixture.cluster(), fixture.client(), scenario, topicName, inject, hold, heal);
+    }
 
     /**
      * Runs {@code inject}, holds the fault for {@code hold}, runs {@code heal}; returns the outcome of the dedup topic
@@ -157,21 +164,8 @@ final class FaultScenario {
         return c.stream().limit(10).toList();
     }
 
-    /**
-     * A guarantee a scenario is known to break today (docs/reliability.md, "What the suite found"): still counted in
-     * the table, logged as a warning, but not failing the test. Losing an acknowledged message is never one.
-     */
-    enum OpenDefect {
-        /** With deduplication on, a failed append that lands later is stored again when resent. */
-        LATE_COMMIT_DUPLICATES
-    }
-
     /** What every scenario must show: nothing acknowledged lost, no reordering, no duplicates with dedup on. */
     static void assertSafe(FaultReport report, List<Outcome> outcomes) {
-        assertSafe(report, outcomes, Set.of());
-    }
-
-    static void assertSafe(FaultReport report, List<Outcome> outcomes, Set<OpenDefect> open) {
         for (Outcome o : outcomes) {
             report.add(o.row());
         }
@@ -183,15 +177,9 @@ final class FaultScenario {
             assertThat(o.traffic().consumerError()).as("consumer error").isNull();
             assertThat(o.traffic().unanswered()).as("%s: sends never answered", r.scenario()).isZero();
             if (!r.dedup()) {
-                // Without deduplication a failed append that was stored after all, then resent, is stored twice and
-                // can put a key's messages out of order (Pulsar's at-least-once): the table reports both.
-                continue;
-            }
-            if (open.contains(OpenDefect.LATE_COMMIT_DUPLICATES)) {
-                if (r.storedTwice() > 0 || r.orderViolations() > 0) {
-                    LOG.warn("[{}] open defect {}: {} stored twice, {} key order violations with deduplication on",
-                            r.scenario(), OpenDefect.LATE_COMMIT_DUPLICATES, r.storedTwice(), r.orderViolations());
-                }
+                // Without deduplication a send whose answer was lost (the broker closed the connection) and that was
+                // stored all the same is stored again when resent, and can put a key's messages out of order
+                // (Pulsar's at-least-once): the table reports both.
                 continue;
             }
             assertThat(r.orderViolations()).as("%s: per-key order violations", r.scenario()).isZero();

@@ -1,4 +1,6 @@
-package dev.lakestream.tests.faults;
+package dev.lakestream.tests;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -23,16 +25,18 @@ import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.api.SubscriptionType;
 
 /**
- * A steady keyed producer and a checking consumer on one topic, and the bookkeeping a fault scenario is judged by.
+ * A steady keyed producer and a checking consumer on one topic while a test injects a fault or restarts, unloads or
+ * kills brokers, and the bookkeeping to judge the outcome by: which messages the broker acknowledged to the producer,
+ * which the consumer received and how often, and what a reader finds stored in the topic afterwards.
  *
  * <p>Message {@code n} has the value {@code n} and the key {@code k<n % KEYS>}, so within a key the numbers rise. The
- * producer sends at a fixed rate until {@link #stopSending()}, never timing a send out ({@code sendTimeout 0}): each
+ * producer sends at a fixed rate until {@link #stopSending()} (or a given count), never timing a send out ({@code sendTimeout 0}): each
  * send is acknowledged or fails with an error the test sees. The consumer counts each message it receives and counts
  * an <em>order violation</em> when a message arrives for the first time after a higher number of the same key.
  */
-final class KeyedTraffic implements AutoCloseable {
+public final class KeyedTraffic implements AutoCloseable {
 
-    static final int KEYS = 8;
+    public static final int KEYS = 8;
 
     private final PulsarClient client;
     private final String topic;
@@ -44,6 +48,8 @@ final class KeyedTraffic implements AutoCloseable {
     private final Set<Integer> ackedAsDuplicate = ConcurrentHashMap.newKeySet();
     private final Map<Integer, AtomicInteger> received = new ConcurrentHashMap<>();
     private final int[] highestPerKey = new int[KEYS];
+    /** Messages whose acknowledgement by the consumer the broker confirmed (ack receipts). */
+    private final Set<Integer> ackConfirmed = ConcurrentHashMap.newKeySet();
     private final AtomicInteger orderViolations = new AtomicInteger();
     private final AtomicInteger sent = new AtomicInteger();
     private final AtomicLong lastAckNanos = new AtomicLong();
@@ -56,21 +62,27 @@ final class KeyedTraffic implements AutoCloseable {
     private Producer<byte[]> producer;
     private Consumer<byte[]> consumer;
 
-    KeyedTraffic(PulsarClient client, String topic, String name) {
+    public KeyedTraffic(PulsarClient client, String topic, String name) {
         this.client = client;
         this.topic = topic;
         this.name = name;
         java.util.Arrays.fill(highestPerKey, -1);
     }
 
-    String topic() {
+    public String topic() {
         return topic;
     }
 
     /** Subscribes, then sends {@code perSecond} messages a second in the background, consuming as they come. */
-    KeyedTraffic start(int perSecond) throws PulsarClientException {
+    public KeyedTraffic start(int perSecond) throws PulsarClientException {
+        return start(Integer.MAX_VALUE, perSecond);
+    }
+
+    /** As {@link #start(int)}, sending {@code count} messages in all. */
+    public KeyedTraffic start(int count, int perSecond) throws PulsarClientException {
+        // Ack receipts: the broker confirms each acknowledgement, so a test knows which ones it holds.
         consumer = client.newConsumer().topic(topic).subscriptionName("checker")
-                .subscriptionType(SubscriptionType.Failover)
+                .subscriptionType(SubscriptionType.Failover).isAckReceiptEnabled(true)
                 .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
         producer = client.newProducer().topic(topic).producerName(name)
                 .sendTimeout(0, TimeUnit.SECONDS).blockIfQueueFull(true).maxPendingMessages(2000)
@@ -78,7 +90,7 @@ final class KeyedTraffic implements AutoCloseable {
         long intervalNanos = TimeUnit.SECONDS.toNanos(1) / perSecond;
         producerThread = Thread.ofPlatform().name("keyed-producer-" + name).start(() -> {
             long next = System.nanoTime();
-            for (int i = 0; !stopSending; i++) {
+            for (int i = 0; i < count && !stopSending; i++) {
                 int n = i;
                 long t0 = System.nanoTime();
                 sentAt.put(n, t0);
@@ -131,7 +143,7 @@ final class KeyedTraffic implements AutoCloseable {
                     orderViolations.incrementAndGet();
                 }
                 highestPerKey[key] = Math.max(highestPerKey[key], n);
-                consumer.acknowledgeAsync(m);
+                consumer.acknowledgeAsync(m).thenRun(() -> ackConfirmed.add(n));
             } catch (PulsarClientException e) {
                 if (!stopConsuming && !(e instanceof PulsarClientException.AlreadyClosedException)) {
                     consumerError.compareAndSet(null, e);
@@ -141,21 +153,21 @@ final class KeyedTraffic implements AutoCloseable {
         }
     }
 
-    int sent() {
+    public int sent() {
         return sent.get();
     }
 
-    int ackedCount() {
+    public int ackedCount() {
         return ackedAt.size();
     }
 
     /** Nanos of the latest acknowledgement so far, or 0. */
-    long lastAckNanos() {
+    public long lastAckNanos() {
         return lastAckNanos.get();
     }
 
     /** The first acknowledgement at or after {@code nanos}, or -1 if none yet. */
-    long firstAckAtOrAfter(long nanos) {
+    public long firstAckAtOrAfter(long nanos) {
         return ackedAt.values().stream().filter(t -> t >= nanos).min(Long::compare).orElse(-1L);
     }
 
@@ -163,18 +175,18 @@ final class KeyedTraffic implements AutoCloseable {
      * How many messages were acknowledged with a message id (stored now, not answered as duplicates of an earlier
      * send) in [fromNanos, toNanos).
      */
-    long storedInWindow(long fromNanos, long toNanos) {
+    public long storedInWindow(long fromNanos, long toNanos) {
         return ackedAt.entrySet().stream()
                 .filter(e -> sentAt.getOrDefault(e.getKey(), Long.MIN_VALUE) >= fromNanos && e.getValue() < toNanos)
                 .filter(e -> !ackedAsDuplicate.contains(e.getKey())).count();
     }
 
-    boolean wasReceived(int n) {
+    public boolean wasReceived(int n) {
         return received.containsKey(n);
     }
 
     /** Stops issuing sends; what was issued still completes. */
-    void stopSending() throws InterruptedException {
+    public void stopSending() throws InterruptedException {
         stopSending = true;
         producerThread.join(10_000);
     }
@@ -183,10 +195,11 @@ final class KeyedTraffic implements AutoCloseable {
      * Waits (at most {@code seconds}) until every send issued was answered and the consumer received every
      * acknowledged message; returns whether it got there.
      */
-    boolean awaitSettled(int seconds) throws InterruptedException {
+    public boolean awaitSettled(int seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
-            if (ackedAt.size() + failed.size() >= sent.get() && notReceived().isEmpty()) {
+            if (!producerThread.isAlive() && ackedAt.size() + failed.size() >= sent.get()
+                    && notReceived().isEmpty()) {
                 return true;
             }
             Thread.sleep(100);
@@ -194,8 +207,32 @@ final class KeyedTraffic implements AutoCloseable {
         return false;
     }
 
+    /**
+     * Waits (at most {@code seconds}) until the producer has issued its sends, every one was answered and the consumer
+     * received every acknowledged one; fails naming what is missing.
+     */
+    public void assertSettled(int seconds) throws InterruptedException {
+        boolean settled = awaitSettled(seconds);
+        assertThat(unanswered()).as("sends never answered (acked %d, failed %d)", ackedAt.size(), failed.size())
+                .isZero();
+        assertThat(notReceived()).as("acknowledged to the producer but never received by the consumer").isEmpty();
+        assertThat(settled).as("producer still sending").isTrue();
+        assertThat(consumerError.get()).as("consumer error").isNull();
+    }
+
+    /** Messages whose acknowledgement the broker confirmed so far. */
+    public Set<Integer> ackConfirmed() {
+        return Set.copyOf(ackConfirmed);
+    }
+
+    /** Of {@code messages}, those the consumer received more than once. */
+    public List<Integer> receivedTwiceAmong(Set<Integer> messages) {
+        return messages.stream().filter(n -> received.get(n) != null && received.get(n).get() > 1).sorted()
+                .toList();
+    }
+
     /** Acknowledged messages the consumer never received, in order. */
-    List<Integer> notReceived() {
+    public List<Integer> notReceived() {
         List<Integer> l = new ArrayList<>();
         for (int n : ackedAt.keySet()) {
             if (!received.containsKey(n)) {
@@ -206,34 +243,34 @@ final class KeyedTraffic implements AutoCloseable {
         return l;
     }
 
-    int unanswered() {
+    public int unanswered() {
         return sent.get() - ackedAt.size() - failed.size();
     }
 
-    Map<Integer, String> failed() {
+    public Map<Integer, String> failed() {
         return new TreeMap<>(failed);
     }
 
     /** Acknowledged sends the broker answered as duplicates of an earlier persisted send. */
-    Set<Integer> ackedAsDuplicate() {
+    public Set<Integer> ackedAsDuplicate() {
         return Set.copyOf(ackedAsDuplicate);
     }
 
-    int orderViolations() {
+    public int orderViolations() {
         return orderViolations.get();
     }
 
     /** Messages the consumer received more than once (redeliveries, e.g. after a consumer moved broker). */
-    long redelivered() {
+    public long redelivered() {
         return received.values().stream().filter(c -> c.get() > 1).count();
     }
 
-    Throwable consumerError() {
+    public Throwable consumerError() {
         return consumerError.get();
     }
 
     /** The {@code q} quantile (0..1) of send-to-acknowledgement latency in ms of sends issued in [from, to). */
-    double latencyMs(double q, long fromNanos, long toNanos) {
+    public double latencyMs(double q, long fromNanos, long toNanos) {
         List<Long> l = new ArrayList<>();
         for (long[] s : latencies) {
             if (s[0] >= fromNanos && s[0] < toNanos) {
@@ -247,17 +284,17 @@ final class KeyedTraffic implements AutoCloseable {
         return l.get((int) Math.min(l.size() - 1, Math.ceil(q * l.size()) - 1)) / 1e6;
     }
 
-    Set<Integer> acked() {
+    public Set<Integer> acked() {
         return Set.copyOf(ackedAt.keySet());
     }
 
     /** The topic read whole from the start: how often each message is stored, and whether ids rise strictly. */
-    static Stored stored(PulsarClient client, String topic) throws Exception {
+    public static Stored stored(PulsarClient client, String topic) throws Exception {
         return stored(client, topic, Integer::parseInt);
     }
 
     /** As {@link #stored(PulsarClient, String)}, each value mapped to a number ({@code null}: not counted). */
-    static Stored stored(PulsarClient client, String topic, java.util.function.Function<String, Integer> number)
+    public static Stored stored(PulsarClient client, String topic, java.util.function.Function<String, Integer> number)
             throws Exception {
         Map<Integer, Integer> counts = new TreeMap<>();
         int idsOutOfOrder = 0;
@@ -283,9 +320,9 @@ final class KeyedTraffic implements AutoCloseable {
     }
 
     /** What a reader found in a topic. */
-    record Stored(Map<Integer, Integer> counts, int idsNotRising) {
+    public record Stored(Map<Integer, Integer> counts, int idsNotRising) {
 
-        long storedTwice() {
+        public long storedTwice() {
             return counts.values().stream().filter(c -> c > 1).count();
         }
     }
