@@ -7,6 +7,7 @@ import dev.lakestream.iceberg.pulsar.EncryptedMessageException;
 import dev.lakestream.iceberg.pulsar.EntryDecodeException;
 import dev.lakestream.iceberg.pulsar.EntryDecoder;
 import dev.lakestream.iceberg.pulsar.PulsarMessage;
+import dev.lakestream.iceberg.pulsar.TransactionMark;
 import dev.lakestream.iceberg.schema.BadMessageException;
 import dev.lakestream.iceberg.schema.IncompatibleSchemaException;
 import dev.lakestream.iceberg.schema.MessagePosition;
@@ -83,6 +84,7 @@ public final class TopicMaterializer implements AutoCloseable {
     private final DeadLetters deadLetters;
     private final Clock clock;
     private final EntryDecoder decoder = new EntryDecoder();
+    private final TransactionOutcomes transactions;
     private final String where;
 
     // ---- state, changed only by the transitions below ----
@@ -128,6 +130,7 @@ public final class TopicMaterializer implements AutoCloseable {
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.where = topic + " (" + stream + ") -> table " + tableId;
+        this.transactions = new TransactionOutcomes(stream, config);
         publish();
     }
 
@@ -183,7 +186,9 @@ public final class TopicMaterializer implements AutoCloseable {
                     }
                 }
                 for (LogEntry e : batch) {
-                    write(e);
+                    if (!write(e)) {
+                        break; // an open transaction: wait at its first message
+                    }
                     entries++;
                 }
             } finally {
@@ -242,21 +247,37 @@ public final class TopicMaterializer implements AutoCloseable {
 
     // ---- reading and writing ----
 
-    private void write(LogEntry e) throws IncompatibleSchemaException, EncryptedMessageException,
+    /**
+     * Writes the entry's rows; false (and nothing written, {@code next} unchanged) when the entry is a message of a
+     * transaction that is still open.
+     */
+    private boolean write(LogEntry e) throws IncompatibleSchemaException, EncryptedMessageException,
             SchemaUnavailableException {
-        if (e.offset() > next) {
-            LOG.warn("{}: offsets [{}, {}) were trimmed from the stream before they were materialized", where, next,
-                    e.offset());
-        }
         MessagePosition pos = positions.position(e.offset());
+        String entryName = "entry " + pos.ledgerId() + ":" + pos.entryId() + " (stream " + stream.id() + " offset "
+                + e.offset() + ")";
         List<PulsarMessage> messages;
         try {
-            messages = decoder.decode(e.payload(), "entry " + pos.ledgerId() + ":" + pos.entryId() + " (stream "
-                    + stream.id() + " offset " + e.offset() + ")");
+            TransactionMark txn = EntryDecoder.transactionOf(e.payload(), entryName);
+            if (txn != null && txn.isMarker()) {
+                transactions.passed(txn);
+            } else if (txn != null) {
+                TransactionOutcomes.Outcome outcome = transactions.outcome(txn, e.endOffset());
+                if (outcome == TransactionOutcomes.Outcome.OPEN) {
+                    return false;
+                }
+                if (outcome == TransactionOutcomes.Outcome.ABORTED) {
+                    // Never visible to a Pulsar consumer: never a row either.
+                    LOG.debug("{}: {} is of aborted transaction {}; left out", where, entryName, txn.txnId());
+                    skippedTo(e);
+                    return true;
+                }
+            }
+            messages = decoder.decode(e.payload(), entryName);
         } catch (EntryDecodeException ex) {
             deadLetter(pos, -1, ex.getMessage());
-            next = e.endOffset();
-            return;
+            skippedTo(e);
+            return true;
         }
         // Settle every schema version of the entry first (which may evolve the table), then convert the whole
         // entry before writing any of it, so rows all have the final shape and a pause never leaves half an
@@ -289,6 +310,16 @@ public final class TopicMaterializer implements AutoCloseable {
             writerFor(table.schema()).write(row, table.spec(), partitionKey(row));
         }
         pendingRows += rows.size();
+        skippedTo(e);
+        return true;
+    }
+
+    /** The entry is dealt with (written, dead-lettered or left out): reading goes on after it. */
+    private void skippedTo(LogEntry e) {
+        if (e.offset() > next) {
+            LOG.warn("{}: offsets [{}, {}) were trimmed from the stream before they were materialized", where, next,
+                    e.offset());
+        }
         next = e.endOffset();
     }
 
@@ -484,6 +515,7 @@ public final class TopicMaterializer implements AutoCloseable {
         pendingRows = 0;
         oldestUncommittedMillis = 0;
         next = pendingStart;
+        transactions.reset();
     }
 
     private void deleteFiles(List<DataFile> files) {
@@ -508,6 +540,7 @@ public final class TopicMaterializer implements AutoCloseable {
         pendingRows = 0;
         oldestUncommittedMillis = 0;
         converters.clear();
+        transactions.reset();
     }
 
     private void pause(String reason) {
