@@ -83,6 +83,7 @@ public final class TopicMaterializer implements AutoCloseable {
     private final MaterializerConfig config;
     private final DeadLetters deadLetters;
     private final Clock clock;
+    private final MemoryBudget budget;
     private final EntryDecoder decoder = new EntryDecoder();
     private final TransactionOutcomes transactions;
     private final String where;
@@ -106,6 +107,9 @@ public final class TopicMaterializer implements AutoCloseable {
     private long deadLetterCount;
     private long conflicts;
     private long streamEnd = -1;
+    /** Bytes of entries read and not yet committed, taken from {@link #budget}. */
+    private long buffered;
+    private long readsHeld;
     private long oldestUncommittedMillis;
     private volatile MaterializerStatus status;
     private PartitionKey partitionKey;
@@ -113,13 +117,22 @@ public final class TopicMaterializer implements AutoCloseable {
     private Schema keySchema;
     private PartitionSpec keySpec;
 
-    /**
-     * @param catalog the catalog (not owned)
-     * @param tableId the table, usually {@link TableNames#of(TopicRef)}
-     */
+    /** A materializer with a memory budget of its own ({@code config.maxBufferedBytes()}). */
     public TopicMaterializer(TopicRef topic, StreamLog stream, PositionResolver positions, SchemaSource schemas,
                              Catalog catalog, TableIdentifier tableId, MaterializerConfig config,
                              DeadLetters deadLetters, Clock clock) {
+        this(topic, stream, positions, schemas, catalog, tableId, config, deadLetters, clock,
+                new MemoryBudget(config.maxBufferedBytes()));
+    }
+
+    /**
+     * @param catalog the catalog (not owned)
+     * @param tableId the table, usually {@link TableNames#of(TopicRef)}
+     * @param budget the bound on buffered entries this materializer shares with the others of its process
+     */
+    public TopicMaterializer(TopicRef topic, StreamLog stream, PositionResolver positions, SchemaSource schemas,
+                             Catalog catalog, TableIdentifier tableId, MaterializerConfig config,
+                             DeadLetters deadLetters, Clock clock, MemoryBudget budget) {
         this.topic = Objects.requireNonNull(topic, "topic");
         this.stream = Objects.requireNonNull(stream, "stream");
         this.positions = Objects.requireNonNull(positions, "positions");
@@ -129,6 +142,7 @@ public final class TopicMaterializer implements AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.budget = Objects.requireNonNull(budget, "budget");
         this.where = topic + " (" + stream + ") -> table " + tableId;
         this.transactions = new TransactionOutcomes(stream, config);
         publish();
@@ -174,8 +188,20 @@ public final class TopicMaterializer implements AutoCloseable {
             return 0;
         }
         int entries = 0;
+        long reservation = config.readBytes();
+        if (!budget.tryReserve(reservation)) {
+            // The process holds as much as it may: read nothing, and give back what this one holds by committing
+            // it early (the other materializers do the same), so that memory never grows past the bound.
+            readsHeld++;
+            if (buffered > 0) {
+                commit();
+            }
+            publish();
+            return 0;
+        }
         try {
             List<LogEntry> batch = stream.read(next, config.readEntries(), config.readBytes()).join();
+            long kept = 0;
             try {
                 // The entries are ours from here: released below whatever happens.
                 streamEnd = stream.endOffset().join();
@@ -186,12 +212,18 @@ public final class TopicMaterializer implements AutoCloseable {
                     }
                 }
                 for (LogEntry e : batch) {
+                    long size = e.payload().readableBytes();
                     if (!write(e)) {
                         break; // an open transaction: wait at its first message
                     }
+                    kept += size;
                     entries++;
                 }
             } finally {
+                // What this read holds until the commit is what it kept; the rest of the reservation goes back.
+                budget.adjust(kept - reservation);
+                reservation = 0;
+                buffered += kept;
                 for (LogEntry e : batch) {
                     e.payload().release();
                 }
@@ -207,6 +239,8 @@ public final class TopicMaterializer implements AutoCloseable {
             abort();
             fail("poll", e);
             entries = 0; // nothing was kept
+        } finally {
+            budget.release(reservation); // a read that failed before it returned
         }
         if (state != State.RUNNING) {
             entries = 0;
@@ -489,6 +523,7 @@ public final class TopicMaterializer implements AutoCloseable {
     /** The pending range landed. */
     private void committed(long end, long rows) {
         closedFiles.clear();
+        releaseBuffered();
         commits++;
         rowsCommitted += rows;
         committedBase = end;
@@ -516,6 +551,12 @@ public final class TopicMaterializer implements AutoCloseable {
         oldestUncommittedMillis = 0;
         next = pendingStart;
         transactions.reset();
+        releaseBuffered();
+    }
+
+    private void releaseBuffered() {
+        budget.release(buffered);
+        buffered = 0;
     }
 
     private void deleteFiles(List<DataFile> files) {
@@ -541,6 +582,7 @@ public final class TopicMaterializer implements AutoCloseable {
         oldestUncommittedMillis = 0;
         converters.clear();
         transactions.reset();
+        releaseBuffered();
     }
 
     private void pause(String reason) {
@@ -557,7 +599,8 @@ public final class TopicMaterializer implements AutoCloseable {
 
     private void publish() {
         status = new MaterializerStatus(state, committedBase == null ? -1 : committedBase, next, lastCommitMillis,
-                lastError, commits, rowsCommitted, deadLetterCount, conflicts, streamEnd, oldestUncommittedMillis);
+                lastError, commits, rowsCommitted, deadLetterCount, conflicts, streamEnd, oldestUncommittedMillis,
+                readsHeld);
     }
 
     // ---- the table ----
