@@ -49,8 +49,8 @@ class MemoryBoundTest {
             TopicRef b = TopicRef.parse("persistent://public/default/bounded-b");
             StreamLog streamA = f.stream(a);
             StreamLog streamB = f.stream(b);
-            Fixture.append(streamA, ExactlyOnceTest.entries(0, 40));
-            Fixture.append(streamB, ExactlyOnceTest.entries(0, 40));
+            Fixture.append(streamA, ExactlyOnceTest.entries(0, 24));
+            Fixture.append(streamB, ExactlyOnceTest.entries(0, 24));
             TopicMaterializer ma = materializer(f, a, streamA, catalog, config, budget);
             TopicMaterializer mb = materializer(f, b, streamB, catalog, config, budget);
             ma.open();
@@ -81,20 +81,20 @@ class MemoryBoundTest {
             assertThat(mb.poll()).as("B reads once there is room").isPositive();
 
             // Both drain under the bound and end exactly once.
-            for (int i = 0; i < 200 && (ma.status().committedOffset() < 40 || mb.status().committedOffset() < 40);
+            for (int i = 0; i < 200 && (ma.status().committedOffset() < 24 || mb.status().committedOffset() < 24);
                     i++) {
                 ma.poll();
                 mb.poll();
                 assertThat(budget.used()).isLessThanOrEqualTo(bound + 2 * entry);
-                if (ma.status().nextOffset() == 40) {
+                if (ma.status().nextOffset() == 24) {
                     ma.commit();
                 }
-                if (mb.status().nextOffset() == 40) {
+                if (mb.status().nextOffset() == 24) {
                     mb.commit();
                 }
             }
-            ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(a)), 40);
-            ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(b)), 40);
+            ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(a)), 24);
+            ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(b)), 24);
             ma.close();
             mb.close();
             assertThat(budget.used()).as("nothing held after close").isZero();
