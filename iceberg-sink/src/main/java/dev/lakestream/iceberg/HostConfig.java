@@ -22,10 +22,13 @@ import java.util.Map;
  * @param compactionMinFiles a partition is compacted once it has this many small files (default 8)
  * @param snapshotMaxAge snapshots older than this are expired (default 1 h)
  * @param snapshotsRetained the newest snapshots kept whatever their age (default 10)
+ * @param orphanFileMinAge at upkeep, files in a table's data directory no snapshot references are deleted once
+ *     older than this (default 1 d; 0 = never; at least 1 min, far above any commit's duration)
  */
 public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolean retainUntilMaterialized,
                          int threads, Duration topicCheckInterval, Duration maintenanceInterval,
-                         int compactionMinFiles, Duration snapshotMaxAge, int snapshotsRetained) {
+                         int compactionMinFiles, Duration snapshotMaxAge, int snapshotsRetained,
+                         Duration orphanFileMinAge) {
 
     public static final String ENABLED = "lakestream.iceberg.enabled";
     public static final String TOPICS_ENABLED_BY_DEFAULT = "lakestream.iceberg.topicsEnabledByDefault";
@@ -36,6 +39,7 @@ public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolea
     public static final String COMPACTION_MIN_FILES = "lakestream.iceberg.compactionMinFiles";
     public static final String SNAPSHOT_MAX_AGE = "lakestream.iceberg.snapshotMaxAge";
     public static final String SNAPSHOTS_RETAINED = "lakestream.iceberg.snapshotsRetained";
+    public static final String ORPHAN_FILE_MIN_AGE = "lakestream.iceberg.orphanFileMinAge";
     /**
      * Where the embedded catalog and warehouse go ({@code <dataDir>/iceberg/}) when no catalog is configured; read
      * by the host (default: the broker's data directory).
@@ -44,7 +48,7 @@ public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolea
 
     static final List<String> KEYS = List.of(ENABLED, TOPICS_ENABLED_BY_DEFAULT, RETAIN_UNTIL_MATERIALIZED, THREADS,
             TOPIC_CHECK_INTERVAL, MAINTENANCE_INTERVAL, COMPACTION_MIN_FILES, SNAPSHOT_MAX_AGE, SNAPSHOTS_RETAINED,
-            DATA_DIR);
+            ORPHAN_FILE_MIN_AGE, DATA_DIR);
 
     /**
      * The namespace or topic property that enables ({@code enabled}) or disables ({@code disabled}) materialization
@@ -53,7 +57,7 @@ public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolea
     public static final String PROPERTY = "lakestream.iceberg";
 
     public static final HostConfig DEFAULT = new HostConfig(false, false, true, 2, Duration.ofSeconds(2),
-            Duration.ofMinutes(10), 8, Duration.ofHours(1), 10);
+            Duration.ofMinutes(10), 8, Duration.ofHours(1), 10, Duration.ofDays(1));
 
     public HostConfig {
         if (threads < 1) {
@@ -75,6 +79,11 @@ public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolea
         if (snapshotsRetained < 1) {
             throw new ConfigException(SNAPSHOTS_RETAINED, Integer.toString(snapshotsRetained), "must be at least 1");
         }
+        if (orphanFileMinAge.isNegative() || (!orphanFileMinAge.isZero() && orphanFileMinAge.toMinutes() < 1)) {
+            // Younger files may belong to a commit in progress.
+            throw new ConfigException(ORPHAN_FILE_MIN_AGE, ConfigReader.format(orphanFileMinAge),
+                    "must be 0 (never remove orphan files) or at least 1m");
+        }
     }
 
     public static HostConfig fromProperties(Map<String, String> props) {
@@ -85,7 +94,8 @@ public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolea
                 p.integer(THREADS, d.threads()), p.duration(TOPIC_CHECK_INTERVAL, d.topicCheckInterval()),
                 p.duration(MAINTENANCE_INTERVAL, d.maintenanceInterval()),
                 p.integer(COMPACTION_MIN_FILES, d.compactionMinFiles()), p.duration(SNAPSHOT_MAX_AGE,
-                d.snapshotMaxAge()), p.integer(SNAPSHOTS_RETAINED, d.snapshotsRetained()));
+                d.snapshotMaxAge()), p.integer(SNAPSHOTS_RETAINED, d.snapshotsRetained()),
+                p.duration(ORPHAN_FILE_MIN_AGE, d.orphanFileMinAge()));
     }
 
     /**

@@ -15,7 +15,8 @@ public final class IcebergConfigKeys implements ConfigKeySet {
     static final List<String> KEYS = List.of("lakestream.iceberg.catalog.type", "lakestream.iceberg.catalog.name",
             "lakestream.iceberg.catalog.uri", "lakestream.iceberg.warehouse", "lakestream.iceberg.commitInterval",
             "lakestream.iceberg.targetFileSize", "lakestream.iceberg.pollInterval", "lakestream.iceberg.readEntries",
-            "lakestream.iceberg.readBytes", "lakestream.iceberg.partitionByDay");
+            "lakestream.iceberg.readBytes", "lakestream.iceberg.partitionByDay",
+            "lakestream.iceberg.maxBufferedBytes");
 
     /** Passed through to the catalog and to new tables. */
     static final List<String> PREFIXES = List.of("lakestream.iceberg.catalog.property.",

@@ -16,13 +16,16 @@ import java.util.Map;
  * @param readBytes about this many bytes per read from the stream, default 8 MiB
  * @param partitionByDay partition new tables by day of publish time, default true
  * @param tableProperties properties of new tables (keys {@code lakestream.iceberg.table.property.<name>})
+ * @param maxBufferedBytes the bound on the bytes of stream entries read and not yet committed by all materializers
+ *     of one process ({@link MemoryBudget}), default 256 MiB; at least {@code readBytes}
  */
 public record MaterializerConfig(Duration commitInterval, long targetFileSizeBytes, Duration pollInterval,
                                  int readEntries, long readBytes, boolean partitionByDay,
-                                 Map<String, String> tableProperties) {
+                                 Map<String, String> tableProperties, long maxBufferedBytes) {
 
     public static final MaterializerConfig DEFAULT = new MaterializerConfig(Duration.ofSeconds(10),
-            128L * 1024 * 1024, Duration.ofSeconds(1), 1000, 8L * 1024 * 1024, true, Map.of());
+            128L * 1024 * 1024, Duration.ofSeconds(1), 1000, 8L * 1024 * 1024, true, Map.of(),
+            256L * 1024 * 1024);
 
     private static final String TABLE_PROPERTY_PREFIX = "lakestream.iceberg.table.property.";
 
@@ -43,6 +46,10 @@ public record MaterializerConfig(Duration commitInterval, long targetFileSizeByt
             throw new ConfigException(readEntries < 1 ? "lakestream.iceberg.readEntries" : "lakestream.iceberg.readBytes",
                     String.valueOf(readEntries < 1 ? readEntries : readBytes), "must be positive");
         }
+        if (maxBufferedBytes < readBytes) {
+            throw new ConfigException("lakestream.iceberg.maxBufferedBytes", String.valueOf(maxBufferedBytes),
+                    "must be at least lakestream.iceberg.readBytes (" + readBytes + "): a read must fit");
+        }
         tableProperties = Map.copyOf(tableProperties);
     }
 
@@ -60,21 +67,27 @@ public record MaterializerConfig(Duration commitInterval, long targetFileSizeByt
                 p.duration("lakestream.iceberg.pollInterval", d.pollInterval()),
                 p.integer("lakestream.iceberg.readEntries", d.readEntries()),
                 p.bytes("lakestream.iceberg.readBytes", d.readBytes()),
-                p.bool("lakestream.iceberg.partitionByDay", d.partitionByDay()), table);
+                p.bool("lakestream.iceberg.partitionByDay", d.partitionByDay()), table,
+                p.bytes("lakestream.iceberg.maxBufferedBytes", d.maxBufferedBytes()));
     }
 
     public MaterializerConfig withCommitInterval(Duration d) {
         return new MaterializerConfig(d, targetFileSizeBytes, pollInterval, readEntries, readBytes, partitionByDay,
-                tableProperties);
+                tableProperties, maxBufferedBytes);
     }
 
     public MaterializerConfig withTargetFileSize(long bytes) {
         return new MaterializerConfig(commitInterval, bytes, pollInterval, readEntries, readBytes, partitionByDay,
-                tableProperties);
+                tableProperties, maxBufferedBytes);
     }
 
     public MaterializerConfig withRead(int entries, long bytes) {
         return new MaterializerConfig(commitInterval, targetFileSizeBytes, pollInterval, entries, bytes,
-                partitionByDay, tableProperties);
+                partitionByDay, tableProperties, Math.max(maxBufferedBytes, bytes));
+    }
+
+    public MaterializerConfig withMaxBufferedBytes(long bytes) {
+        return new MaterializerConfig(commitInterval, targetFileSizeBytes, pollInterval, readEntries, readBytes,
+                partitionByDay, tableProperties, bytes);
     }
 }

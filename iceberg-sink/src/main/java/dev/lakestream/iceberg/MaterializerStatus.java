@@ -15,10 +15,12 @@ package dev.lakestream.iceberg;
  * @param streamEndOffset the stream's end offset at the last poll (-1 before the first)
  * @param oldestUncommittedMillis the commit time in the log of the oldest entry read but not yet committed (ms since
  *     the epoch; 0 when nothing is pending)
+ * @param readsHeld reads put off because the process's buffered entries were at their bound ({@link MemoryBudget})
  */
 public record MaterializerStatus(State state, long committedOffset, long nextOffset, long lastCommitMillis,
                                  String lastError, long commits, long rowsCommitted, long deadLetters,
-                                 long conflicts, long streamEndOffset, long oldestUncommittedMillis) {
+                                 long conflicts, long streamEndOffset, long oldestUncommittedMillis,
+                                 long readsHeld) {
 
     /** Entries in the stream not yet in the table (as of the last poll). */
     public long lagEntries() {

@@ -22,6 +22,8 @@ public final class Materializers {
     private final MaterializerConfig config;
     private final DeadLetters deadLetters;
     private final RegistrySchemaSource schemas;
+    /** Shared by every materializer made here: the process's bound on buffered entries. */
+    private final MemoryBudget budget;
 
     /**
      * @param log the log (not owned)
@@ -36,6 +38,12 @@ public final class Materializers {
         this.config = config;
         this.deadLetters = deadLetters;
         this.schemas = new RegistrySchemaSource(log.metadataStore(), log.config().metadataRoot(), executor);
+        this.budget = new MemoryBudget(config.maxBufferedBytes());
+    }
+
+    /** The memory budget every materializer made here shares ({@code lakestream.iceberg.maxBufferedBytes}). */
+    public MemoryBudget budget() {
+        return budget;
     }
 
     /** The managed-ledger streams of persistent topics (a host filters them by its enablement rules). */
@@ -56,7 +64,7 @@ public final class Materializers {
         return new TopicMaterializer(topic, log.stream(stream),
                 PositionResolver.managedLedger(log.metadataStore(), log.config().metadataRoot(), stream.id(),
                         topic.partition()),
-                schemas, catalog, TableNames.of(topic), config, deadLetters, Clock.systemUTC());
+                schemas, catalog, TableNames.of(topic), config, deadLetters, Clock.systemUTC(), budget);
     }
 
     /** A materializer running on its own thread ({@link MaterializerRunner#start()} not yet called). */

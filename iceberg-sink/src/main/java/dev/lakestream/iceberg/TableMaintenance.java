@@ -11,21 +11,28 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestContent;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.RollingDataWriter;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.apache.iceberg.parquet.Parquet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +47,8 @@ import org.slf4j.LoggerFactory;
  *       forward (so the newest snapshot still says where each stream stands). Its commit is validated against
  *       concurrent commits by Iceberg (files it rewrites must still be live) and retried here on a new base.</li>
  *   <li>{@link #expireSnapshots}: never expires the newest snapshot that carries offsets.</li>
+ *   <li>{@link #removeOrphanFiles}: deletes data files under the table's data directory that no snapshot
+ *       references and that are older than a minimum age (files of a process that died before its commit).</li>
  * </ul>
  * Blocking; run it on a maintenance thread, not on a materializer's.
  */
@@ -171,13 +180,77 @@ public final class TableMaintenance {
     }
 
     /**
-     * One round of upkeep as both hosts (brokers, the standalone tool) run it: compaction, then snapshot expiry.
+     * Deletes the files under the table's data directory that no snapshot of the table references and that were last
+     * modified more than {@code minAge} ago: data files a materializer wrote and never committed (it died between
+     * writing and committing, or a commit of unknown outcome could not be resolved). The age guards the files of
+     * commits in progress: it must be far longer than any commit takes (hours, against a commit interval of seconds).
+     * Files referenced by any snapshot still in the table's history (time travel) are kept.
+     *
+     * @return the number of files deleted
+     * @throws UnsupportedOperationException when the table's FileIO cannot list files
+     */
+    public static int removeOrphanFiles(Table table, Duration minAge, Clock clock) {
+        if (!(table.io() instanceof SupportsPrefixOperations io)) {
+            throw new UnsupportedOperationException("removeOrphanFiles: the FileIO of table " + table.name() + " ("
+                    + table.io().getClass().getName() + ") cannot list files");
+        }
+        table.refresh();
+        long cutoff = clock.millis() - minAge.toMillis();
+        Set<String> referenced = new HashSet<>();
+        Set<String> manifests = new HashSet<>();
+        for (Snapshot s : table.snapshots()) {
+            for (ManifestFile m : s.allManifests(table.io())) {
+                if (!manifests.add(m.path())) {
+                    continue;
+                }
+                try (CloseableIterable<? extends ContentFile<?>> files = m.content() == ManifestContent.DATA
+                        ? ManifestFiles.read(m, table.io(), table.specs())
+                        : ManifestFiles.readDeleteManifest(m, table.io(), table.specs())) {
+                    files.forEach(f -> referenced.add(comparable(f.location())));
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot read manifest " + m.path() + " of " + table.name(), e);
+                }
+            }
+        }
+        String dataDir = table.properties().getOrDefault(TableProperties.WRITE_DATA_LOCATION,
+                table.location() + "/data");
+        int deleted = 0;
+        for (FileInfo f : io.listPrefix(dataDir)) {
+            if (f.createdAtMillis() < cutoff && !referenced.contains(comparable(f.location()))) {
+                io.deleteFile(f.location());
+                deleted++;
+                LOG.info("{}: deleted orphan file {} ({} bytes, not referenced by any snapshot)", table.name(),
+                        f.location(), f.size());
+            }
+        }
+        return deleted;
+    }
+
+    /** A location as compared: {@code file:/x}, {@code file:///x} and {@code /x} name the same file. */
+    private static String comparable(String location) {
+        if (location.startsWith("file:")) {
+            return java.nio.file.Path.of(java.net.URI.create(location)).toString();
+        }
+        return location;
+    }
+
+    /**
+     * One round of upkeep as both hosts (brokers, the standalone tool) run it: compaction, snapshot expiry, then
+     * (unless {@code orphanFileMinAge} is 0 or the FileIO cannot list) orphan-file removal.
      *
      * @return the number of small files rewritten
      */
     public static int upkeep(Table table, long targetFileSizeBytes, HostConfig settings) {
         int rewritten = compact(table, targetFileSizeBytes, settings.compactionMinFiles());
         expireSnapshots(table, settings.snapshotMaxAge(), settings.snapshotsRetained(), Clock.systemUTC());
+        if (!settings.orphanFileMinAge().isZero()) {
+            if (table.io() instanceof SupportsPrefixOperations) {
+                removeOrphanFiles(table, settings.orphanFileMinAge(), Clock.systemUTC());
+            } else {
+                LOG.warn("{}: orphan files are not removed: its FileIO ({}) cannot list files", table.name(),
+                        table.io().getClass().getName());
+            }
+        }
         return rewritten;
     }
 }

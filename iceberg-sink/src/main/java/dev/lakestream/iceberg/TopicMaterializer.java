@@ -7,6 +7,7 @@ import dev.lakestream.iceberg.pulsar.EncryptedMessageException;
 import dev.lakestream.iceberg.pulsar.EntryDecodeException;
 import dev.lakestream.iceberg.pulsar.EntryDecoder;
 import dev.lakestream.iceberg.pulsar.PulsarMessage;
+import dev.lakestream.iceberg.pulsar.TransactionMark;
 import dev.lakestream.iceberg.schema.BadMessageException;
 import dev.lakestream.iceberg.schema.IncompatibleSchemaException;
 import dev.lakestream.iceberg.schema.MessagePosition;
@@ -82,7 +83,9 @@ public final class TopicMaterializer implements AutoCloseable {
     private final MaterializerConfig config;
     private final DeadLetters deadLetters;
     private final Clock clock;
+    private final MemoryBudget budget;
     private final EntryDecoder decoder = new EntryDecoder();
+    private final TransactionOutcomes transactions;
     private final String where;
 
     // ---- state, changed only by the transitions below ----
@@ -104,6 +107,9 @@ public final class TopicMaterializer implements AutoCloseable {
     private long deadLetterCount;
     private long conflicts;
     private long streamEnd = -1;
+    /** Bytes of entries read and not yet committed, taken from {@link #budget}. */
+    private long buffered;
+    private long readsHeld;
     private long oldestUncommittedMillis;
     private volatile MaterializerStatus status;
     private PartitionKey partitionKey;
@@ -111,13 +117,22 @@ public final class TopicMaterializer implements AutoCloseable {
     private Schema keySchema;
     private PartitionSpec keySpec;
 
-    /**
-     * @param catalog the catalog (not owned)
-     * @param tableId the table, usually {@link TableNames#of(TopicRef)}
-     */
+    /** A materializer with a memory budget of its own ({@code config.maxBufferedBytes()}). */
     public TopicMaterializer(TopicRef topic, StreamLog stream, PositionResolver positions, SchemaSource schemas,
                              Catalog catalog, TableIdentifier tableId, MaterializerConfig config,
                              DeadLetters deadLetters, Clock clock) {
+        this(topic, stream, positions, schemas, catalog, tableId, config, deadLetters, clock,
+                new MemoryBudget(config.maxBufferedBytes()));
+    }
+
+    /**
+     * @param catalog the catalog (not owned)
+     * @param tableId the table, usually {@link TableNames#of(TopicRef)}
+     * @param budget the bound on buffered entries this materializer shares with the others of its process
+     */
+    public TopicMaterializer(TopicRef topic, StreamLog stream, PositionResolver positions, SchemaSource schemas,
+                             Catalog catalog, TableIdentifier tableId, MaterializerConfig config,
+                             DeadLetters deadLetters, Clock clock, MemoryBudget budget) {
         this.topic = Objects.requireNonNull(topic, "topic");
         this.stream = Objects.requireNonNull(stream, "stream");
         this.positions = Objects.requireNonNull(positions, "positions");
@@ -127,7 +142,9 @@ public final class TopicMaterializer implements AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.budget = Objects.requireNonNull(budget, "budget");
         this.where = topic + " (" + stream + ") -> table " + tableId;
+        this.transactions = new TransactionOutcomes(stream, config);
         publish();
     }
 
@@ -171,8 +188,20 @@ public final class TopicMaterializer implements AutoCloseable {
             return 0;
         }
         int entries = 0;
+        long reservation = config.readBytes();
+        if (!budget.tryReserve(reservation)) {
+            // The process holds as much as it may: read nothing, and give back what this one holds by committing
+            // it early (the other materializers do the same), so that memory never grows past the bound.
+            readsHeld++;
+            if (buffered > 0) {
+                commit();
+            }
+            publish();
+            return 0;
+        }
         try {
             List<LogEntry> batch = stream.read(next, config.readEntries(), config.readBytes()).join();
+            long kept = 0;
             try {
                 // The entries are ours from here: released below whatever happens.
                 streamEnd = stream.endOffset().join();
@@ -183,10 +212,18 @@ public final class TopicMaterializer implements AutoCloseable {
                     }
                 }
                 for (LogEntry e : batch) {
-                    write(e);
+                    long size = e.payload().readableBytes();
+                    if (!write(e)) {
+                        break; // an open transaction: wait at its first message
+                    }
+                    kept += size;
                     entries++;
                 }
             } finally {
+                // What this read holds until the commit is what it kept; the rest of the reservation goes back.
+                budget.adjust(kept - reservation);
+                reservation = 0;
+                buffered += kept;
                 for (LogEntry e : batch) {
                     e.payload().release();
                 }
@@ -202,6 +239,8 @@ public final class TopicMaterializer implements AutoCloseable {
             abort();
             fail("poll", e);
             entries = 0; // nothing was kept
+        } finally {
+            budget.release(reservation); // a read that failed before it returned
         }
         if (state != State.RUNNING) {
             entries = 0;
@@ -242,21 +281,37 @@ public final class TopicMaterializer implements AutoCloseable {
 
     // ---- reading and writing ----
 
-    private void write(LogEntry e) throws IncompatibleSchemaException, EncryptedMessageException,
+    /**
+     * Writes the entry's rows; false (and nothing written, {@code next} unchanged) when the entry is a message of a
+     * transaction that is still open.
+     */
+    private boolean write(LogEntry e) throws IncompatibleSchemaException, EncryptedMessageException,
             SchemaUnavailableException {
-        if (e.offset() > next) {
-            LOG.warn("{}: offsets [{}, {}) were trimmed from the stream before they were materialized", where, next,
-                    e.offset());
-        }
         MessagePosition pos = positions.position(e.offset());
+        String entryName = "entry " + pos.ledgerId() + ":" + pos.entryId() + " (stream " + stream.id() + " offset "
+                + e.offset() + ")";
         List<PulsarMessage> messages;
         try {
-            messages = decoder.decode(e.payload(), "entry " + pos.ledgerId() + ":" + pos.entryId() + " (stream "
-                    + stream.id() + " offset " + e.offset() + ")");
+            TransactionMark txn = EntryDecoder.transactionOf(e.payload(), entryName);
+            if (txn != null && txn.isMarker()) {
+                transactions.passed(txn);
+            } else if (txn != null) {
+                TransactionOutcomes.Outcome outcome = transactions.outcome(txn, e.endOffset());
+                if (outcome == TransactionOutcomes.Outcome.OPEN) {
+                    return false;
+                }
+                if (outcome == TransactionOutcomes.Outcome.ABORTED) {
+                    // Never visible to a Pulsar consumer: never a row either.
+                    LOG.debug("{}: {} is of aborted transaction {}; left out", where, entryName, txn.txnId());
+                    skippedTo(e);
+                    return true;
+                }
+            }
+            messages = decoder.decode(e.payload(), entryName);
         } catch (EntryDecodeException ex) {
             deadLetter(pos, -1, ex.getMessage());
-            next = e.endOffset();
-            return;
+            skippedTo(e);
+            return true;
         }
         // Settle every schema version of the entry first (which may evolve the table), then convert the whole
         // entry before writing any of it, so rows all have the final shape and a pause never leaves half an
@@ -289,6 +344,16 @@ public final class TopicMaterializer implements AutoCloseable {
             writerFor(table.schema()).write(row, table.spec(), partitionKey(row));
         }
         pendingRows += rows.size();
+        skippedTo(e);
+        return true;
+    }
+
+    /** The entry is dealt with (written, dead-lettered or left out): reading goes on after it. */
+    private void skippedTo(LogEntry e) {
+        if (e.offset() > next) {
+            LOG.warn("{}: offsets [{}, {}) were trimmed from the stream before they were materialized", where, next,
+                    e.offset());
+        }
         next = e.endOffset();
     }
 
@@ -458,6 +523,7 @@ public final class TopicMaterializer implements AutoCloseable {
     /** The pending range landed. */
     private void committed(long end, long rows) {
         closedFiles.clear();
+        releaseBuffered();
         commits++;
         rowsCommitted += rows;
         committedBase = end;
@@ -484,6 +550,13 @@ public final class TopicMaterializer implements AutoCloseable {
         pendingRows = 0;
         oldestUncommittedMillis = 0;
         next = pendingStart;
+        transactions.reset();
+        releaseBuffered();
+    }
+
+    private void releaseBuffered() {
+        budget.release(buffered);
+        buffered = 0;
     }
 
     private void deleteFiles(List<DataFile> files) {
@@ -508,6 +581,8 @@ public final class TopicMaterializer implements AutoCloseable {
         pendingRows = 0;
         oldestUncommittedMillis = 0;
         converters.clear();
+        transactions.reset();
+        releaseBuffered();
     }
 
     private void pause(String reason) {
@@ -524,7 +599,8 @@ public final class TopicMaterializer implements AutoCloseable {
 
     private void publish() {
         status = new MaterializerStatus(state, committedBase == null ? -1 : committedBase, next, lastCommitMillis,
-                lastError, commits, rowsCommitted, deadLetterCount, conflicts, streamEnd, oldestUncommittedMillis);
+                lastError, commits, rowsCommitted, deadLetterCount, conflicts, streamEnd, oldestUncommittedMillis,
+                readsHeld);
     }
 
     // ---- the table ----

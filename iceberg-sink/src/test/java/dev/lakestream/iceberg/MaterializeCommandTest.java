@@ -9,6 +9,12 @@ import dev.lakestream.iceberg.tool.MaterializeCommand;
 import dev.lakestream.iceberg.tool.StatusFile;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.junit.jupiter.api.Test;
@@ -109,21 +116,23 @@ class MaterializeCommandTest {
         CountDownLatch stop = new CountDownLatch(1);
         CompletableFuture<Run> running = CompletableFuture.supplyAsync(() -> run(stop, "--conf", conf.toString()));
         Path statusFile = dir.resolve("iceberg/materialize-status.json");
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        StatusFile.Topic seen = null;
-        while (System.nanoTime() < deadline) {
-            var published = StatusFile.read(statusFile);
-            if (published.isPresent() && !published.get().topics().isEmpty()
-                    && published.get().topics().get(0).committedOffset() == 4) {
-                seen = published.get().topics().get(0);
-                break;
-            }
-            Thread.sleep(100);
+        AtomicReference<StatusFile.Topic> published = new AtomicReference<>();
+        try {
+            Awaits.awaitUntil("the status published with committed offset 4", Duration.ofSeconds(60), () -> {
+                var now = StatusFile.read(statusFile);
+                if (now.isPresent() && !now.get().topics().isEmpty()
+                        && now.get().topics().get(0).committedOffset() == 4) {
+                    published.set(now.get().topics().get(0));
+                    return true;
+                }
+                return false;
+            });
+        } finally {
+            stop.countDown();
         }
-        stop.countDown();
         Run run = running.get();
         assertThat(run.code()).as(run.err()).isZero();
-        assertThat(seen).as("status published with the committed offset").isNotNull();
+        StatusFile.Topic seen = published.get();
         assertThat(seen.state().name()).isEqualTo("RUNNING");
         assertThat(seen.lagEntries()).isZero();
         assertThat(seen.table()).isEqualTo("public.default.orders");
@@ -134,6 +143,63 @@ class MaterializeCommandTest {
         }
         Run status = run(null, "status", "--conf", conf.toString());
         assertThat(status.out()).containsPattern("public\\.default\\.orders\\s+4\\s+4\\s+0\\s+0\\.0\\s+STOPPED");
+    }
+
+    @Test
+    void runningMaterializerServesPrometheusMetricsOnItsPort() throws Exception {
+        appendEntries(ORDERS, 0, 4);
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Path conf = conf(Map.of("lakestream.iceberg.commitInterval", "200ms",
+                "lakestream.iceberg.pollInterval", "100ms", "lakestream.materialize.metricsAddress", "127.0.0.1",
+                "lakestream.materialize.metricsPort", Integer.toString(port),
+                "lakestream.iceberg.maxBufferedBytes", "64MiB"));
+        CountDownLatch stop = new CountDownLatch(1);
+        CompletableFuture<Run> running = CompletableFuture.supplyAsync(() -> run(stop, "--conf", conf.toString()));
+        HttpClient http = HttpClient.newHttpClient();
+        URI metrics = URI.create("http://127.0.0.1:" + port + "/metrics");
+        String sample = "lakestream_iceberg_committed_offset{topic=\"persistent://public/default/orders\","
+                + "table=\"public.default.orders\"} 4";
+        AtomicReference<HttpResponse<String>> scraped = new AtomicReference<>();
+        try {
+            Awaits.awaitUntil("/metrics showing committed offset 4", Duration.ofSeconds(60), () -> {
+                try {
+                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(metrics).build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    scraped.set(r);
+                    return r.body().contains(sample);
+                } catch (java.io.IOException e) {
+                    return false; // not listening yet
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            });
+        } finally {
+            stop.countDown();
+        }
+        assertThat(running.get().code()).isZero();
+        HttpResponse<String> r = scraped.get();
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v)
+                .startsWith("text/plain; version=0.0.4"));
+        assertThat(r.body()).contains("# TYPE lakestream_iceberg_commits_total counter")
+                .contains("lakestream_iceberg_topics 1")
+                .contains("lakestream_iceberg_lag_entries{topic=\"persistent://public/default/orders\","
+                        + "table=\"public.default.orders\"} 0")
+                .contains("lakestream_iceberg_buffered_bytes_limit " + 64L * 1024 * 1024);
+        // Stopped: the port is closed.
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> http.send(HttpRequest.newBuilder(metrics).build(),
+                HttpResponse.BodyHandlers.ofString())).isInstanceOf(java.io.IOException.class);
+    }
+
+    @Test
+    void aBadMetricsPortIsRefusedByName() throws Exception {
+        Run bad = run(null, "--conf", conf(Map.of("lakestream.materialize.metricsPort", "70000")).toString());
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.err()).contains("lakestream.materialize.metricsPort").contains("70000");
     }
 
     @Test

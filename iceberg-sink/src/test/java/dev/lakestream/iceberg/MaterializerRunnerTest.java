@@ -25,7 +25,8 @@ class MaterializerRunnerTest {
             for (int round = 0; round < 3; round++) {
                 Fixture.append(stream, ExactlyOnceTest.entries(round * 5, 5));
                 long want = (round + 1) * 5L;
-                awaitUntil(() -> m.status().committedOffset() >= want);
+                Awaits.awaitUntil("committed offset " + want, Duration.ofSeconds(30),
+                        () -> m.status().committedOffset() >= want);
                 assertThat(m.status().committedOffset()).isEqualTo(want);
                 ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(topic)), (int) want);
             }
@@ -44,7 +45,7 @@ class MaterializerRunnerTest {
             TopicMaterializer m = f.materializer(topic, stream, catalog, config, DeadLetters.log());
             MaterializerRunner runner = new MaterializerRunner(m, Duration.ofMillis(50)).start();
             Fixture.append(stream, ExactlyOnceTest.entries(0, 4));
-            awaitUntil(() -> m.status().nextOffset() >= 4);
+            Awaits.awaitUntil("next offset 4", Duration.ofSeconds(30), () -> m.status().nextOffset() >= 4);
             assertThat(m.status().nextOffset()).isEqualTo(4);
             assertThat(m.status().committedOffset()).isEqualTo(-1);
             assertThat(m.status().lagEntries()).isEqualTo(4);
@@ -78,7 +79,8 @@ class MaterializerRunnerTest {
             for (int i = 0; i < 3; i++) {
                 TopicMaterializer m = runners.get(i).materializer();
                 long want = 3 + i;
-                awaitUntil(() -> m.status().nextOffset() >= want);
+                Awaits.awaitUntil("next offset " + want, Duration.ofSeconds(30),
+                        () -> m.status().nextOffset() >= want);
                 assertThat(m.status().committedOffset()).isEqualTo(-1);
             }
             runners.get(0).closeAsync().get(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -95,11 +97,4 @@ class MaterializerRunnerTest {
         }
     }
 
-    /** Polls the runner's published status (it runs on its own thread) for at most 30 s; the caller asserts after. */
-    private static void awaitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-    }
 }

@@ -68,4 +68,79 @@ class TableMaintenanceTest {
             fresh.close();
         }
     }
+
+    @Test
+    void orphanFilesOlderThanTheMinimumAgeAreDeletedAndReferencedOnesKept() throws Exception {
+        try (Fixture f = new Fixture(dir)) {
+            TopicRef topic = TopicRef.parse("persistent://public/default/orphans");
+            StreamLog stream = f.stream(topic);
+            var catalog = f.catalog();
+            TopicMaterializer m = f.materializer(topic, stream, catalog, Fixture.eager().withRead(1, 1 << 20),
+                    DeadLetters.log());
+            m.open();
+            Fixture.append(stream, ExactlyOnceTest.entries(0, 4));
+            Fixture.drain(m);
+            Table table = catalog.loadTable(TableNames.of(topic));
+            // Compacted but not expired: the 4 small files are referenced only by the older snapshots now.
+            assertThat(TableMaintenance.compact(table, 128L << 20, 2)).isEqualTo(4);
+            long referenced = Fixture.dataFilesOnDisk(table);
+            assertThat(referenced).isEqualTo(5);
+
+            // What a process that died between writing and committing leaves: files no snapshot knows.
+            java.nio.file.Path data = java.nio.file.Path.of(java.net.URI.create(table.location())).resolve("data");
+            java.nio.file.Path old = java.nio.file.Files.write(data.resolve("dead-writer-old.parquet"), new byte[10]);
+            java.nio.file.Path young = java.nio.file.Files.write(data.resolve("dead-writer-young.parquet"),
+                    new byte[10]);
+            java.nio.file.Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.fromMillis(
+                    System.currentTimeMillis() - Duration.ofHours(3).toMillis()));
+            // Every file of the table is old too: age alone must not be the reason to delete.
+            try (var files = java.nio.file.Files.walk(data)) {
+                for (var p : (Iterable<java.nio.file.Path>) files::iterator) {
+                    if (p.toString().endsWith(".parquet") && !p.equals(young)) {
+                        java.nio.file.Files.setLastModifiedTime(p, java.nio.file.attribute.FileTime.fromMillis(
+                                System.currentTimeMillis() - Duration.ofHours(3).toMillis()));
+                    }
+                }
+            }
+
+            int deleted = TableMaintenance.removeOrphanFiles(table, Duration.ofHours(1), Clock.systemUTC());
+            assertThat(deleted).as("orphans deleted").isEqualTo(1);
+            assertThat(old).doesNotExist();
+            assertThat(young).as("younger than the minimum age: perhaps a commit in progress").exists();
+            assertThat(Fixture.dataFilesOnDisk(table)).as("referenced files kept, and the young orphan")
+                    .isEqualTo(referenced + 1);
+            ExactlyOnceTest.assertExactly(table, 4);
+            // Time travel to the snapshot before the compaction still reads its (small) files.
+            table.refresh();
+            long beforeCompaction = table.currentSnapshot().parentId();
+            long rowsThen = 0;
+            try (var rows = org.apache.iceberg.data.IcebergGenerics.read(table).useSnapshot(beforeCompaction)
+                    .build()) {
+                for (var r : rows) {
+                    rowsThen++;
+                }
+            }
+            assertThat(rowsThen).isEqualTo(12);
+
+            // Through upkeep with the configured age.
+            HostConfig settings = HostConfig.fromProperties(java.util.Map.of(HostConfig.ORPHAN_FILE_MIN_AGE, "1m"));
+            java.nio.file.Files.setLastModifiedTime(young, java.nio.file.attribute.FileTime.fromMillis(
+                    System.currentTimeMillis() - Duration.ofMinutes(2).toMillis()));
+            TableMaintenance.upkeep(table, 128L << 20, settings);
+            assertThat(young).doesNotExist();
+            ExactlyOnceTest.assertExactly(table, 4);
+            m.close();
+        }
+    }
+
+    @Test
+    void anOrphanFileMinimumAgeUnderAMinuteIsRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> HostConfig.fromProperties(
+                        java.util.Map.of(HostConfig.ORPHAN_FILE_MIN_AGE, "5s")))
+                .isInstanceOf(dev.lakestream.core.config.ConfigException.class)
+                .hasMessageContaining(HostConfig.ORPHAN_FILE_MIN_AGE);
+        assertThat(HostConfig.fromProperties(java.util.Map.of(HostConfig.ORPHAN_FILE_MIN_AGE, "0s"))
+                .orphanFileMinAge()).isZero();
+        assertThat(HostConfig.DEFAULT.orphanFileMinAge()).isEqualTo(Duration.ofDays(1));
+    }
 }

@@ -11,15 +11,21 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
 import org.apache.iceberg.io.SeekableInputStream;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
  * An Iceberg {@link FileIO} on the local filesystem through {@code java.nio}.
@@ -31,7 +37,7 @@ import org.apache.iceberg.io.SeekableInputStream;
  * place atomically, so a reader never sees a half-written data or metadata file and {@code create} fails if the
  * file exists.
  */
-public final class LocalFileIO implements FileIO {
+public final class LocalFileIO implements FileIO, SupportsPrefixOperations {
 
     @Override
     public void initialize(Map<String, String> properties) {
@@ -54,6 +60,43 @@ public final class LocalFileIO implements FileIO {
             Files.deleteIfExists(toPath(location));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete " + location, e);
+        }
+    }
+
+    /**
+     * Every file under the directory {@code prefix} names (none if it does not exist), as {@code file:} URIs with
+     * their size and last-modified time; for orphan-file removal.
+     */
+    @Override
+    public Iterable<FileInfo> listPrefix(String prefix) {
+        Path dir = toPath(prefix);
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        List<FileInfo> out = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                BasicFileAttributes a;
+                try {
+                    a = Files.readAttributes(f, BasicFileAttributes.class);
+                } catch (NoSuchFileException gone) {
+                    continue; // deleted meanwhile
+                }
+                if (a.isRegularFile()) {
+                    out.add(new FileInfo(f.toUri().toString(), a.size(), a.lastModifiedTime().toMillis()));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + prefix, e);
+        }
+        return out;
+    }
+
+    /** Deletes every file under the directory {@code prefix} names. */
+    @Override
+    public void deletePrefix(String prefix) {
+        for (FileInfo f : listPrefix(prefix)) {
+            deleteFile(f.location());
         }
     }
 

@@ -15,6 +15,7 @@ import org.apache.pulsar.common.api.proto.SingleMessageMetadata;
 import org.apache.pulsar.common.compression.CompressionCodec;
 import org.apache.pulsar.common.compression.CompressionCodecProvider;
 import org.apache.pulsar.common.protocol.Commands;
+import org.apache.pulsar.common.protocol.Markers;
 
 /**
  * Unpacks a managed-ledger entry (the bytes a broker stores: optional broker entry metadata, optional checksum,
@@ -116,6 +117,39 @@ public final class EntryDecoder {
             }
         }
         return out;
+    }
+
+    /**
+     * The transaction an entry belongs to, or null for an entry outside any transaction: a message a producer sent
+     * in a transaction carries the transaction's id in its metadata, and the broker ends each transaction on the
+     * topic with a commit or abort marker carrying the same id. The buffer is not consumed or released.
+     *
+     * @throws EntryDecodeException when the entry has no readable message metadata
+     */
+    public static TransactionMark transactionOf(ByteBuf entry, String where) throws EntryDecodeException {
+        ByteBuf buf = entry.duplicate();
+        MessageMetadata md = new MessageMetadata();
+        try {
+            Commands.skipBrokerEntryMetadataIfExist(buf);
+            Commands.skipChecksumIfPresent(buf);
+            Commands.parseMessageMetadata(buf, md);
+        } catch (RuntimeException e) {
+            throw new EntryDecodeException(where + ": not a Pulsar message (" + e + ")", e);
+        }
+        if (!md.hasTxnidMostBits() || !md.hasTxnidLeastBits()) {
+            return null;
+        }
+        TransactionMark.Kind kind;
+        if (Markers.isTxnCommitMarker(md)) {
+            kind = TransactionMark.Kind.COMMIT;
+        } else if (Markers.isTxnAbortMarker(md)) {
+            kind = TransactionMark.Kind.ABORT;
+        } else if (md.hasMarkerType()) {
+            return null;
+        } else {
+            kind = TransactionMark.Kind.MESSAGE;
+        }
+        return new TransactionMark(md.getTxnidMostBits(), md.getTxnidLeastBits(), kind);
     }
 
     /** Pulsar's schema versions are the big-endian long of their 8 bytes (LongSchemaVersion). */

@@ -3,6 +3,7 @@ package dev.lakestream.iceberg.tool;
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.iceberg.DeadLetters;
+import dev.lakestream.iceberg.MaterializerMetrics;
 import dev.lakestream.iceberg.MaterializerRunner;
 import dev.lakestream.iceberg.MaterializerStatus;
 import dev.lakestream.iceberg.Materializers;
@@ -50,6 +51,7 @@ public final class StandaloneMaterializer implements AutoCloseable {
             daemon("lakestream-materialize-maintenance"));
     private final Map<Long, Running> runners = new LinkedHashMap<>();
     private volatile List<Running> published = List.of();
+    private MetricsServer metrics;
 
     private record Running(StreamInfo stream, MaterializerRunner runner) {}
 
@@ -72,8 +74,13 @@ public final class StandaloneMaterializer implements AutoCloseable {
                 .filter(s -> selection.includes(TopicRef.fromManagedLedgerName(s.name()))).toList();
     }
 
-    /** Starts discovery, maintenance and status publication. */
+    /** Starts discovery, maintenance, status publication and (when configured) {@code /metrics}. */
     public StandaloneMaterializer start() {
+        if (config.metricsPort() >= 0) {
+            metrics = MetricsServer.start(config.metricsAddress(), config.metricsPort(), this::prometheusText);
+            LOG.info("serving the lakestream_iceberg_* metrics on http://{}:{}/metrics", config.metricsAddress(),
+                    metrics.port());
+        }
         control.scheduleWithFixedDelay(this::discover, 0, config.discoveryInterval().toMillis(),
                 TimeUnit.MILLISECONDS);
         control.scheduleWithFixedDelay(this::publishStatus, STATUS_PERIOD_MS, STATUS_PERIOD_MS,
@@ -131,6 +138,24 @@ public final class StandaloneMaterializer implements AutoCloseable {
         return out;
     }
 
+    /** The {@code lakestream_iceberg_*} series of every running topic partition, as {@code /metrics} serves them. */
+    public String prometheusText() {
+        List<MaterializerMetrics.Topic> topics = new ArrayList<>();
+        for (Running r : published) {
+            TopicMaterializer m = r.runner().materializer();
+            topics.add(new MaterializerMetrics.Topic(m.topic().toString(), m.tableId().toString(), m.status()));
+        }
+        StringBuilder out = new StringBuilder();
+        MaterializerMetrics.writePrometheus(out, Map.of(), topics, materializers.budget(),
+                System.currentTimeMillis());
+        return out.toString();
+    }
+
+    /** The port {@code /metrics} listens on, or -1 when it is not served. */
+    public int metricsPort() {
+        return metrics == null ? -1 : metrics.port();
+    }
+
     private void publishStatus() {
         writeStatus(true);
     }
@@ -169,6 +194,9 @@ public final class StandaloneMaterializer implements AutoCloseable {
             }
         }
         writeStatus(false);
+        if (metrics != null) {
+            metrics.close();
+        }
         schemaExecutor.shutdownNow();
     }
 

@@ -30,19 +30,28 @@ import java.util.Properties;
  *     {@code compactionMinFiles}, {@code snapshotMaxAge}, {@code snapshotsRetained}; {@link HostConfig}), so one file
  *     configures both hosts alike
  * @param statusFile where a running materializer publishes its topics' status for the status command
+ * @param metricsAddress the address {@code /metrics} listens on, default {@code 0.0.0.0}
+ * @param metricsPort the port of {@code /metrics} (Prometheus text): -1 (default) none, 0 any free port
  */
 public record ToolConfig(Map<String, String> properties, Path dataDir, TopicSelection selection,
-                         Duration discoveryInterval, HostConfig upkeep, Path statusFile) {
+                         Duration discoveryInterval, HostConfig upkeep, Path statusFile, String metricsAddress,
+                         int metricsPort) {
 
     static final String DISCOVERY_INTERVAL = "lakestream.materialize.discoveryInterval";
     static final String STATUS_FILE = "lakestream.materialize.statusFile";
     static final String DATA_DIR = "lakestream.materialize.dataDir";
+    static final String METRICS_ADDRESS = "lakestream.materialize.metricsAddress";
+    static final String METRICS_PORT = "lakestream.materialize.metricsPort";
     private static final String EMBEDDED_DATA_DIR = "lakestream.embedded.dataDir";
 
     public ToolConfig {
         properties = Map.copyOf(properties);
         if (discoveryInterval.isZero() || discoveryInterval.isNegative()) {
             throw new ConfigException(DISCOVERY_INTERVAL, String.valueOf(discoveryInterval), "must be positive");
+        }
+        if (metricsPort < -1 || metricsPort > 65535) {
+            throw new ConfigException(METRICS_PORT, Integer.toString(metricsPort),
+                    "must be -1 (no /metrics), 0 (any free port) or a port number");
         }
     }
 
@@ -70,7 +79,8 @@ public record ToolConfig(Map<String, String> properties, Path dataDir, TopicSele
                 .orElse(dataDir.resolve("iceberg").resolve("materialize-status.json"));
         return new ToolConfig(props, dataDir, TopicSelection.parse(r.string(TopicSelection.KEY, "all")),
                 r.duration(DISCOVERY_INTERVAL, Duration.ofSeconds(30)),
-                HostConfig.fromProperties(props), status);
+                HostConfig.fromProperties(props), status, r.string(METRICS_ADDRESS, "0.0.0.0"),
+                r.integer(METRICS_PORT, -1));
     }
 
     public ConfigReader reader() {

@@ -52,6 +52,13 @@ public final class PulsarEntries {
         return finish(md, compression, Unpooled.wrappedBuffer(m.value()), brokerEntryMetadata);
     }
 
+    /** A message a producer sent in transaction {@code (most,least)}, without batching, as the client sends it. */
+    public static ByteBuf inTransaction(long most, long least, long sequenceId, byte[] value) {
+        MessageMetadata md = new MessageMetadata().setProducerName("txn-producer").setPublishTime(1_764_000_000_000L)
+                .setSequenceId(sequenceId).setTxnidMostBits(most).setTxnidLeastBits(least);
+        return finish(md, CompressionType.NONE, Unpooled.wrappedBuffer(value), false);
+    }
+
     /** A batch, as the client's BatchMessageContainer builds it. */
     public static ByteBuf batch(String producer, long publishTime, Long schemaVersion, CompressionType compression,
                                 List<Msg> msgs, boolean brokerEntryMetadata) {

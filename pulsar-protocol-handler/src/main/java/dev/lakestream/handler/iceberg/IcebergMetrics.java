@@ -1,104 +1,33 @@
 package dev.lakestream.handler.iceberg;
 
-import dev.lakestream.iceberg.MaterializerStatus;
+import dev.lakestream.iceberg.MaterializerMetrics;
+import dev.lakestream.iceberg.MemoryBudget;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import java.util.function.ToDoubleFunction;
 
 /**
- * The {@code lakestream_iceberg_*} series of the broker's {@code /metrics}, one sample per materialized topic
- * partition (labels {@code topic}, {@code table}, plus the broker's common labels), read from each materializer's
- * published {@link MaterializerStatus}. Listed in docs/operations.md and docs/iceberg.md.
+ * The {@code lakestream_iceberg_*} series of the broker's {@code /metrics}: one sample per topic partition this broker
+ * materializes (labels {@code topic}, {@code table}, plus the broker's common labels) and the memory budget, written
+ * by {@link MaterializerMetrics} as the standalone tool writes them. Listed in docs/iceberg.md.
  */
 public final class IcebergMetrics {
 
-    private record Series(String name, String type, String help, ToDoubleFunction<MaterializerStatus> value) {}
-
-    private static final List<Series> SERIES = List.of(
-            new Series("lakestream_iceberg_committed_offset", "gauge",
-                    "Stream offset the table holds every entry below (-1 before the first commit)",
-                    MaterializerStatus::committedOffset),
-            new Series("lakestream_iceberg_lag_entries", "gauge",
-                    "Entries in the topic partition's stream not yet committed to the table",
-                    MaterializerStatus::lagEntries),
-            new Series("lakestream_iceberg_commits_total", "counter", "Iceberg commits made (since the runner started)",
-                    MaterializerStatus::commits),
-            new Series("lakestream_iceberg_rows_total", "counter", "Rows committed to the table (since the runner"
-                    + " started)", MaterializerStatus::rowsCommitted),
-            new Series("lakestream_iceberg_dead_letters_total", "counter",
-                    "Messages that could not be decoded against their schema, sent to the dead letters",
-                    MaterializerStatus::deadLetters),
-            new Series("lakestream_iceberg_conflicts_total", "counter",
-                    "Commits abandoned because another materializer had committed the same offsets",
-                    MaterializerStatus::conflicts),
-            new Series("lakestream_iceberg_paused", "gauge",
-                    "1 when materialization is paused on a schema or message it cannot take (see the broker log)",
-                    s -> s.state() == MaterializerStatus.State.PAUSED ? 1 : 0),
-            new Series("lakestream_iceberg_failing", "gauge",
-                    "1 while the last attempt failed and the materializer retries from the table's offsets",
-                    s -> s.state() == MaterializerStatus.State.RETRYING ? 1 : 0));
-
     private final Supplier<List<HostedTopic>> topics;
+    private final MemoryBudget budget;
     private final Clock clock;
 
-    IcebergMetrics(Supplier<List<HostedTopic>> topics, Clock clock) {
+    IcebergMetrics(Supplier<List<HostedTopic>> topics, MemoryBudget budget, Clock clock) {
         this.topics = topics;
+        this.budget = budget;
         this.clock = clock;
     }
 
     /** Appends every series in the Prometheus text format, each sample with {@code commonLabels} too. */
     public void writePrometheus(StringBuilder out, Map<String, String> commonLabels) {
-        List<HostedTopic> all = topics.get();
-        StringBuilder common = new StringBuilder();
-        commonLabels.forEach((k, v) -> label(common, k, v));
-        family(out, "lakestream_iceberg_topics", "gauge", "Topic partitions this broker materializes");
-        sample(out, "lakestream_iceberg_topics", common, "", all.size());
-        long now = clock.millis();
-        family(out, "lakestream_iceberg_lag_seconds", "gauge",
-                "How long the oldest entry not yet in the table has waited (0 when the table is up to date)");
-        for (HostedTopic h : all) {
-            sample(out, "lakestream_iceberg_lag_seconds", common, labels(h), h.status().lagMillis(now) / 1000.0);
-        }
-        for (Series s : SERIES) {
-            family(out, s.name(), s.type(), s.help());
-            for (HostedTopic h : all) {
-                sample(out, s.name(), common, labels(h), s.value().applyAsDouble(h.status()));
-            }
-        }
-    }
-
-    private static String labels(HostedTopic h) {
-        StringBuilder b = new StringBuilder();
-        label(b, "topic", h.topicName);
-        label(b, "table", h.table());
-        return b.toString();
-    }
-
-    private static void family(StringBuilder out, String name, String type, String help) {
-        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    }
-
-    private static void sample(StringBuilder out, String name, CharSequence common, String labels, double value) {
-        out.append(name);
-        String all = common + labels;
-        if (!all.isEmpty()) {
-            out.append('{').append(all, 0, all.length() - 1).append('}');
-        }
-        out.append(' ');
-        if (value == Math.rint(value) && !Double.isInfinite(value)) {
-            out.append((long) value);
-        } else {
-            out.append(value);
-        }
-        out.append('\n');
-    }
-
-    /** {@code name="value",} with the text format's escapes. */
-    private static void label(StringBuilder b, String name, String value) {
-        b.append(name).append("=\"").append(value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n"))
-                .append("\",");
+        List<MaterializerMetrics.Topic> all = topics.get().stream()
+                .map(h -> new MaterializerMetrics.Topic(h.topicName, h.table(), h.status())).toList();
+        MaterializerMetrics.writePrometheus(out, commonLabels, all, budget, clock.millis());
     }
 }
