@@ -110,6 +110,8 @@ public final class TopicMaterializer implements AutoCloseable {
     /** Bytes of entries read and not yet committed, taken from {@link #budget}. */
     private long buffered;
     private long readsHeld;
+    /** Whether the last poll found the budget full (see {@link #readsHeld}). */
+    private boolean holding;
     private long oldestUncommittedMillis;
     private volatile MaterializerStatus status;
     private PartitionKey partitionKey;
@@ -192,6 +194,13 @@ public final class TopicMaterializer implements AutoCloseable {
         if (!budget.tryReserve(reservation)) {
             // The process holds as much as it may: read nothing, and give back what this one holds by committing
             // it early (the other materializers do the same), so that memory never grows past the bound.
+            if (!holding) {
+                // Once per hold, so that a topic that stops moving says why.
+                LOG.warn("{}: reads held: the materializers of this process hold {} of their {} bytes"
+                        + " (lakestream.iceberg.maxBufferedBytes); this one holds {}", where, budget.used(),
+                        budget.limit(), buffered);
+                holding = true;
+            }
             readsHeld++;
             if (buffered > 0) {
                 commit();
@@ -199,6 +208,7 @@ public final class TopicMaterializer implements AutoCloseable {
             publish();
             return 0;
         }
+        holding = false;
         try {
             List<LogEntry> batch = stream.read(next, config.readEntries(), config.readBytes()).join();
             long kept = 0;
