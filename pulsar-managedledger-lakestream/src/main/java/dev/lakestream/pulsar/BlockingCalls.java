@@ -12,7 +12,7 @@ import org.apache.bookkeeper.mledger.Position;
 
 /**
  * The blocking forms of a managed ledger's callback calls: each makes the asynchronous call with a {@link Waiter} as
- * its callback, then waits for it with {@link LakestreamManagedLedger.Sync#await}. Not for callback threads.
+ * its callback, then waits for it with {@link Sync#await}. Not for callback threads.
  */
 final class BlockingCalls {
 
