@@ -1,4 +1,7 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.pulsar.cursor.CursorLedger;
@@ -18,8 +21,8 @@ interface LedgerView {
 
     long MB = 1024L * 1024L;
 
-    /** The log category of a ledger and its parts (kept as the ledger class name, which operators configure). */
-    String LOGGER = "dev.lakestream.pulsar.LakestreamManagedLedger";
+    /** The log category of a ledger and its parts: the ledger class's name, so one logger setting covers them all. */
+    String LOGGER = "dev.lakestream.pulsar.ledger.LakestreamManagedLedger";
 
     String name();
 

@@ -1,4 +1,6 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.Errors;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

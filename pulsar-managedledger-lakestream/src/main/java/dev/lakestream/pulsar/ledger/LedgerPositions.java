@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
 
 import com.google.common.collect.BoundType;
 import com.google.common.collect.Range;

@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
 
 import io.netty.buffer.ByteBuf;
 import java.util.concurrent.Executor;

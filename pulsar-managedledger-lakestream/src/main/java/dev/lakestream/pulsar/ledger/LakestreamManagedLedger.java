@@ -1,4 +1,9 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.Sync;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 
 import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
 import com.google.common.collect.Range;
@@ -75,7 +80,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final LedgerCursorView cursorView = new LedgerCursorView(this);
     private final LedgerView partsView = new PartsView();
 
-    LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
+    public LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
                             ManagedLedgerConfig config, ManagedLedgerRecord record, VirtualLedgers ledgers,
                             long startOffset, boolean readOnly) {
         this.factory = factory;
@@ -181,7 +186,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return factory;
     }
 
-    StreamLog stream() {
+    public StreamLog stream() {
         return stream;
     }
 
@@ -208,11 +213,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return state.offsetOf(p);
     }
 
-    Position positionOf(long offset) {
+    public Position positionOf(long offset) {
         return state.positionOf(offset);
     }
 
-    long lceOffset() {
+    public long lceOffset() {
         return state.lceOffset();
     }
 
@@ -220,7 +225,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return readOnly;
     }
 
-    long startOffset() {
+    public long startOffset() {
         return state.startOffset();
     }
 
@@ -394,7 +399,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     /** Creates the first ledger of this session (at open): the ledger every position written now lives in. */
-    CompletableFuture<Void> initializeForWriting() {
+    public CompletableFuture<Void> initializeForWriting() {
         return appends.initializeForWriting();
     }
 
@@ -482,7 +487,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     /** Loads the cursors persisted for the stream (at open). */
-    CompletableFuture<Void> recoverCursors() {
+    public CompletableFuture<Void> recoverCursors() {
         return cursors.recover();
     }
 
@@ -547,7 +552,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     /** The entry at {@code offset}, or a failure naming it when it is not readable. */
-    CompletableFuture<Entry> readOne(long offset) {
+    public CompletableFuture<Entry> readOne(long offset) {
         return reader.readOne(offset);
     }
 
@@ -659,19 +664,19 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }
     }
 
-    List<VirtualLedgers.Ledger> ledgerList() {
+    public List<VirtualLedgers.Ledger> ledgerList() {
         synchronized (state) {
             return state.ledgersLocked().ledgers();
         }
     }
 
-    long ledgerEntries(int i) {
+    public long ledgerEntries(int i) {
         synchronized (state) {
             return state.ledgersLocked().entries(i);
         }
     }
 
-    long ledgerSize(int i) {
+    public long ledgerSize(int i) {
         synchronized (state) {
             return state.ledgersLocked().size(i);
         }
@@ -752,11 +757,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }, executor);
     }
 
-    CompletableFuture<Void> closeAsync() {
+    public CompletableFuture<Void> closeAsync() {
         return lifecycle.close();
     }
 
-    boolean isClosedOrDeleted() {
+    public boolean isClosedOrDeleted() {
         return state.isClosedOrDeleted();
     }
 
@@ -776,7 +781,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }, executor);
     }
 
-    CompletableFuture<Void> deleteAsync() {
+    public CompletableFuture<Void> deleteAsync() {
         return lifecycle.delete();
     }
 
@@ -827,7 +832,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
                 InternalStatsSnapshot.take(partsView, appends, recordWriter, includeLedgerMetadata));
     }
 
-    ManagedLedgerRecord recordSnapshot() {
+    public ManagedLedgerRecord recordSnapshot() {
         synchronized (state) {
             return recordWriter.recordLocked().copy();
         }

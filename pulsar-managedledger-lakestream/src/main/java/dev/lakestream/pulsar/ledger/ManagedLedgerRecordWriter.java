@@ -1,4 +1,8 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 
 import dev.lakestream.core.metadata.UnexpectedVersionException;
 import java.util.Collections;

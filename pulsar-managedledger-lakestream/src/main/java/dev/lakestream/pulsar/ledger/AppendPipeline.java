@@ -1,4 +1,8 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 
 import dev.lakestream.core.log.AppendResult;
 import dev.lakestream.core.log.StreamFencedException;

@@ -1,4 +1,6 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.Errors;
 
 import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.util.ArrayList;
