@@ -1,5 +1,8 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
+import dev.lakestream.pulsar.ledger.VirtualLedgers;
+
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.catalog.CatalogException;
@@ -83,19 +86,19 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
         this.cacheManager = new NoopEntryCacheManager(this.config.getMaxCacheSize());
     }
 
-    ExecutorService pool() {
+    public ExecutorService pool() {
         return pool;
     }
 
-    ScheduledExecutorService scheduler() {
+    public ScheduledExecutorService scheduler() {
         return scheduler;
     }
 
-    Lakestream lakestream() {
+    public Lakestream lakestream() {
         return log;
     }
 
-    String root() {
+    public String root() {
         return log.config().metadataRoot();
     }
 
@@ -290,7 +293,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
         });
     }
 
-    void evict(String name, LakestreamManagedLedger ml) {
+    public void evict(String name, LakestreamManagedLedger ml) {
         CompletableFuture<LakestreamManagedLedger> f = ledgers.get(name);
         if (f != null && f.isDone() && !f.isCompletedExceptionally() && f.join() == ml) {
             ledgers.remove(name, f);
@@ -501,7 +504,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     }
 
     /** Deletes a managed ledger's data and metadata, and evicts it from the cache (before any callback runs). */
-    CompletableFuture<Void> deleteStorage(String name, long streamId) {
+    public CompletableFuture<Void> deleteStorage(String name, long streamId) {
         StreamLog stream = log.stream(streamId);
         return stream.deleteData()
                 .thenCompose(v -> log.catalog().delete(NAMESPACE, name).handle((x, e) -> null))

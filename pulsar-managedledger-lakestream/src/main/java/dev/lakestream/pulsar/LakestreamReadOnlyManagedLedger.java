@@ -1,5 +1,7 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
+
 import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import com.google.common.collect.Range;
 import java.util.List;

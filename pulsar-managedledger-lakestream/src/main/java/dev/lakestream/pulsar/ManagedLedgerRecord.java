@@ -1,5 +1,7 @@
 package dev.lakestream.pulsar;
 
+import dev.lakestream.pulsar.ledger.VirtualLedgers;
+
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lakestream.core.metadata.MetadataStore;
@@ -108,7 +110,7 @@ public final class ManagedLedgerRecord {
         return c;
     }
 
-    void assignLedgers(VirtualLedgers v) {
+    public void assignLedgers(VirtualLedgers v) {
         List<LedgerEntry> out = new ArrayList<>();
         for (VirtualLedgers.Ledger l : v.ledgers()) {
             out.add(new LedgerEntry(l));
@@ -116,7 +118,7 @@ public final class ManagedLedgerRecord {
         ledgers = out;
     }
 
-    List<VirtualLedgers.Ledger> toLedgers() {
+    public List<VirtualLedgers.Ledger> toLedgers() {
         List<VirtualLedgers.Ledger> out = new ArrayList<>();
         for (LedgerEntry e : ledgers) {
             out.add(e.toLedger());

@@ -1,6 +1,6 @@
 package dev.lakestream.pulsar.compaction;
 
-import dev.lakestream.pulsar.LakestreamManagedLedger;
+import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.ManagedCursor;

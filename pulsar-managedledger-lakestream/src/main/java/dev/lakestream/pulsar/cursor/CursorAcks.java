@@ -19,13 +19,13 @@ import org.apache.bookkeeper.mledger.impl.AckSetStateUtil;
  */
 final class CursorAcks {
 
-    private final LakestreamManagedCursor cursor;
+    private final CursorOwner cursor;
     private final CursorLedger ml;
     private final DurableCursor dc;
     private final BatchIndexAcks batchAcks;
     private final CursorReadPosition readPosition;
 
-    CursorAcks(LakestreamManagedCursor cursor, CursorLedger ml, DurableCursor dc, BatchIndexAcks batchAcks,
+    CursorAcks(CursorOwner cursor, CursorLedger ml, DurableCursor dc, BatchIndexAcks batchAcks,
                CursorReadPosition readPosition) {
         this.cursor = cursor;
         this.ml = ml;
@@ -36,14 +36,14 @@ final class CursorAcks {
 
     /** Whether the entry at {@code off} is acknowledged whole (a partly acknowledged batch is not). */
     boolean isAcked(long off) {
-        synchronized (cursor) {
+        synchronized (cursor.monitor()) {
             return dc.isAcked(off) && !batchAcks.isPartlyAcked(off);
         }
     }
 
     /** The first offset at or after {@code offset} and the mark-delete that the core cursor has not acknowledged. */
     long firstUnackedFrom(long offset) {
-        synchronized (cursor) {
+        synchronized (cursor.monitor()) {
             long o = Math.max(offset, dc.ackedBefore());
             while (dc.isAcked(o)) {
                 o++;
@@ -54,7 +54,7 @@ final class CursorAcks {
 
     /** A copy of the ack set of the batch at {@code off}, or null when it is not acknowledged in part. */
     long[] batchAckSet(long off) {
-        synchronized (cursor) {
+        synchronized (cursor.monitor()) {
             return batchAcks.ackSet(off);
         }
     }
@@ -69,7 +69,7 @@ final class CursorAcks {
                 ? AckSetStateUtil.getAckSetArrayOrNull(position) : null;
         if (ackSet != null && !BatchIndexAcks.allAcked(ackSet) && off <= lce && off >= dc.ackedBefore()) {
             // A batch partly acknowledged: everything before it is mark-deleted, the batch keeps its ack set.
-            synchronized (cursor) {
+            synchronized (cursor.monitor()) {
                 batchAcks.put(off, batchAcks.intersect(off, ackSet));
                 batchAcks.persist();
             }
@@ -80,10 +80,10 @@ final class CursorAcks {
                     "Invalid mark deleted position " + position + ": after the last entry " + ml.getLastConfirmedEntry()));
         }
         CompletableFuture<Void> w;
-        synchronized (cursor) {
+        synchronized (cursor.monitor()) {
             if (off + 1 < dc.ackedBefore()) {
                 return CompletableFuture.failedFuture(new ManagedLedgerException("Mark-deleting " + position
-                        + " of cursor " + cursor.getName() + " would move it back from "
+                        + " of cursor " + cursor.name() + " would move it back from "
                         + ml.positionOf(dc.ackedBefore() - 1)));
             }
             if (off + 1 == dc.ackedBefore()) {
@@ -112,7 +112,7 @@ final class CursorAcks {
             long off = ml.offsetOf(p);
             if (off > lce) {
                 return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
-                        "cannot delete " + p + " on cursor " + cursor.getName() + ": after the last entry "
+                        "cannot delete " + p + " on cursor " + cursor.name() + ": after the last entry "
                                 + ml.getLastConfirmedEntry()));
             }
             offs.add(new long[] {off});
@@ -120,7 +120,7 @@ final class CursorAcks {
         }
         CompletableFuture<Void> w = CompletableFuture.completedFuture(null);
         boolean batchDirty = false;
-        synchronized (cursor) {
+        synchronized (cursor.monitor()) {
             for (int i = 0; i < offs.size(); i++) {
                 long off = offs.get(i)[0];
                 if (off < dc.ackedBefore() || off > lce || isAcked(off)) {

@@ -13,14 +13,14 @@ final class CursorInternalStats {
 
     private CursorInternalStats() {}
 
-    static CursorStats of(LakestreamManagedCursor cursor, CursorReader reader, DurableCursor dc,
+    static CursorStats of(CursorOwner cursor, CursorReader reader, DurableCursor dc,
                           CursorLedger ml) {
         CursorStats s = new CursorStats();
-        s.markDeletePosition = cursor.getMarkDeletedPosition().toString();
-        s.readPosition = cursor.getReadPosition().toString();
+        s.markDeletePosition = cursor.markDeletedPosition().toString();
+        s.readPosition = cursor.readPosition().toString();
         s.waitingReadOp = reader.hasWaitingRead();
         s.pendingReadOps = 0;
-        synchronized (cursor) {
+        synchronized (cursor.monitor()) {
             s.messagesConsumedCounter = cursor.messagesConsumed();
             s.state = cursor.isClosed() ? "Closed" : "Open";
         }
@@ -36,7 +36,7 @@ final class CursorInternalStats {
         }
         s.individuallyDeletedMessages = sb.append(']').toString();
         s.active = cursor.isActive();
-        s.numberOfEntriesSinceFirstNotAckedMessage = cursor.getNumberOfEntriesSinceFirstNotAckedMessage();
+        s.numberOfEntriesSinceFirstNotAckedMessage = cursor.entriesSinceFirstNotAcked();
         s.totalNonContiguousDeletedMessagesRange = st.individuallyAcked().rangeCount();
         s.properties = new LinkedHashMap<>(st.positionProperties());
         return s;

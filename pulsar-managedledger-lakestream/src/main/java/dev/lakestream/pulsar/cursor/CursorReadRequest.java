@@ -15,7 +15,7 @@ import org.apache.bookkeeper.mledger.Position;
  */
 final class CursorReadRequest {
 
-    private final LakestreamManagedCursor cursor;
+    private final CursorOwner cursor;
     private final CursorLedger ml;
     private final int count;
     private final long maxBytes;
@@ -29,7 +29,7 @@ final class CursorReadRequest {
     private long bytes;
     private boolean completed; // guarded by this
 
-    CursorReadRequest(LakestreamManagedCursor cursor, CursorLedger ml, int count, long maxBytes,
+    CursorReadRequest(CursorOwner cursor, CursorLedger ml, int count, long maxBytes,
                       ReadEntriesCallback cb, Object ctx, Position maxPosition, Predicate<Position> skip,
                       boolean wait) {
         this.cursor = cursor;

@@ -16,13 +16,13 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
  */
 final class CursorReader {
 
-    private final LakestreamManagedCursor cursor;
+    private final CursorOwner cursor;
     private final CursorLedger ml;
     private final CursorAcks acks;
     private final CursorReadPosition readPosition;
     private final AtomicReference<CursorReadRequest> waiting = new AtomicReference<>();
 
-    CursorReader(LakestreamManagedCursor cursor, CursorLedger ml, CursorAcks acks,
+    CursorReader(CursorOwner cursor, CursorLedger ml, CursorAcks acks,
                  CursorReadPosition readPosition) {
         this.cursor = cursor;
         this.ml = ml;
@@ -31,7 +31,7 @@ final class CursorReader {
     }
 
     void start(CursorReadRequest op) {
-        synchronized (cursor) {
+        synchronized (cursor.monitor()) {
             if (cursor.isClosed()) {
                 op.fail(cursor.closedException());
                 return;
@@ -45,7 +45,7 @@ final class CursorReader {
         long start = ml.startOffset();
         long from;
         long epoch;
-        synchronized (cursor) {
+        synchronized (cursor.monitor()) {
             if (cursor.isClosed()) {
                 op.fail(cursor.closedException());
                 return;
@@ -68,7 +68,7 @@ final class CursorReader {
                     op.fail(new ManagedLedgerException.ConcurrentWaitCallbackException());
                     return;
                 }
-                ml.addWaiting(cursor);
+                cursor.waitForEntries();
             } else {
                 op.complete();
             }
@@ -108,7 +108,7 @@ final class CursorReader {
                 }
                 op.add(entry);
             }
-            synchronized (cursor) {
+            synchronized (cursor.monitor()) {
                 readPosition.readUpTo(last + 1, epoch);
             }
             if (list.isEmpty() || last >= bound || op.isFull()) {
@@ -142,7 +142,7 @@ final class CursorReader {
     /** Drops the parked read without completing it; true when there was one. */
     boolean cancelWaiting() {
         CursorReadRequest op = waiting.getAndSet(null);
-        ml.removeWaiting(cursor);
+        cursor.stopWaitingForEntries();
         return op != null;
     }
 

@@ -21,7 +21,7 @@ final class CursorReplay {
     private CursorReplay() {}
 
     /** Starts the reads and answers the positions left out because they are acknowledged. */
-    static Set<? extends Position> replay(LakestreamManagedCursor cursor, CursorLedger ml,
+    static Set<? extends Position> replay(CursorOwner cursor, CursorLedger ml,
                                           Set<? extends Position> positions, ReadEntriesCallback cb, Object ctx,
                                           boolean sortEntries) {
         HashSet<Position> alreadyAcked = new HashSet<>();

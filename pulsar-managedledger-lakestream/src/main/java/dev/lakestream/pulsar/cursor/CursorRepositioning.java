@@ -14,7 +14,7 @@ import org.apache.bookkeeper.mledger.Position;
  */
 final class CursorRepositioning {
 
-    private final LakestreamManagedCursor cursor;
+    private final CursorOwner cursor;
     private final CursorLedger ml;
     private final DurableCursor dc;
     private final BatchIndexAcks batchAcks;
@@ -22,7 +22,7 @@ final class CursorRepositioning {
     private final CursorAcks acks;
     private final CursorReader reader;
 
-    CursorRepositioning(LakestreamManagedCursor cursor, CursorLedger ml, DurableCursor dc,
+    CursorRepositioning(CursorOwner cursor, CursorLedger ml, DurableCursor dc,
                         BatchIndexAcks batchAcks, CursorReadPosition readPosition, CursorAcks acks,
                         CursorReader reader) {
         this.cursor = cursor;
@@ -36,7 +36,7 @@ final class CursorRepositioning {
 
     /** Reads again from the first entry after the mark-delete. */
     void rewind() {
-        synchronized (cursor) {
+        synchronized (cursor.monitor()) {
             readPosition.moveTo(dc.ackedBefore());
         }
     }
@@ -44,7 +44,7 @@ final class CursorRepositioning {
     /** Reads next from {@code newReadPosition}; unless forced, not before the mark-delete. */
     void seek(Position newReadPosition, boolean force) {
         long off = ml.offsetOf(newReadPosition);
-        synchronized (cursor) {
+        synchronized (cursor.monitor()) {
             if (!force && off < dc.ackedBefore()) {
                 off = dc.ackedBefore();
             }
@@ -61,11 +61,11 @@ final class CursorRepositioning {
         long off = ml.offsetOf(position);
         if (!force && (off < start - 1 || off > lce + 1)) {
             return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
-                    "cannot reset cursor " + cursor.getName() + " to " + position + ": not within the ledger"));
+                    "cannot reset cursor " + cursor.name() + " to " + position + ": not within the ledger"));
         }
         off = Math.max(start, Math.min(off, lce + 1));
         CompletableFuture<Void> w;
-        synchronized (cursor) {
+        synchronized (cursor.monitor()) {
             w = dc.reset(off);
             if (batchAcks.clear()) {
                 w = batchAcks.persist();

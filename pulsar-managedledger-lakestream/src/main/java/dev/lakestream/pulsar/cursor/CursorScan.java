@@ -18,7 +18,7 @@ import org.apache.bookkeeper.mledger.ScanOutcome;
  */
 final class CursorScan {
 
-    private final LakestreamManagedCursor cursor;
+    private final CursorOwner cursor;
     private final CursorLedger ml;
     private final CursorAcks acks;
     private final Predicate<Entry> condition;
@@ -27,7 +27,7 @@ final class CursorScan {
     private final long deadline;
     private final CompletableFuture<ScanOutcome> result = new CompletableFuture<>();
 
-    CursorScan(LakestreamManagedCursor cursor, CursorLedger ml, CursorAcks acks,
+    CursorScan(CursorOwner cursor, CursorLedger ml, CursorAcks acks,
                Predicate<Entry> condition, int batchSize, long maxEntries, long timeOutMs) {
         this.cursor = cursor;
         this.ml = ml;

@@ -42,11 +42,12 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
  *
  * <p>This class owns the state and answers Pulsar's API; the work is done by {@link CursorReader} (reads and the
  * waiting read), {@link CursorAcks} (mark-delete and acks), {@link CursorRepositioning} (seek, reset, skip, clear
- * backlog), {@link CursorProperties}, {@link CursorScan}, {@link CursorReplay} and {@link CursorInternalStats}.
+ * backlog), {@link CursorProperties}, {@link CursorScan}, {@link CursorReplay} and {@link CursorInternalStats},
+ * which see this cursor only through the narrow {@link CursorOwner} view.
  *
  * <p>Locks: this cursor's monitor guards the read position, the batch ack sets, the closed flag and the consumed
- * count; the classes above that touch them synchronize on it (the only other monitor is a read request's own, for
- * its completed flag). Never hold it while calling into the ledger.
+ * count; the classes above that touch them synchronize on it, as {@link CursorOwner#monitor()} (the only other
+ * monitor is a read request's own, for its completed flag). Never hold it while calling into the ledger.
  */
 public class LakestreamManagedCursor implements ManagedCursor {
 
@@ -71,6 +72,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private volatile long lastActive = System.currentTimeMillis();
     private volatile double throttleMarkDelete;
 
+    private final CursorOwner owner = new Owner();
+
     /** A cursor on {@code ml} over the core cursor {@code dc}; made by the ledger's cursor registry. */
     public LakestreamManagedCursor(CursorLedger ml, String name, DurableCursor dc, boolean durable) {
         this.ml = ml;
@@ -79,9 +82,9 @@ public class LakestreamManagedCursor implements ManagedCursor {
         this.durable = durable;
         this.readPosition = new CursorReadPosition(this, Math.max(dc.ackedBefore(), ml.startOffset()));
         this.batchAcks = new BatchIndexAcks(this, dc);
-        this.acks = new CursorAcks(this, ml, dc, batchAcks, readPosition);
-        this.reader = new CursorReader(this, ml, acks, readPosition);
-        this.moves = new CursorRepositioning(this, ml, dc, batchAcks, readPosition, acks, reader);
+        this.acks = new CursorAcks(owner, ml, dc, batchAcks, readPosition);
+        this.reader = new CursorReader(owner, ml, acks, readPosition);
+        this.moves = new CursorRepositioning(owner, ml, dc, batchAcks, readPosition, acks, reader);
         this.properties = new CursorProperties(this, dc);
         this.mxBean = new LakestreamManagedCursorMXBean(name, ml.getName());
     }
@@ -229,7 +232,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     private CursorReadRequest request(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
                                       Position maxPosition, Predicate<Position> skipCondition, boolean wait) {
-        return new CursorReadRequest(this, ml, n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, wait);
+        return new CursorReadRequest(owner, ml, n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, wait);
     }
 
     @Override
@@ -602,7 +605,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     public CompletableFuture<ScanOutcome> scan(Optional<Position> startingPosition, Predicate<Entry> condition,
                                                int batchSize, long maxEntries, long timeOutMs) {
         long from = startingPosition.map(ml::offsetOf).orElseGet(this::ackedBefore);
-        return new CursorScan(this, ml, acks, condition, batchSize, maxEntries, timeOutMs).start(from);
+        return new CursorScan(owner, ml, acks, condition, batchSize, maxEntries, timeOutMs).start(from);
     }
 
     // ------------------------------------------------------------------ replay
@@ -624,7 +627,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public Set<? extends Position> asyncReplayEntries(Set<? extends Position> positions, ReadEntriesCallback cb,
                                                       Object ctx, boolean sortEntries) {
-        return CursorReplay.replay(this, ml, positions, cb, ctx, sortEntries);
+        return CursorReplay.replay(owner, ml, positions, cb, ctx, sortEntries);
     }
 
     // ------------------------------------------------------------------ close
@@ -669,7 +672,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public ManagedLedgerInternalStats.CursorStats getCursorStats() {
-        return CursorInternalStats.of(this, reader, dc, ml);
+        return CursorInternalStats.of(owner, reader, dc, ml);
     }
 
     @Override
@@ -680,5 +683,83 @@ public class LakestreamManagedCursor implements ManagedCursor {
     @Override
     public String toString() {
         return "LakestreamManagedCursor{" + ml.getName() + "/" + name + "}";
+    }
+
+    /**
+     * What this cursor's parts see of it ({@link CursorOwner}): each member delegates here, and the monitor is this
+     * cursor's own. A private class rather than the cursor implementing the view, so that none of these members joins
+     * the cursor's public API.
+     */
+    private final class Owner implements CursorOwner {
+
+        @Override
+        public Object monitor() {
+            return LakestreamManagedCursor.this;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public boolean isClosed() {
+            return LakestreamManagedCursor.this.isClosed();
+        }
+
+        @Override
+        public ManagedLedgerException closedException() {
+            return LakestreamManagedCursor.this.closedException();
+        }
+
+        @Override
+        public long readOffset() {
+            return LakestreamManagedCursor.this.readOffset();
+        }
+
+        @Override
+        public void countConsumed(int entries) {
+            LakestreamManagedCursor.this.countConsumed(entries);
+        }
+
+        @Override
+        public long messagesConsumed() {
+            return LakestreamManagedCursor.this.messagesConsumed();
+        }
+
+        @Override
+        public boolean isMessageDeleted(Position position) {
+            return LakestreamManagedCursor.this.isMessageDeleted(position);
+        }
+
+        @Override
+        public Position readPosition() {
+            return getReadPosition();
+        }
+
+        @Override
+        public Position markDeletedPosition() {
+            return getMarkDeletedPosition();
+        }
+
+        @Override
+        public boolean isActive() {
+            return LakestreamManagedCursor.this.isActive();
+        }
+
+        @Override
+        public long entriesSinceFirstNotAcked() {
+            return getNumberOfEntriesSinceFirstNotAckedMessage();
+        }
+
+        @Override
+        public void waitForEntries() {
+            ml.addWaiting(LakestreamManagedCursor.this);
+        }
+
+        @Override
+        public void stopWaitingForEntries() {
+            ml.removeWaiting(LakestreamManagedCursor.this);
+        }
     }
 }

@@ -1,6 +1,6 @@
 package dev.lakestream.pulsar.transaction;
 
-import dev.lakestream.pulsar.LakestreamManagedLedger;
+import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
 import io.netty.util.Timer;
 import java.lang.reflect.Field;
 import java.util.concurrent.CompletableFuture;

@@ -1,20 +1,19 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
 
 /**
- * A {@link LakestreamManagedLedger}'s internal stats as Pulsar reports them ({@code topics stats-internal}): the
+ * A ledger's internal stats as Pulsar reports them ({@code topics stats-internal}): the
  * ledger's counters, virtual ledgers and properties read together under its monitor, then each cursor's stats.
  */
 final class InternalStatsSnapshot {
 
     private InternalStatsSnapshot() {}
 
-    static ManagedLedgerInternalStats take(LakestreamManagedLedger ledger, AppendPipeline appends,
+    static ManagedLedgerInternalStats take(LedgerView ledger, AppendPipeline appends,
                                            ManagedLedgerRecordWriter recordWriter, boolean includeLedgerMetadata) {
         ManagedLedgerInternalStats s = new ManagedLedgerInternalStats();
         LedgerState state = ledger.state();
@@ -41,10 +40,7 @@ final class InternalStatsSnapshot {
             s.ledgers = LedgerInfos.forInternalStats(ledgers, ledger.stream().id(), includeLedgerMetadata);
             s.properties = new LinkedHashMap<>(recordWriter.recordLocked().properties);
         }
-        s.cursors = new LinkedHashMap<>();
-        for (LakestreamManagedCursor c : ledger.cursors().allCursors()) {
-            s.cursors.put(c.getName(), c.getCursorStats());
-        }
+        s.cursors = ledger.cursors().internalStats();
         return s;
     }
 }

@@ -1,4 +1,6 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.Errors;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -8,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Retention for a {@link LakestreamManagedLedger}: removes the oldest virtual ledgers that every cursor has consumed
+ * Retention for a managed ledger: removes the oldest virtual ledgers that every cursor has consumed
  * and that retention (time or size) no longer keeps, first from the metadata record, then from the stream. Nothing
  * at or above the stream's lowest retention hold goes (the Iceberg materializer's: what its table does not hold
  * yet; {@code dev.lakestream.core.trim.RetentionHolds}).
@@ -19,13 +21,13 @@ import org.slf4j.LoggerFactory;
 final class RetentionTrimmer {
 
     // The ledger's logger, so log configuration for the ledger still covers its retention.
-    private static final Logger LOG = LoggerFactory.getLogger(LakestreamManagedLedger.class);
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerView.LOGGER);
 
-    private final LakestreamManagedLedger ledger;
+    private final LedgerView ledger;
     private final LedgerState state;
     private final AtomicReference<CompletableFuture<Void>> trimming = new AtomicReference<>();
 
-    RetentionTrimmer(LakestreamManagedLedger ledger) {
+    RetentionTrimmer(LedgerView ledger) {
         this.ledger = ledger;
         this.state = ledger.state();
     }
@@ -56,7 +58,7 @@ final class RetentionTrimmer {
             trimming.set(null);
             mine.complete(null);
             if (e != null) {
-                LOG.warn("[{}] trimming consumed ledgers failed", ledger.getName(), e);
+                LOG.warn("[{}] trimming consumed ledgers failed", ledger.name(), e);
                 p.completeExceptionally(Errors.toMl(e));
             } else {
                 p.complete(null);
@@ -90,10 +92,10 @@ final class RetentionTrimmer {
                 return -1;
             }
             List<VirtualLedgers.Ledger> ls = state.ledgersLocked().ledgers();
-            ManagedLedgerConfig config = ledger.getConfig();
+            ManagedLedgerConfig config = ledger.config();
             long retentionMs = config.getRetentionTimeMillis();
             long retentionBytes = config.getRetentionSizeInMB() < 0 ? -1
-                    : config.getRetentionSizeInMB() * LakestreamManagedLedger.MB;
+                    : config.getRetentionSizeInMB() * LedgerView.MB;
             long total = state.totalSize();
             long toDelete = 0;
             long t = ledger.now();

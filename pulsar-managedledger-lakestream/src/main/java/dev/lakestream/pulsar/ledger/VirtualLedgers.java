@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
 
 import java.util.ArrayList;
 import java.util.List;

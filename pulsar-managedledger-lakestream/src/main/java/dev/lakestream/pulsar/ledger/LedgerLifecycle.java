@@ -1,15 +1,14 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
-import java.util.ArrayList;
-import java.util.List;
+import dev.lakestream.pulsar.Errors;
+
 import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.TerminateCallback;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 
 /**
- * The end of a {@link LakestreamManagedLedger}'s life: terminate (no adds after the last confirmed one, which is
+ * The end of a managed ledger's life: terminate (no adds after the last confirmed one, which is
  * persisted in the record), close (adds drained, cursors closed, writes settled, fence released, evicted from the
  * factory) and delete (close, then the storage).
  *
@@ -18,7 +17,7 @@ import org.apache.bookkeeper.mledger.Position;
  */
 final class LedgerLifecycle {
 
-    private final LakestreamManagedLedger ledger;
+    private final LedgerView ledger;
     private final LedgerState state;
     private final AppendPipeline appends;
     private final ManagedLedgerRecordWriter recordWriter;
@@ -26,7 +25,7 @@ final class LedgerLifecycle {
     // --- guarded by state (see LedgerState)
     private CompletableFuture<Void> closeFuture;
 
-    LedgerLifecycle(LakestreamManagedLedger ledger, AppendPipeline appends, ManagedLedgerRecordWriter recordWriter) {
+    LedgerLifecycle(LedgerView ledger, AppendPipeline appends, ManagedLedgerRecordWriter recordWriter) {
         this.ledger = ledger;
         this.state = ledger.state();
         this.appends = appends;
@@ -47,7 +46,7 @@ final class LedgerLifecycle {
             }
             state.terminate();
             appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerTerminatedException(
-                    "managed ledger " + ledger.getName() + " was terminated"));
+                    "managed ledger " + ledger.name() + " was terminated"));
             Runnable persist = () -> {
                 long last;
                 synchronized (state) {
@@ -80,7 +79,7 @@ final class LedgerLifecycle {
             }
             state.close();
             appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
-                    "managed ledger " + ledger.getName() + " was closed"));
+                    "managed ledger " + ledger.name() + " was closed"));
             if (!appends.hasInflightLocked()) {
                 drained.complete(null);
             } else {
@@ -91,17 +90,11 @@ final class LedgerLifecycle {
             // after this close (the next owner, here or elsewhere) then finds at its end every entry that will ever
             // land, and rebuilds its state (deduplication, next offset) from them.
             CompletableFuture<Void> settled = appends.appendsSettledLocked();
-            closeFuture = drained.thenCompose(v -> settled).thenCompose(v -> {
-                List<CompletableFuture<?>> fs = new ArrayList<>();
-                for (LakestreamManagedCursor c : ledger.cursors().allCursors()) {
-                    fs.add(c.closeAsync().exceptionally(e -> null));
-                }
-                return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
-            }).thenCompose(v -> recordWriter.settled()).thenRun(() -> {
+            closeFuture = drained.thenCompose(v -> settled).thenCompose(v -> ledger.cursors().closeAll()).thenCompose(v -> recordWriter.settled()).thenRun(() -> {
                 if (!ledger.isReadOnly()) {
                     ledger.stream().releaseFence();
                 }
-                ledger.factory().evict(ledger.getName(), ledger);
+                ledger.evictFromFactory();
             });
             return closeFuture;
         }
@@ -112,6 +105,6 @@ final class LedgerLifecycle {
             state.delete();
         }
         return close()
-                .thenCompose(v -> ledger.factory().deleteStorage(ledger.getName(), ledger.stream().id()));
+                .thenCompose(v -> ledger.factory().deleteStorage(ledger.name(), ledger.stream().id()));
     }
 }

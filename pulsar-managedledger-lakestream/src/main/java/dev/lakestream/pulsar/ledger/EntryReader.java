@@ -1,4 +1,6 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.Errors;
 
 import dev.lakestream.pulsar.cursor.Search;
 import dev.lakestream.core.log.LogEntry;
@@ -12,7 +14,7 @@ import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.impl.EntryImpl;
 
 /**
- * Reads a {@link LakestreamManagedLedger}'s entries from its stream: single entries by offset or position, and the
+ * Reads a managed ledger's entries from its stream: single entries by offset or position, and the
  * searches that read entries (earliest publish time in the backlog, find, last dispatchable position). Entries are
  * Pulsar {@link Entry} objects at their virtual-ledger positions; the reader of an entry releases it.
  *
@@ -21,10 +23,10 @@ import org.apache.bookkeeper.mledger.impl.EntryImpl;
  */
 final class EntryReader {
 
-    private final LakestreamManagedLedger ledger;
+    private final LedgerView ledger;
     private final LedgerState state;
 
-    EntryReader(LakestreamManagedLedger ledger) {
+    EntryReader(LedgerView ledger) {
         this.ledger = ledger;
         this.state = ledger.state();
     }
@@ -35,7 +37,7 @@ final class EntryReader {
     }
 
     Entry toEntry(LogEntry e) {
-        Position p = ledger.positionOf(e.offset());
+        Position p = state.positionOf(e.offset());
         EntryImpl entry = EntryImpl.create(p.getLedgerId(), p.getEntryId(), e.payload());
         e.payload().release();
         return entry;
@@ -49,11 +51,11 @@ final class EntryReader {
             lce = state.lceOffset();
             start = state.startOffset();
         }
-        String name = ledger.getName();
+        String name = ledger.name();
         if (offset < start || offset > lce) {
             return CompletableFuture.failedFuture(new ManagedLedgerException.NonRecoverableLedgerException(
-                    "Message not found: position " + ledger.positionOf(offset) + " of " + name + " is outside the"
-                            + " readable entries " + ledger.positionOf(start) + ".." + ledger.positionOf(lce)));
+                    "Message not found: position " + state.positionOf(offset) + " of " + name + " is outside the"
+                            + " readable entries " + state.positionOf(start) + ".." + state.positionOf(lce)));
         }
         return readRaw(offset, 1, Long.MAX_VALUE).thenApply(list -> {
             Entry found = null;
@@ -67,7 +69,7 @@ final class EntryReader {
             if (found == null) {
                 throw new java.util.concurrent.CompletionException(
                         new ManagedLedgerException.NonRecoverableLedgerException("Message not found: position "
-                                + ledger.positionOf(offset) + " of " + name + " was trimmed"));
+                                + state.positionOf(offset) + " of " + name + " was trimmed"));
             }
             ledger.mbean().recordRead(1, found.getLength());
             return found;
@@ -122,18 +124,18 @@ final class EntryReader {
         long lo = state.startOffset();
         long hi = state.lceOffset();
         return Search.newestMatching(this::readOne, predicate, lo, hi).thenApply(found -> found < 0
-                ? ledger.positionOf(lo) : ledger.positionOf(found + 1));
+                ? state.positionOf(lo) : state.positionOf(found + 1));
     }
 
     CompletableFuture<Position> lastDispatchablePosition(Predicate<Entry> predicate, Position startPosition) {
-        long from = Math.min(ledger.offsetOf(startPosition), state.lceOffset());
+        long from = Math.min(state.offsetOf(startPosition), state.lceOffset());
         long floor = state.startOffset();
         return scanBack(predicate, from, floor, 100_000);
     }
 
     private CompletableFuture<Position> scanBack(Predicate<Entry> predicate, long offset, long floor, int budget) {
         if (offset < floor || budget <= 0) {
-            return CompletableFuture.completedFuture(ledger.positionOf(floor - 1));
+            return CompletableFuture.completedFuture(state.positionOf(floor - 1));
         }
         return readOne(offset).thenCompose(entry -> {
             boolean ok;
@@ -142,7 +144,7 @@ final class EntryReader {
             } finally {
                 entry.release();
             }
-            return ok ? CompletableFuture.completedFuture(ledger.positionOf(offset))
+            return ok ? CompletableFuture.completedFuture(state.positionOf(offset))
                     : scanBack(predicate, offset - 1, floor, budget - 1);
         });
     }

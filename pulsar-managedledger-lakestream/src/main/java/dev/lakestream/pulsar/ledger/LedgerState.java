@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
 
 import org.apache.bookkeeper.mledger.Position;
 

@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
 
 import com.google.common.collect.BoundType;
 import com.google.common.collect.Range;
@@ -7,7 +7,7 @@ import org.apache.bookkeeper.mledger.PositionBound;
 import org.apache.bookkeeper.mledger.PositionFactory;
 
 /**
- * Position arithmetic of a {@link LakestreamManagedLedger} over its virtual ledgers and readable range
+ * Position arithmetic of a managed ledger over its virtual ledgers and readable range
  * {@code [startOffset, lceOffset]}: first, next, previous and n-th positions, ranges as offsets, entry counts and
  * backlog sizes.
  *
@@ -16,12 +16,12 @@ import org.apache.bookkeeper.mledger.PositionFactory;
  */
 final class LedgerPositions {
 
-    private final LakestreamManagedLedger ledger;
     private final LedgerState state;
+    private final LedgerCursors cursors;
 
-    LedgerPositions(LakestreamManagedLedger ledger) {
-        this.ledger = ledger;
-        this.state = ledger.state();
+    LedgerPositions(LedgerState state, LedgerCursors cursors) {
+        this.state = state;
+        this.cursors = cursors;
     }
 
     Position first() {
@@ -85,7 +85,7 @@ final class LedgerPositions {
 
     /** Entries not yet acknowledged by the slowest durable cursor. */
     long numberOfActiveEntries() {
-        long slowest = ledger.cursors().slowestAckedBefore(false);
+        long slowest = cursors.slowestAckedBefore(false);
         synchronized (state) {
             return Math.max(0, state.lceOffset() + 1 - Math.max(slowest, state.startOffset()));
         }
@@ -100,7 +100,7 @@ final class LedgerPositions {
     }
 
     long estimatedBacklogSize(Position position) {
-        long off = ledger.offsetOf(position);
+        long off = state.offsetOf(position);
         synchronized (state) {
             return Math.max(0, state.lceOffset() - Math.max(off, state.startOffset() - 1)) * averageEntrySize();
         }

@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
 
 import io.netty.buffer.ByteBuf;
 import java.util.concurrent.Executor;
@@ -9,7 +9,7 @@ import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor;
 
 /**
- * One add in a {@link LakestreamManagedLedger}'s {@link AppendPipeline}: the entry, its callback, where it was
+ * One add in a managed ledger's {@link AppendPipeline}: the entry, its callback, where it was
  * placed, and its completion. Mutable fields are guarded by the ledger's state monitor, as the pipeline's queues are.
  */
 final class AddOp implements ManagedLedgerInterceptor.AddEntryOperation {

@@ -1,4 +1,9 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.Sync;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 
 import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
 import com.google.common.collect.Range;
@@ -7,8 +12,6 @@ import dev.lakestream.core.log.LogEntry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -47,7 +50,8 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
  * <p>This class owns the ledger's state and answers the {@code ManagedLedger} API; its parts do the work:
  * {@link AppendPipeline} (adds, rollover), {@link ManagedLedgerRecordWriter} (metadata writes, properties),
  * {@link LedgerCursors}, {@link EntryReader}, {@link LedgerPositions}, {@link RetentionTrimmer},
- * {@link LedgerLifecycle} (terminate, close, delete), {@link InternalStatsSnapshot} and {@link BlockingCalls}.
+ * {@link LedgerLifecycle} (terminate, close, delete), {@link InternalStatsSnapshot} and {@link BlockingCalls}. The parts see
+ * the ledger only through {@link LedgerView} (or are handed {@link LedgerState} and what they need), never this class.
  *
  * <p>The state (phase, confirmed tail, start offset, virtual ledgers) has one owner, {@link LedgerState}, which
  * also states the threading rule: its monitor is the ledger's only lock, held by the parts for their own fields
@@ -55,8 +59,6 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
  * a core or Netty thread.
  */
 public class LakestreamManagedLedger implements ManagedLedger {
-
-    static final long MB = 1024L * 1024L;
 
     private final LakestreamManagedLedgerFactory factory;
     private final String name;
@@ -76,8 +78,9 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final LedgerPositions positions;
     private final RetentionTrimmer trimmer;
     private final LedgerCursorView cursorView = new LedgerCursorView(this);
+    private final LedgerView partsView = new PartsView();
 
-    LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
+    public LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
                             ManagedLedgerConfig config, ManagedLedgerRecord record, VirtualLedgers ledgers,
                             long startOffset, boolean readOnly) {
         this.factory = factory;
@@ -85,16 +88,93 @@ public class LakestreamManagedLedger implements ManagedLedger {
         this.stream = stream;
         this.config = config;
         this.state = new LedgerState(name, ledgers, startOffset, record.terminatedOffset != null);
-        this.recordWriter = new ManagedLedgerRecordWriter(this, record);
+        this.recordWriter = new ManagedLedgerRecordWriter(name, state, factory, readOnly, record);
         this.readOnly = readOnly;
         this.executor = new SerialExecutor(factory.pool());
-        this.cursors = new LedgerCursors(this);
-        this.reader = new EntryReader(this);
-        this.positions = new LedgerPositions(this);
-        this.trimmer = new RetentionTrimmer(this);
+        this.cursors = new LedgerCursors(partsView);
+        this.reader = new EntryReader(partsView);
+        this.positions = new LedgerPositions(state, cursors);
+        this.trimmer = new RetentionTrimmer(partsView);
         this.stats = new LakestreamManagedLedgerMBean(this);
-        this.appends = new AppendPipeline(this, ledgers.end(), now());
-        this.lifecycle = new LedgerLifecycle(this, appends, recordWriter);
+        this.appends = new AppendPipeline(partsView, ledgers.end(), now());
+        this.lifecycle = new LedgerLifecycle(partsView, appends, recordWriter);
+    }
+
+    /**
+     * What this ledger's parts see of it ({@link LedgerView}): each member delegates here. A private class rather
+     * than the ledger implementing the view, so that none of these members joins the ledger's public API.
+     */
+    private final class PartsView implements LedgerView {
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public ManagedLedgerConfig config() {
+            return config;
+        }
+
+        @Override
+        public LedgerState state() {
+            return state;
+        }
+
+        @Override
+        public StreamLog stream() {
+            return stream;
+        }
+
+        @Override
+        public SerialExecutor executor() {
+            return executor;
+        }
+
+        @Override
+        public LakestreamManagedLedgerFactory factory() {
+            return factory;
+        }
+
+        @Override
+        public LedgerCursors cursors() {
+            return cursors;
+        }
+
+        @Override
+        public LedgerCursorView cursorView() {
+            return cursorView;
+        }
+
+        @Override
+        public LakestreamManagedLedgerMBean mbean() {
+            return stats;
+        }
+
+        @Override
+        public boolean isReadOnly() {
+            return readOnly;
+        }
+
+        @Override
+        public long now() {
+            return LakestreamManagedLedger.this.now();
+        }
+
+        @Override
+        public ManagedLedgerException writeRefusalLocked() {
+            return LakestreamManagedLedger.this.writeRefusalLocked();
+        }
+
+        @Override
+        public CompletableFuture<Void> updateRecord(Consumer<ManagedLedgerRecord> change) {
+            return recordWriter.update(change);
+        }
+
+        @Override
+        public void evictFromFactory() {
+            factory.evict(name, LakestreamManagedLedger.this);
+        }
     }
 
     /** The owner of this ledger's state and its only lock (see {@link LedgerState}). */
@@ -106,7 +186,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return factory;
     }
 
-    StreamLog stream() {
+    public StreamLog stream() {
         return stream;
     }
 
@@ -133,11 +213,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return state.offsetOf(p);
     }
 
-    Position positionOf(long offset) {
+    public Position positionOf(long offset) {
         return state.positionOf(offset);
     }
 
-    long lceOffset() {
+    public long lceOffset() {
         return state.lceOffset();
     }
 
@@ -145,7 +225,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return readOnly;
     }
 
-    long startOffset() {
+    public long startOffset() {
         return state.startOffset();
     }
 
@@ -172,9 +252,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public Map<String, String> getProperties() {
-        synchronized (state) {
-            return Collections.unmodifiableMap(new LinkedHashMap<>(recordWriter.recordLocked().properties));
-        }
+        return recordWriter.properties();
     }
 
     @Override
@@ -321,7 +399,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     /** Creates the first ledger of this session (at open): the ledger every position written now lives in. */
-    CompletableFuture<Void> initializeForWriting() {
+    public CompletableFuture<Void> initializeForWriting() {
         return appends.initializeForWriting();
     }
 
@@ -409,7 +487,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     /** Loads the cursors persisted for the stream (at open). */
-    CompletableFuture<Void> recoverCursors() {
+    public CompletableFuture<Void> recoverCursors() {
         return cursors.recover();
     }
 
@@ -474,7 +552,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     /** The entry at {@code offset}, or a failure naming it when it is not readable. */
-    CompletableFuture<Entry> readOne(long offset) {
+    public CompletableFuture<Entry> readOne(long offset) {
         return reader.readOne(offset);
     }
 
@@ -586,19 +664,19 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }
     }
 
-    List<VirtualLedgers.Ledger> ledgerList() {
+    public List<VirtualLedgers.Ledger> ledgerList() {
         synchronized (state) {
             return state.ledgersLocked().ledgers();
         }
     }
 
-    long ledgerEntries(int i) {
+    public long ledgerEntries(int i) {
         synchronized (state) {
             return state.ledgersLocked().entries(i);
         }
     }
 
-    long ledgerSize(int i) {
+    public long ledgerSize(int i) {
         synchronized (state) {
             return state.ledgersLocked().size(i);
         }
@@ -679,11 +757,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }, executor);
     }
 
-    CompletableFuture<Void> closeAsync() {
+    public CompletableFuture<Void> closeAsync() {
         return lifecycle.close();
     }
 
-    boolean isClosedOrDeleted() {
+    public boolean isClosedOrDeleted() {
         return state.isClosedOrDeleted();
     }
 
@@ -703,7 +781,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }, executor);
     }
 
-    CompletableFuture<Void> deleteAsync() {
+    public CompletableFuture<Void> deleteAsync() {
         return lifecycle.delete();
     }
 
@@ -751,10 +829,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
     @Override
     public CompletableFuture<ManagedLedgerInternalStats> getManagedLedgerInternalStats(boolean includeLedgerMetadata) {
         return CompletableFuture.completedFuture(
-                InternalStatsSnapshot.take(this, appends, recordWriter, includeLedgerMetadata));
+                InternalStatsSnapshot.take(partsView, appends, recordWriter, includeLedgerMetadata));
     }
 
-    ManagedLedgerRecord recordSnapshot() {
+    public ManagedLedgerRecord recordSnapshot() {
         synchronized (state) {
             return recordWriter.recordLocked().copy();
         }

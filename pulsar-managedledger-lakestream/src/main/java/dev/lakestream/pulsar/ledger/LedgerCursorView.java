@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.pulsar.cursor.CursorLedger;

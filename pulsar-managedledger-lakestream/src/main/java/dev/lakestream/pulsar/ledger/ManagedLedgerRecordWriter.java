@@ -1,13 +1,19 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 
 import dev.lakestream.core.metadata.UnexpectedVersionException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 
 /**
- * Keeps a {@link LakestreamManagedLedger}'s current {@link ManagedLedgerRecord} and writes changes to it: each change
+ * Keeps a managed ledger's current {@link ManagedLedgerRecord} and writes changes to it: each change
  * is applied to a copy, written by compare-and-set, and installed only once stored; writes run one at a time.
  *
  * <p>The record and the chain of writes are guarded by the ledger's state monitor (no lock of its own), since a lost
@@ -15,16 +21,21 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
  */
 final class ManagedLedgerRecordWriter {
 
-    private final LakestreamManagedLedger ledger;
+    private final String name;
     private final LedgerState state;
+    private final LakestreamManagedLedgerFactory factory;
+    private final boolean readOnly;
 
     // --- guarded by state (see LedgerState)
     private ManagedLedgerRecord record;
     private CompletableFuture<Void> metadataChain = CompletableFuture.completedFuture(null);
 
-    ManagedLedgerRecordWriter(LakestreamManagedLedger ledger, ManagedLedgerRecord record) {
-        this.ledger = ledger;
-        this.state = ledger.state();
+    ManagedLedgerRecordWriter(String name, LedgerState state, LakestreamManagedLedgerFactory factory, boolean readOnly,
+                              ManagedLedgerRecord record) {
+        this.name = name;
+        this.state = state;
+        this.factory = factory;
+        this.readOnly = readOnly;
         this.record = record;
     }
 
@@ -36,7 +47,6 @@ final class ManagedLedgerRecordWriter {
     /** Applies {@code change} to a copy of the record and writes it by compare-and-set; writes are serialised. */
     CompletableFuture<Void> update(Consumer<ManagedLedgerRecord> change) {
         CompletableFuture<Void> result = new CompletableFuture<>();
-        LakestreamManagedLedgerFactory factory = ledger.factory();
         synchronized (state) {
             metadataChain = metadataChain.handle((v, e) -> null).thenCompose(v -> {
                 ManagedLedgerRecord copy;
@@ -60,7 +70,7 @@ final class ManagedLedgerRecordWriter {
                             }
                         }
                         result.completeExceptionally(new ManagedLedgerException.ManagedLedgerFencedException(
-                                "managed ledger " + ledger.getName() + " metadata was changed by another owner: "
+                                "managed ledger " + name + " metadata was changed by another owner: "
                                         + c.getMessage()));
                     } else {
                         result.completeExceptionally(c);
@@ -73,12 +83,19 @@ final class ManagedLedgerRecordWriter {
         return result;
     }
 
+    /** The ledger's properties as last stored, as an unmodifiable copy. */
+    Map<String, String> properties() {
+        synchronized (state) {
+            return Collections.unmodifiableMap(new LinkedHashMap<>(record.properties));
+        }
+    }
+
     /** Changes the ledger's properties, kept in the record; completes with the properties as stored. */
     CompletableFuture<Map<String, String>> updateProperties(Consumer<Map<String, String>> change) {
-        if (ledger.isReadOnly()) {
+        if (readOnly) {
             return CompletableFuture.failedFuture(Errors.unsupported("setProperties", "the managed ledger is read-only"));
         }
-        return update(r -> change.accept(r.properties)).thenApply(v -> ledger.getProperties());
+        return update(r -> change.accept(r.properties)).thenApply(v -> properties());
     }
 
     /**

@@ -1,4 +1,8 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 
 import dev.lakestream.core.log.AppendResult;
 import dev.lakestream.core.log.StreamFencedException;
@@ -18,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The write path of a {@link LakestreamManagedLedger}: places each add in the current virtual ledger, appends it to
+ * The write path of a managed ledger: places each add in the current virtual ledger, appends it to
  * the stream, completes adds in add order and rolls to a new ledger when the current one is full.
  *
  * <p>It has no lock of its own: its queues and counters change together with the ledger's state and confirmed
@@ -29,9 +33,9 @@ import org.slf4j.LoggerFactory;
 final class AppendPipeline {
 
     // The ledger's logger, so log configuration for the ledger still covers its write path.
-    private static final Logger LOG = LoggerFactory.getLogger(LakestreamManagedLedger.class);
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerView.LOGGER);
 
-    private final LakestreamManagedLedger ledger;
+    private final LedgerView ledger;
     private final LedgerState state;
 
     // --- guarded by state (see LedgerState)
@@ -53,7 +57,7 @@ final class AppendPipeline {
     private long entriesAddedCounter;
     private volatile long lastAddEntryTime;
 
-    AppendPipeline(LakestreamManagedLedger ledger, long nextOffset, long now) {
+    AppendPipeline(LedgerView ledger, long nextOffset, long now) {
         this.ledger = ledger;
         this.state = ledger.state();
         this.nextOffset = nextOffset;
@@ -81,10 +85,10 @@ final class AppendPipeline {
         if (needNewLedger || state.ledgersLocked().current() == null) {
             return true;
         }
-        ManagedLedgerConfig config = ledger.getConfig();
+        ManagedLedgerConfig config = ledger.config();
         long t = ledger.now();
         boolean space = assignedEntries >= config.getMaxEntriesPerLedger()
-                || assignedBytes >= (long) config.getMaxSizePerLedgerMb() * LakestreamManagedLedger.MB;
+                || assignedBytes >= (long) config.getMaxSizePerLedgerMb() * LedgerView.MB;
         boolean time = assignedEntries > 0 && t - currentLedgerCreatedAt >= config.getMaximumRolloverTimeMs();
         if (!space && !time) {
             return false;
@@ -112,7 +116,7 @@ final class AppendPipeline {
 
     /** Fails an add whose interceptor threw before it was sent; it completes in add order like any other. */
     private void failBeforeSend(AddOp op, String step, Throwable t) {
-        LOG.warn("[{}] interceptor {} failed", ledger.getName(), step, t);
+        LOG.warn("[{}] interceptor {} failed", ledger.name(), step, t);
         op.done = true;
         op.error = new ManagedLedgerException.ManagedLedgerInterceptException(t);
         op.offset = -1;
@@ -121,7 +125,7 @@ final class AppendPipeline {
     }
 
     private void sendLocked(AddOp op) {
-        ManagedLedgerInterceptor interceptor = ledger.getConfig().getManagedLedgerInterceptor();
+        ManagedLedgerInterceptor interceptor = ledger.config().getManagedLedgerInterceptor();
         if (interceptor != null) {
             try {
                 interceptor.beforeAddEntry(op, op.numberOfMessages);
@@ -178,7 +182,7 @@ final class AppendPipeline {
                 op.error = e;
             } else if (r.offset() != op.offset) {
                 op.error = new StreamFencedException("stream " + ledger.stream().id() + " of managed ledger "
-                        + ledger.getName() + " got entry at offset " + r.offset() + ", expected " + op.offset
+                        + ledger.name() + " got entry at offset " + r.offset() + ", expected " + op.offset
                         + ": another writer appended to it");
             }
             drainLocked();
@@ -239,8 +243,8 @@ final class AppendPipeline {
         failed.addAll(unsent);
         inflight.clear();
         unsent.clear();
-        ManagedLedgerInterceptor interceptor = ledger.getConfig().getManagedLedgerInterceptor();
-        String name = ledger.getName();
+        ManagedLedgerInterceptor interceptor = ledger.config().getManagedLedgerInterceptor();
+        String name = ledger.name();
         for (AddOp op : failed) {
             op.finished = true;
             ledger.mbean().recordAddEntryError();
@@ -293,7 +297,7 @@ final class AppendPipeline {
                     synchronized (state) {
                         switching = false;
                         if (e != null) {
-                            LOG.warn("[{}] ledger rollover failed", ledger.getName(), e);
+                            LOG.warn("[{}] ledger rollover failed", ledger.name(), e);
                             if (!inflight.isEmpty() || !unsent.isEmpty()) {
                                 AddOp first = !inflight.isEmpty() ? inflight.poll() : unsent.poll();
                                 first.done = true;
@@ -359,7 +363,7 @@ final class AppendPipeline {
 
     boolean checkInactiveLedgerAndRollOver() {
         synchronized (state) {
-            long inactive = ledger.getConfig().getInactiveLedgerRollOverTimeMs();
+            long inactive = ledger.config().getInactiveLedgerRollOverTimeMs();
             if (inactive > 0 && state.is(LedgerState.Phase.OPEN) && !switching
                     && assignedEntries > 0 && inflight.isEmpty() && ledger.now() - lastAddEntryTime > inactive) {
                 startRolloverLocked(null);

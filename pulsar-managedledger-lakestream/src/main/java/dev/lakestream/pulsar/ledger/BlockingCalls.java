@@ -1,4 +1,6 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.Sync;
 
 import io.netty.buffer.ByteBuf;
 import java.util.concurrent.CompletableFuture;
@@ -12,7 +14,7 @@ import org.apache.bookkeeper.mledger.Position;
 
 /**
  * The blocking forms of a managed ledger's callback calls: each makes the asynchronous call with a {@link Waiter} as
- * its callback, then waits for it with {@link LakestreamManagedLedger.Sync#await}. Not for callback threads.
+ * its callback, then waits for it with {@link Sync#await}. Not for callback threads.
  */
 final class BlockingCalls {
 

@@ -1,9 +1,9 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lakestream.pulsar.LedgerState.Phase;
+import dev.lakestream.pulsar.ledger.LedgerState.Phase;
 import java.util.List;
 import org.apache.bookkeeper.mledger.PositionFactory;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,6 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.Errors;
 
 import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.util.ArrayList;
@@ -12,9 +14,10 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionFactory;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
 
 /**
- * The cursors of a {@link LakestreamManagedLedger}: durable ones by name (kept in the stream), non-durable ones, and
+ * The cursors of a managed ledger: durable ones by name (kept in the stream), non-durable ones, and
  * those waiting for entries. Opens, recovers and deletes cursors, and wakes waiting ones when entries land.
  *
  * <p>The maps are concurrent. The ledger's state and offsets are read under the ledger's state monitor, as the ledger's
@@ -22,14 +25,14 @@ import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
  */
 final class LedgerCursors {
 
-    private final LakestreamManagedLedger ledger;
+    private final LedgerView ledger;
     private final LedgerState state;
 
     final Map<String, CompletableFuture<LakestreamManagedCursor>> durable = new ConcurrentHashMap<>();
     final Map<LakestreamManagedCursor, Boolean> nonDurable = new ConcurrentHashMap<>();
     private final Map<LakestreamManagedCursor, Boolean> waiting = new ConcurrentHashMap<>();
 
-    LedgerCursors(LakestreamManagedLedger ledger) {
+    LedgerCursors(LedgerView ledger) {
         this.ledger = ledger;
         this.state = ledger.state();
     }
@@ -87,7 +90,7 @@ final class LedgerCursors {
             if (state.is(LedgerState.Phase.CLOSED)
                     || state.is(LedgerState.Phase.DELETED)) {
                 return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
-                        "managed ledger " + ledger.getName() + " is closed"));
+                        "managed ledger " + ledger.name() + " is closed"));
             }
         }
         if (ledger.isReadOnly()) {
@@ -154,7 +157,7 @@ final class LedgerCursors {
             if (state.is(LedgerState.Phase.CLOSED)
                     || state.is(LedgerState.Phase.DELETED)) {
                 throw new ManagedLedgerException.ManagedLedgerAlreadyClosedException("managed ledger "
-                        + ledger.getName() + " is closed");
+                        + ledger.name() + " is closed");
             }
             long startOffset = state.startOffset();
             long lceOffset = state.lceOffset();
@@ -189,7 +192,7 @@ final class LedgerCursors {
                 }
             }
             return CompletableFuture.failedFuture(new ManagedLedgerException.CursorNotFoundException(
-                    "cursor " + cursorName + " not found on " + ledger.getName()));
+                    "cursor " + cursorName + " not found on " + ledger.name()));
         }
         return f.handle((c, e) -> {
             if (c != null) {
@@ -216,6 +219,24 @@ final class LedgerCursors {
     List<LakestreamManagedCursor> allCursors() {
         List<LakestreamManagedCursor> out = durableCursors();
         out.addAll(nonDurable.keySet());
+        return out;
+    }
+
+    /** Closes every cursor; a cursor that fails to close does not hold up the others. */
+    CompletableFuture<Void> closeAll() {
+        List<CompletableFuture<?>> fs = new ArrayList<>();
+        for (LakestreamManagedCursor c : allCursors()) {
+            fs.add(c.closeAsync().exceptionally(e -> null));
+        }
+        return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
+    }
+
+    /** Each cursor's internal stats by name, as {@code topics stats-internal} reports them. */
+    Map<String, ManagedLedgerInternalStats.CursorStats> internalStats() {
+        Map<String, ManagedLedgerInternalStats.CursorStats> out = new LinkedHashMap<>();
+        for (LakestreamManagedCursor c : allCursors()) {
+            out.put(c.getName(), c.getCursorStats());
+        }
         return out;
     }
 

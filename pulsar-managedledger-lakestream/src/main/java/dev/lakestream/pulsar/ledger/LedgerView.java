@@ -1,0 +1,62 @@
+package dev.lakestream.pulsar.ledger;
+
+import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
+
+import dev.lakestream.core.StreamLog;
+import dev.lakestream.pulsar.cursor.CursorLedger;
+import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+
+/**
+ * The narrow view of a ledger its parts ({@link AppendPipeline}, {@link LedgerLifecycle}, {@link LedgerCursors},
+ * {@link EntryReader}, {@link RetentionTrimmer}) get: its identity, its state owner and collaborators, and the two
+ * decisions only the ledger makes (why writes are refused, how the metadata record is written). The parts never see
+ * the ledger class itself, so the dependency runs one way: ledger -> parts -> this view.
+ */
+interface LedgerView {
+
+    long MB = 1024L * 1024L;
+
+    /** The log category of a ledger and its parts: the ledger class's name, so one logger setting covers them all. */
+    String LOGGER = "dev.lakestream.pulsar.ledger.LakestreamManagedLedger";
+
+    String name();
+
+    /** The current configuration; may be replaced by the broker at any time, so read it per use. */
+    ManagedLedgerConfig config();
+
+    /** The owner of the ledger's state and its only lock (see {@link LedgerState}). */
+    LedgerState state();
+
+    StreamLog stream();
+
+    /** The serial executor every callback of the ledger and its cursors runs on. */
+    SerialExecutor executor();
+
+    LakestreamManagedLedgerFactory factory();
+
+    LedgerCursors cursors();
+
+    /** The narrow view the ledger's cursors get of it. */
+    CursorLedger cursorView();
+
+    LakestreamManagedLedgerMBean mbean();
+
+    boolean isReadOnly();
+
+    /** The ledger's clock (from its configuration), in milliseconds. */
+    long now();
+
+    /** Why adds (and terminate) are refused in the current state; null when accepted. Call holding the state lock. */
+    ManagedLedgerException writeRefusalLocked();
+
+    /** Applies {@code change} to a copy of the metadata record and writes it by compare-and-set. */
+    CompletableFuture<Void> updateRecord(Consumer<ManagedLedgerRecord> change);
+
+    /** Removes this ledger from its factory's open ledgers (once closed), unless another instance replaced it. */
+    void evictFromFactory();
+}

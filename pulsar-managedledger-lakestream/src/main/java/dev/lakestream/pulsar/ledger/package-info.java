@@ -1,0 +1,6 @@
+/**
+ * The managed ledger: one {@link dev.lakestream.pulsar.ledger.LakestreamManagedLedger} per stream, its state owner
+ * {@link dev.lakestream.pulsar.ledger.LedgerState} (the threading rule) and its parts (appends, record writes, reads,
+ * positions, cursors registry, retention, lifecycle), which see the ledger only through {@code LedgerView}.
+ */
+package dev.lakestream.pulsar.ledger;
