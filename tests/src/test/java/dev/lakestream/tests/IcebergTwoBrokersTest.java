@@ -230,7 +230,7 @@ class IcebergTwoBrokersTest {
             admin.namespaces().setDeduplicationStatus(ns, true);
             admin.topics().createNonPartitionedTopic(topic);
             // 40 s of steady publishing; the owner dies in the middle of it, with rows already in the table.
-            try (CountedTraffic traffic = new CountedTraffic(client, topic).start(count, 100)) {
+            try (KeyedTraffic traffic = new KeyedTraffic(client, topic, "iceberg-failover").start(count, 100)) {
                 Await.until("1000 sends issued", 120, () -> traffic.sent() >= 1000);
                 // Ideally the owner has committed rows already; on a slow machine the kill comes at 3/4 regardless,
                 // so that it always falls in the middle of the stream.
@@ -243,12 +243,12 @@ class IcebergTwoBrokersTest {
                 victim.kill();
                 LOG.info("Killed {} (owner of {}) after {} sends, {} acknowledged, {} rows in the table", victim,
                         topic, traffic.sent(), traffic.ackedCount(), rowsBefore);
-                traffic.awaitSettled(count, 180);
+                traffic.assertSettled(180);
                 assertThat(traffic.failed()).as("sends that failed").isEmpty();
 
                 BrokerProcess survivor = victim == brokerA ? brokerB : brokerA;
                 try (PulsarClient survivorClient = client(survivor)) {
-                    Map<Integer, Integer> stored = CountedTraffic.stored(survivorClient, topic);
+                    Map<Integer, Integer> stored = KeyedTraffic.stored(survivorClient, topic).counts();
                     int storedTotal = stored.values().stream().mapToInt(Integer::intValue).sum();
                     Await.until("every stored message in the table", 120,
                             () -> values(topic).size() >= storedTotal);
