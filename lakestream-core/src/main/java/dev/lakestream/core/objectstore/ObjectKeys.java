@@ -101,6 +101,18 @@ public final class ObjectKeys {
     }
 
     /** An {@link InvalidObjectKeyException} whose message names the (printable) key and the store. */
+    /**
+     * What is wrong with the arguments of {@link ObjectStore#list} (the prefix, or {@code maxKeys} outside
+     * 1..1000), as the exception to fail the call with; {@code null} when they are fine.
+     */
+    public static RuntimeException listArgumentsProblem(String prefix, int maxKeys, String location) {
+        if (maxKeys < 1 || maxKeys > 1000) {
+            return new IllegalArgumentException("maxKeys must be in 1..1000: " + maxKeys);
+        }
+        String problem = prefixProblem(prefix);
+        return problem == null ? null : invalid(prefix, location, problem);
+    }
+
     public static InvalidObjectKeyException invalid(String key, String location, String problem) {
         return new InvalidObjectKeyException(
                 "Invalid object key " + printable(key) + " for " + location + ": " + problem);
