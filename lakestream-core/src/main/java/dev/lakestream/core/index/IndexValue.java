@@ -208,7 +208,7 @@ public record IndexValue(String location, boolean compact, long messageCount, lo
 
         long varint() {
             try {
-                return dev.lakestream.core.wal.VarInt.read(in);
+                return dev.lakestream.core.codec.VarInt.read(in);
             } catch (IllegalArgumentException e) {
                 throw new IndexFormatException(key, e.getMessage());
             }
