@@ -100,7 +100,6 @@ public final class ObjectKeys {
                 : null;
     }
 
-    /** An {@link InvalidObjectKeyException} whose message names the (printable) key and the store. */
     /**
      * What is wrong with the arguments of {@link ObjectStore#list} (the prefix, or {@code maxKeys} outside
      * 1..1000), as the exception to fail the call with; {@code null} when they are fine.
@@ -113,6 +112,7 @@ public final class ObjectKeys {
         return problem == null ? null : invalid(prefix, location, problem);
     }
 
+    /** An {@link InvalidObjectKeyException} whose message names the (printable) key and the store. */
     public static InvalidObjectKeyException invalid(String key, String location, String problem) {
         return new InvalidObjectKeyException(
                 "Invalid object key " + printable(key) + " for " + location + ": " + problem);

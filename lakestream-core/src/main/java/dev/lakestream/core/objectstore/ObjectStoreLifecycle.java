@@ -1,9 +1,10 @@
 package dev.lakestream.core.objectstore;
 
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Whether one object store is open, and the operations it has in flight: an operation started after close, or
@@ -14,7 +15,9 @@ public final class ObjectStoreLifecycle {
 
     private final String storeName;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
+    /** By a number of their own: futures have no defined equality. */
+    private final Map<Long, CompletableFuture<?>> inFlight = new ConcurrentHashMap<>();
+    private final AtomicLong operationIds = new AtomicLong();
 
     /** @param storeName what the store is, for messages, e.g. {@code "S3 object store s3://bucket at endpoint"} */
     public ObjectStoreLifecycle(String storeName) {
@@ -43,8 +46,9 @@ public final class ObjectStoreLifecycle {
 
     /** Remembers {@code operation} until it completes, so that {@link #failInFlight} can fail it. */
     public <T> CompletableFuture<T> track(CompletableFuture<T> operation) {
-        inFlight.add(operation);
-        operation.whenComplete((v, e) -> inFlight.remove(operation));
+        long id = operationIds.incrementAndGet();
+        inFlight.put(id, operation);
+        var unused = operation.whenComplete((v, e) -> inFlight.remove(id));
         if (closed.get()) {
             operation.completeExceptionally(closedError("operation", null));
         }
@@ -53,7 +57,7 @@ public final class ObjectStoreLifecycle {
 
     /** Fails every tracked operation still running with {@code error}; for close. */
     public void failInFlight(Throwable error) {
-        for (CompletableFuture<?> operation : inFlight) {
+        for (CompletableFuture<?> operation : inFlight.values()) {
             operation.completeExceptionally(error);
         }
     }

@@ -159,7 +159,7 @@ public final class OxiaMetadataStore implements MetadataStore {
             return CompletableFuture.failedFuture(
                     new MetadataStoreException(address + ": could not create the Oxia client: " + e, e));
         }
-        connecting.whenComplete((c, error) -> {
+        var unused = connecting.whenComplete((c, error) -> { // completes result, which the caller gets
             if (error == null) {
                 OxiaMetadataStore store = new OxiaMetadataStore(config, resources, c);
                 if (!result.complete(store)) {

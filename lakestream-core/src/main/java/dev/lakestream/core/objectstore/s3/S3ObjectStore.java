@@ -202,7 +202,7 @@ public final class S3ObjectStore implements ObjectStore {
             client = builder.build();
         } catch (RuntimeException e) {
             httpClient.close();
-            eventLoops.eventLoopGroup().shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            var unused = eventLoops.eventLoopGroup().shutdownGracefully(0, 1, TimeUnit.SECONDS); // not awaited
             throw e;
         }
         this.s3 = client;
@@ -268,7 +268,7 @@ public final class S3ObjectStore implements ObjectStore {
                 ? AsyncRequestBody.fromByteBufferUnsafe(parts[0].asReadOnlyBuffer())
                 : AsyncRequestBody.fromByteBuffersUnsafe(readOnly(parts)))).thenApply(r -> null);
         if (staged != null) {
-            put.whenComplete((v, e) -> staged.release());
+            var unused = put.whenComplete((v, e) -> staged.release()); // the caller gets put, which fails alike
         }
         return put;
     }
@@ -518,7 +518,7 @@ public final class S3ObjectStore implements ObjectStore {
             try {
                 httpClient.close();
             } finally {
-                eventLoops.eventLoopGroup().shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                var unused = eventLoops.eventLoopGroup().shutdownGracefully(0, 1, TimeUnit.SECONDS); // not awaited
             }
         }
         LOG.info("Closed S3 object store {}", location);
@@ -563,6 +563,7 @@ public final class S3ObjectStore implements ObjectStore {
     }
 
     /** Whether a failure of one attempt may go away on another attempt. */
+    @SuppressWarnings("ReferenceEquality") // a cause that is itself ends the walk: identity is what is meant
     static boolean isRetryable(Throwable error) {
         Throwable t = RetryPolicy.unwrap(error);
         if (t instanceof ObjectStoreException e) {
@@ -697,6 +698,7 @@ public final class S3ObjectStore implements ObjectStore {
         }
     }
 
+    @SuppressWarnings("ReferenceEquality") // a cause that is the exception itself ends the walk: identity is meant
     private static String rootMessage(Throwable t) {
         StringBuilder sb = new StringBuilder(String.valueOf(t.getMessage()));
         Throwable c = t.getCause();
