@@ -1,5 +1,6 @@
 package dev.lakestream.core;
 
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.catalog.StreamCatalog;
 import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.core.config.ConfigKeys;
@@ -63,11 +64,7 @@ public final class Lakestream implements AutoCloseable {
         // Everything below (writer, readers, GC) reaches the object store through the metered view.
         this.objects = metrics.meter(objects);
         this.metadata = metadata;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "lakestream-scheduler");
-            t.setDaemon(true);
-            return t;
-        });
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lakestream-scheduler"));
         this.index = new OffsetIndex(metadata);
         this.catalog = new StreamCatalog(metadata, config.metadataRoot());
         this.fences = new StreamFences(metadata, config.metadataRoot());

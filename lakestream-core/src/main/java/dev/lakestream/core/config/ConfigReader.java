@@ -97,7 +97,7 @@ public final class ConfigReader {
         } catch (ArithmeticException e) {
             return d.toString();
         }
-        if (d.getNano() % 1_000_000 != 0) {
+        if (d.toNanosPart() % 1_000_000 != 0) {
             return d.toString();
         }
         long[] factors = {86_400_000L, 3_600_000L, 60_000L, 1_000L};

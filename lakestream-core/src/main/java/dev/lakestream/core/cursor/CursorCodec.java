@@ -1,6 +1,6 @@
 package dev.lakestream.core.cursor;
 
-import dev.lakestream.core.wal.VarInt;
+import dev.lakestream.core.codec.VarInt;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

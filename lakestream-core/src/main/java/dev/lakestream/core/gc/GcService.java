@@ -1,5 +1,6 @@
 package dev.lakestream.core.gc;
 
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.metrics.GcMetrics;
 import java.time.Clock;
@@ -60,11 +61,7 @@ public final class GcService implements AutoCloseable {
                 lakestream.config().metadataRoot(), config, clock);
         String holder = "pid " + ProcessHandle.current().pid() + " " + UUID.randomUUID();
         this.lease = new GcLease(lakestream.metadataStore(), lakestream.config().metadataRoot(), holder);
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "lakestream-gc");
-            t.setDaemon(true);
-            return t;
-        });
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lakestream-gc"));
         this.limiter = new DeleteRateLimiter(config.maxDeletesPerSecond(), scheduler, System::nanoTime);
     }
 

@@ -30,6 +30,7 @@ import java.util.Objects;
  * @param entryRecordCounts records per covered entry, in order (its prefix sums are what field 10 holds)
  * @param extraData free-form additions; this project writes {@link #EXTRA_INDEX_LENGTH}
  */
+@SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below cover the array by content
 public record IndexValue(String location, boolean compact, long messageCount, long entrySizeBytes, long fileSize,
                          int[] entryRecordCounts, Map<String, String> extraData) {
 
@@ -208,7 +209,7 @@ public record IndexValue(String location, boolean compact, long messageCount, lo
 
         long varint() {
             try {
-                return dev.lakestream.core.wal.VarInt.read(in);
+                return dev.lakestream.core.codec.VarInt.read(in);
             } catch (IllegalArgumentException e) {
                 throw new IndexFormatException(key, e.getMessage());
             }

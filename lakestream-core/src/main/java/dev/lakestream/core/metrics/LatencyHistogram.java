@@ -56,9 +56,12 @@ public final class LatencyHistogram {
     }
 
     /**
+     * What a histogram had observed at one moment.
+     *
      * @param cumulative observations at or below each bound of {@link #BOUNDS_SECONDS}, then the total
      * @param sumSeconds the sum of all observations
      */
+    @SuppressWarnings("ArrayRecordComponent") // a read-only copy taken for one export, never compared
     public record Snapshot(long[] cumulative, double sumSeconds) {
 
         public long count() {

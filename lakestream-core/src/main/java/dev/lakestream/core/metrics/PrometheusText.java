@@ -25,12 +25,21 @@ final class PrometheusText {
     }
 
     void sample(String name, String labels, double value) throws IOException {
+        sample(name, labels, number(value));
+    }
+
+    /** A count, written exactly (a double would round counts past 2^53). */
+    void sample(String name, String labels, long value) throws IOException {
+        sample(name, labels, Long.toString(value));
+    }
+
+    private void sample(String name, String labels, String value) throws IOException {
         out.append(name);
         String all = commonLabels + (labels == null ? "" : labels);
         if (!all.isEmpty()) {
             out.append('{').append(all, 0, all.length() - 1).append('}');
         }
-        out.append(' ').append(number(value)).append('\n');
+        out.append(' ').append(value).append('\n');
     }
 
     void histogram(String name, String labels, LatencyHistogram.Snapshot h) throws IOException {

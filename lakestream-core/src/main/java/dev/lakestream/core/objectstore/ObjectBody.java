@@ -15,6 +15,7 @@ import java.util.zip.CRC32C;
  * @param length the total of their remaining bytes
  * @param crc32c the CRC32C of the concatenated bytes
  */
+@SuppressWarnings("ArrayRecordComponent") // the buffers to write, in order; a body is never compared
 public record ObjectBody(ByteBuffer[] parts, long length, int crc32c) {
 
     public ObjectBody {

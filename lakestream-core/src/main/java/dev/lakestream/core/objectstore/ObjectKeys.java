@@ -100,6 +100,18 @@ public final class ObjectKeys {
                 : null;
     }
 
+    /**
+     * What is wrong with the arguments of {@link ObjectStore#list} (the prefix, or {@code maxKeys} outside
+     * 1..1000), as the exception to fail the call with; {@code null} when they are fine.
+     */
+    public static RuntimeException listArgumentsProblem(String prefix, int maxKeys, String location) {
+        if (maxKeys < 1 || maxKeys > 1000) {
+            return new IllegalArgumentException("maxKeys must be in 1..1000: " + maxKeys);
+        }
+        String problem = prefixProblem(prefix);
+        return problem == null ? null : invalid(prefix, location, problem);
+    }
+
     /** An {@link InvalidObjectKeyException} whose message names the (printable) key and the store. */
     public static InvalidObjectKeyException invalid(String key, String location, String problem) {
         return new InvalidObjectKeyException(

@@ -144,7 +144,7 @@ public final class RetryPolicy {
             } catch (Throwable t) {
                 f = CompletableFuture.failedFuture(t);
             }
-            f.whenComplete((value, error) -> {
+            var unused = f.whenComplete((value, error) -> { // completes the attempt's result future
                 if (error == null) {
                     result.complete(value);
                 } else {
@@ -167,7 +167,7 @@ public final class RetryPolicy {
             }
             long delay = delayBeforeRetry(attempts).toNanos();
             try {
-                scheduler.schedule(this::next, delay, TimeUnit.NANOSECONDS);
+                var unused = scheduler.schedule(this::next, delay, TimeUnit.NANOSECONDS); // next() completes result
             } catch (RejectedExecutionException e) {
                 giveUp(error);
             }

@@ -29,7 +29,7 @@ import java.util.function.LongSupplier;
  * ranges nobody touched for {@link #STALE_NANOS} (their reader went away) make room. A range whose GET fails or comes
  * back short is dropped; a reader that was waiting on it fetches its bytes itself (see {@link #find}). Thread-safe.
  *
- * <p>Ranges are fetched into pooled direct buffers ({@link WalReader#ALLOCATOR}); a range holds one reference, and a
+ * <p>Ranges are fetched into pooled direct buffers (from the allocator it is given); a range holds one reference, and a
  * reader gets retained slices of it. A dropped range's reference is released once no {@link #find} that reached it
  * is still waiting to take its slice ({@code users}), so a read never sees memory given back.
  */

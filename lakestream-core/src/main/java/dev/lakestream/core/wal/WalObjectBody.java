@@ -28,6 +28,7 @@ final class WalObjectBody {
     }
 
     /** Adds {@code length} bytes of {@code chunk} from {@code offset}, after those added so far. */
+    @SuppressWarnings("ReferenceEquality") // the same chunk object, not equal bytes, makes a run contiguous
     void add(ByteBuf chunk, int offset, int length) {
         if (run == chunk && runEnd == offset) {
             runEnd += length;

@@ -1,5 +1,6 @@
 package dev.lakestream.core.wal;
 
+import dev.lakestream.core.codec.VarInt;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -3,6 +3,7 @@ package dev.lakestream.core.wal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lakestream.core.codec.VarInt;
 import dev.lakestream.core.wal.WalObjectFormat.EntryLocation;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;

@@ -1,10 +1,12 @@
 package dev.lakestream.core.metadata.embedded;
 
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.metadata.DeleteOptions;
 import dev.lakestream.core.metadata.GetOptions;
 import dev.lakestream.core.metadata.KeyAlreadyExistsException;
 import dev.lakestream.core.metadata.KeyOrder;
 import dev.lakestream.core.metadata.MetadataKeys;
+import dev.lakestream.core.metadata.MetadataListeners;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.MetadataStoreException;
 import dev.lakestream.core.metadata.MetadataStoreUnavailableException;
@@ -18,19 +20,18 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -118,15 +119,12 @@ public final class EmbeddedMetadataStore implements MetadataStore {
     private final ExecutorService writer;
     private final ThreadPoolExecutor ioPool;
     private final Executor io;
-    private final ExecutorService notifier;
-    private final CopyOnWriteArrayList<Consumer<Notification>> listeners = new CopyOnWriteArrayList<>();
+    private final MetadataListeners listeners;
 
     /** Readers hold the read lock while they touch RocksDB; close takes the write lock before freeing it. */
     private final ReentrantReadWriteLock dbLock = new ReentrantReadWriteLock();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean dbClosed;
-    /** The listeners' thread, so that a listener closing the store does not wait for itself. */
-    private volatile Thread notifierThread;
     /** Writer thread only. */
     private long lastVersionId;
     /** Writer thread only: set by the last task of close, after which writes fail. */
@@ -152,9 +150,9 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         this.writeOptions = writeOptions;
         this.lastVersionId = lastVersionId;
         this.sessionId = sessionId;
-        this.writer = Executors.newSingleThreadExecutor(threads("lakestream-embedded-writer", false));
+        this.writer = Executors.newSingleThreadExecutor(DaemonThreads.named("lakestream-embedded-writer"));
         this.ioPool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                threads("lakestream-embedded-io-", true));
+                DaemonThreads.numbered("lakestream-embedded-io-"));
         this.io = task -> {
             try {
                 ioPool.execute(task);
@@ -162,8 +160,7 @@ public final class EmbeddedMetadataStore implements MetadataStore {
                 task.run(); // only after close
             }
         };
-        ThreadFactory notifyThreads = threads("lakestream-embedded-notify", false);
-        this.notifier = Executors.newSingleThreadExecutor(r -> notifierThread = notifyThreads.newThread(r));
+        this.listeners = new MetadataListeners(address, "lakestream-embedded-notify", Duration.ofSeconds(30));
         this.view = config.sync() ? new ReadView(db, db.getSnapshot()) : null;
     }
 
@@ -708,30 +705,11 @@ public final class EmbeddedMetadataStore implements MetadataStore {
     @Override
     public AutoCloseable addListener(Consumer<Notification> listener) {
         checkOpen();
-        java.util.Objects.requireNonNull(listener, "listener");
-        listeners.add(listener);
-        return () -> listeners.remove(listener);
+        return listeners.add(listener);
     }
 
     private void publish(List<Notification> notes) {
-        if (notes.isEmpty() || listeners.isEmpty()) {
-            return;
-        }
-        try {
-            notifier.execute(() -> {
-                for (Notification n : notes) {
-                    for (Consumer<Notification> l : listeners) {
-                        try {
-                            l.accept(n);
-                        } catch (RuntimeException e) {
-                            LOG.warn("{}: a metadata listener failed on {}", address, n, e);
-                        }
-                    }
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            // closed
-        }
+        listeners.publish(notes);
     }
 
     // ---------------------------------------------------------------- close
@@ -769,11 +747,8 @@ public final class EmbeddedMetadataStore implements MetadataStore {
             // cannot happen: only close shuts the writer down
         }
         writer.shutdown();
-        notifier.shutdown();
         awaitQuietly(writer);
-        if (Thread.currentThread() != notifierThread) {
-            awaitQuietly(notifier);
-        }
+        listeners.close();
         dbLock.writeLock().lock();
         try {
             dbClosed = true;
@@ -873,14 +848,5 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private static ThreadFactory threads(String name, boolean numbered) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, numbered ? name + n.incrementAndGet() : name);
-            t.setDaemon(true);
-            return t;
-        };
     }
 }

@@ -1,5 +1,6 @@
 package dev.lakestream.core.metadata.oxia;
 
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.metadata.Comparison;
 import dev.lakestream.core.metadata.DeleteOptions;
 import dev.lakestream.core.metadata.GetOptions;
@@ -7,6 +8,7 @@ import dev.lakestream.core.metadata.InvalidKeyException;
 import dev.lakestream.core.metadata.KeyAlreadyExistsException;
 import dev.lakestream.core.metadata.KeyOrder;
 import dev.lakestream.core.metadata.MetadataKeys;
+import dev.lakestream.core.metadata.MetadataListeners;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.MetadataStoreException;
 import dev.lakestream.core.metadata.MetadataStoreUnavailableException;
@@ -29,6 +31,7 @@ import io.oxia.client.api.options.GetOption;
 import io.oxia.client.api.options.ListOption;
 import io.oxia.client.api.options.PutOption;
 import io.oxia.client.api.options.RangeScanOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -37,19 +40,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,12 +88,9 @@ public final class OxiaMetadataStore implements MetadataStore {
     private final AsyncOxiaClient client;
     private final ThreadPoolExecutor callbackPool;
     private final Executor callbacks;
-    private final ExecutorService notifier;
-    private final CopyOnWriteArrayList<Consumer<Notification>> listeners = new CopyOnWriteArrayList<>();
+    private final MetadataListeners listeners;
     private final AtomicBoolean subscribed = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** The listeners' thread, so that a listener closing the store does not wait for itself. */
-    private volatile Thread notifierThread;
     /** Per sequence, how many counters its last key has (as far as this client knows); bounded, LRU. */
     private final Map<SequenceKey, Integer> sequenceCounters = java.util.Collections.synchronizedMap(
             new java.util.LinkedHashMap<>(256, 0.75f, true) {
@@ -113,7 +108,7 @@ public final class OxiaMetadataStore implements MetadataStore {
         this.resources = resources;
         this.client = client;
         this.callbackPool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
-                new SynchronousQueue<>(), daemonThreads("lakestream-oxia-callback-"));
+                new SynchronousQueue<>(), DaemonThreads.numbered("lakestream-oxia-callback-"));
         this.callbacks = task -> {
             try {
                 callbackPool.execute(task);
@@ -122,8 +117,7 @@ public final class OxiaMetadataStore implements MetadataStore {
                 task.run();
             }
         };
-        ThreadFactory notifyThreads = daemonThreads("lakestream-oxia-notify-");
-        this.notifier = Executors.newSingleThreadExecutor(r -> notifierThread = notifyThreads.newThread(r));
+        this.listeners = new MetadataListeners(address, "lakestream-oxia-notify", Duration.ofSeconds(5));
     }
 
     /**
@@ -166,7 +160,7 @@ public final class OxiaMetadataStore implements MetadataStore {
             return CompletableFuture.failedFuture(
                     new MetadataStoreException(address + ": could not create the Oxia client: " + e, e));
         }
-        connecting.whenComplete((c, error) -> {
+        var unused = connecting.whenComplete((c, error) -> { // completes result, which the caller gets
             if (error == null) {
                 OxiaMetadataStore store = new OxiaMetadataStore(config, resources, c);
                 if (!result.complete(store)) {
@@ -415,33 +409,17 @@ public final class OxiaMetadataStore implements MetadataStore {
     @Override
     public AutoCloseable addListener(Consumer<Notification> listener) {
         checkOpen();
-        java.util.Objects.requireNonNull(listener, "listener");
-        listeners.add(listener);
+        AutoCloseable handle = listeners.add(listener);
         if (subscribed.compareAndSet(false, true)) {
             // The client cannot unsubscribe; one subscription feeds all our listeners.
             client.notifications(n -> {
                 Notification mapped = toNotification(n);
-                if (mapped == null) {
-                    return;
-                }
-                try {
-                    notifier.execute(() -> dispatch(mapped));
-                } catch (RejectedExecutionException e) {
-                    // closed
+                if (mapped != null) {
+                    listeners.publish(mapped);
                 }
             });
         }
-        return () -> listeners.remove(listener);
-    }
-
-    private void dispatch(Notification n) {
-        for (Consumer<Notification> l : listeners) {
-            try {
-                l.accept(n);
-            } catch (RuntimeException e) {
-                LOG.warn("{}: a metadata listener failed on {}", address, n, e);
-            }
-        }
+        return handle;
     }
 
     private static Notification toNotification(io.oxia.client.api.Notification n) {
@@ -470,15 +448,8 @@ public final class OxiaMetadataStore implements MetadataStore {
             LOG.warn("{}: closing the Oxia client failed", address, e);
         }
         closeQuietly(resources);
-        notifier.shutdown();
         callbackPool.shutdown();
-        if (Thread.currentThread() != notifierThread) {
-            try {
-                notifier.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        listeners.close();
     }
 
     @Override
@@ -592,15 +563,6 @@ public final class OxiaMetadataStore implements MetadataStore {
         } catch (RuntimeException e) {
             LOG.debug("Closing Oxia client resources failed", e);
         }
-    }
-
-    private static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
     }
 
     private static GetOption toOxia(Comparison c) {

@@ -1,5 +1,6 @@
 package dev.lakestream.core.objectstore.fs;
 
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.objectstore.BucketNotFoundException;
 import dev.lakestream.core.objectstore.InvalidObjectKeyException;
 import dev.lakestream.core.objectstore.InvalidRangeException;
@@ -12,6 +13,7 @@ import dev.lakestream.core.objectstore.ObjectListing;
 import dev.lakestream.core.objectstore.ObjectNotFoundException;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.ObjectStoreException;
+import dev.lakestream.core.objectstore.ObjectStoreLifecycle;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
@@ -43,7 +45,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -102,7 +103,7 @@ public final class FileSystemObjectStore implements ObjectStore {
     private final String location;
     private final boolean fsync;
     private final ThreadPoolExecutor io;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final ObjectStoreLifecycle lifecycle;
 
     /**
      * Opens (and, when configured, creates) the root directory.
@@ -114,6 +115,7 @@ public final class FileSystemObjectStore implements ObjectStore {
         this.config = config;
         this.root = config.root();
         this.location = "file://" + root;
+        this.lifecycle = new ObjectStoreLifecycle("Filesystem object store " + location);
         this.fsync = config.fsync();
         if (!Files.isDirectory(root)) {
             if (Files.exists(root)) {
@@ -130,13 +132,8 @@ public final class FileSystemObjectStore implements ObjectStore {
             }
         }
         int pool = POOLS.incrementAndGet();
-        AtomicInteger threads = new AtomicInteger();
         this.io = new ThreadPoolExecutor(config.ioThreads(), config.ioThreads(), 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), r -> {
-                    Thread t = new Thread(r, "lakestream-fs-io-" + pool + "-" + threads.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
+                new LinkedBlockingQueue<>(), DaemonThreads.numbered("lakestream-fs-io-" + pool + "-"));
         this.io.allowCoreThreadTimeOut(true);
         LOG.info("Opened filesystem object store {} (fsync {}, ioThreads {})", location, fsync, config.ioThreads());
     }
@@ -445,13 +442,9 @@ public final class FileSystemObjectStore implements ObjectStore {
 
     @Override
     public CompletableFuture<ObjectListing> list(String prefix, String continuation, int maxKeys) {
-        if (maxKeys < 1 || maxKeys > 1000) {
-            return CompletableFuture.failedFuture(
-                    new IllegalArgumentException("maxKeys must be in 1..1000: " + maxKeys));
-        }
-        String problem = ObjectKeys.prefixProblem(prefix);
+        RuntimeException problem = ObjectKeys.listArgumentsProblem(prefix, maxKeys, location);
         if (problem != null) {
-            return CompletableFuture.failedFuture(ObjectKeys.invalid(prefix, location, problem));
+            return CompletableFuture.failedFuture(problem);
         }
         return submit("list of prefix", prefix, () -> listPage(prefix, continuation, maxKeys));
     }
@@ -605,7 +598,7 @@ public final class FileSystemObjectStore implements ObjectStore {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!lifecycle.close()) {
             return;
         }
         io.shutdown();
@@ -627,8 +620,8 @@ public final class FileSystemObjectStore implements ObjectStore {
 
     private <T> CompletableFuture<T> submit(String op, String key, IoTask<T> task) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        if (closed.get()) {
-            result.completeExceptionally(closedException(op, key));
+        if (lifecycle.isClosed()) {
+            result.completeExceptionally(lifecycle.closedError(op, key));
             return result;
         }
         try {
@@ -645,7 +638,7 @@ public final class FileSystemObjectStore implements ObjectStore {
                 }
             });
         } catch (RejectedExecutionException e) {
-            result.completeExceptionally(closedException(op, key));
+            result.completeExceptionally(lifecycle.closedError(op, key));
         }
         return result;
     }
@@ -723,11 +716,6 @@ public final class FileSystemObjectStore implements ObjectStore {
         if (!Files.isDirectory(root)) {
             throw rootMissing(cause);
         }
-    }
-
-    private ObjectStoreException closedException(String op, String key) {
-        return new ObjectStoreException("Filesystem object store " + location + " is closed: " + op + " "
-                + ObjectKeys.printable(key) + " refused");
     }
 
     private static boolean isNotDirectory(IOException e) {

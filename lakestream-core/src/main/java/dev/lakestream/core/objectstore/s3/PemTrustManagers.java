@@ -49,7 +49,7 @@ final class PemTrustManagers {
             int i = 0;
             for (Certificate c : certificates(file)) {
                 String alias = c instanceof X509Certificate x ? x.getSubjectX500Principal().getName() : "cert";
-                store.setCertificateEntry((i++) + "-" + alias, c);
+                store.setCertificateEntry(i++ + "-" + alias, c);
             }
             TrustManagerFactory f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             f.init(store);

@@ -1,5 +1,6 @@
 package dev.lakestream.core.objectstore.s3;
 
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.objectstore.AsyncSemaphore;
 import dev.lakestream.core.objectstore.BucketNotFoundException;
 import dev.lakestream.core.objectstore.InvalidObjectKeyException;
@@ -13,6 +14,7 @@ import dev.lakestream.core.objectstore.ObjectNotFoundException;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.ObjectStoreAccessDeniedException;
 import dev.lakestream.core.objectstore.ObjectStoreException;
+import dev.lakestream.core.objectstore.ObjectStoreLifecycle;
 import dev.lakestream.core.objectstore.ObjectStoreUnavailableException;
 import dev.lakestream.core.objectstore.RetryPolicy;
 import java.io.IOException;
@@ -26,10 +28,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -142,8 +142,7 @@ public final class S3ObjectStore implements ObjectStore {
     private final RetryPolicy retryPolicy;
     private final AsyncSemaphore limiter;
     private final ScheduledThreadPoolExecutor timer;
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final Set<CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
+    private final ObjectStoreLifecycle lifecycle;
 
     public S3ObjectStore(S3ObjectStoreConfig config) {
         this.config = config;
@@ -153,6 +152,7 @@ public final class S3ObjectStore implements ObjectStore {
                 ? config.endpoint().toString()
                 : "https://s3." + config.region() + ".amazonaws.com";
         this.location = config.bucketUri() + " at " + endpoint;
+        this.lifecycle = new ObjectStoreLifecycle("S3 object store " + location);
         this.retryPolicy = new RetryPolicy(config.maxRetries(), config.retryBaseDelay(), config.retryMaxDelay());
         this.limiter = new AsyncSemaphore(config.maxConcurrentRequests());
 
@@ -164,11 +164,7 @@ public final class S3ObjectStore implements ObjectStore {
         // One event loop moves far more bytes than maxConcurrentRequests requests need.
         this.eventLoops = SdkEventLoopGroup.builder()
                 .numberOfThreads(1)
-                .threadFactory(r -> {
-                    Thread t = new Thread(r, "lakestream-s3-io-" + bucket);
-                    t.setDaemon(true);
-                    return t;
-                })
+                .threadFactory(DaemonThreads.named("lakestream-s3-io-" + bucket))
                 .build();
         var http = NettyNioAsyncHttpClient.builder()
                 .eventLoopGroup(eventLoops)
@@ -206,15 +202,11 @@ public final class S3ObjectStore implements ObjectStore {
             client = builder.build();
         } catch (RuntimeException e) {
             httpClient.close();
-            eventLoops.eventLoopGroup().shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            var unused = eventLoops.eventLoopGroup().shutdownGracefully(0, 1, TimeUnit.SECONDS); // not awaited
             throw e;
         }
         this.s3 = client;
-        this.timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "lakestream-s3-retry-" + bucket);
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("lakestream-s3-retry-" + bucket));
         this.timer.setRemoveOnCancelPolicy(true);
         LOG.info("Opened S3 object store {} (region {}, pathStyle {}, requestTimeout {}, maxRetries {}, "
                 + "maxConcurrentRequests {})", location, config.region(), config.pathStyleAccess(),
@@ -276,7 +268,7 @@ public final class S3ObjectStore implements ObjectStore {
                 ? AsyncRequestBody.fromByteBufferUnsafe(parts[0].asReadOnlyBuffer())
                 : AsyncRequestBody.fromByteBuffersUnsafe(readOnly(parts)))).thenApply(r -> null);
         if (staged != null) {
-            put.whenComplete((v, e) -> staged.release());
+            var unused = put.whenComplete((v, e) -> staged.release()); // the caller gets put, which fails alike
         }
         return put;
     }
@@ -429,13 +421,9 @@ public final class S3ObjectStore implements ObjectStore {
 
     @Override
     public CompletableFuture<ObjectListing> list(String prefix, String continuation, int maxKeys) {
-        if (maxKeys < 1 || maxKeys > 1000) {
-            return CompletableFuture.failedFuture(
-                    new IllegalArgumentException("maxKeys must be in 1..1000: " + maxKeys));
-        }
-        String problem = ObjectKeys.prefixProblem(prefix);
+        RuntimeException problem = ObjectKeys.listArgumentsProblem(prefix, maxKeys, location);
         if (problem != null) {
-            return CompletableFuture.failedFuture(ObjectKeys.invalid(prefix, location, problem));
+            return CompletableFuture.failedFuture(problem);
         }
         String physicalPrefix = keyPrefix + prefix;
         return execute("list of prefix", prefix, () -> s3.listObjectsV2(r -> {
@@ -516,23 +504,21 @@ public final class S3ObjectStore implements ObjectStore {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!lifecycle.close()) {
             return;
         }
-        ObjectStoreException closedError = closedException("operation", null);
+        ObjectStoreException closedError = lifecycle.closedError("operation", null);
         limiter.close(closedError);
         // Operations in flight or waiting to retry fail now; their requests are aborted as the client closes.
         timer.shutdownNow();
-        for (CompletableFuture<?> operation : pending) {
-            operation.completeExceptionally(closedError);
-        }
+        lifecycle.failInFlight(closedError);
         try {
             s3.close();
         } finally {
             try {
                 httpClient.close();
             } finally {
-                eventLoops.eventLoopGroup().shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                var unused = eventLoops.eventLoopGroup().shutdownGracefully(0, 1, TimeUnit.SECONDS); // not awaited
             }
         }
         LOG.info("Closed S3 object store {}", location);
@@ -541,12 +527,13 @@ public final class S3ObjectStore implements ObjectStore {
     // ---------------------------------------------------------------------------------------------
 
     private <T> CompletableFuture<T> execute(String op, String key, Supplier<CompletableFuture<T>> request) {
-        if (closed.get()) {
-            return CompletableFuture.failedFuture(closedException(op, key));
+        CompletableFuture<T> refused = lifecycle.refusedIfClosed(op, key);
+        if (refused != null) {
+            return refused;
         }
-        return track(retryPolicy.run(
-                () -> closed.get()
-                        ? CompletableFuture.failedFuture(closedException(op, key))
+        return lifecycle.track(retryPolicy.run(
+                () -> lifecycle.isClosed()
+                        ? CompletableFuture.failedFuture(lifecycle.closedError(op, key))
                         : limiter.withPermit(request),
                 error -> {
                     boolean retry = isRetryable(error);
@@ -560,16 +547,6 @@ public final class S3ObjectStore implements ObjectStore {
                 timer));
     }
 
-    /** Remembers an operation until it completes, so that {@link #close()} can fail it. */
-    private <T> CompletableFuture<T> track(CompletableFuture<T> operation) {
-        pending.add(operation);
-        operation.whenComplete((v, e) -> pending.remove(operation));
-        if (closed.get()) {
-            operation.completeExceptionally(closedException("operation", null));
-        }
-        return operation;
-    }
-
     private String physicalKey(String key) {
         ObjectKeys.validate(key, location);
         if (!keyPrefix.isEmpty() && ObjectKeys.utf8Length(keyPrefix) + ObjectKeys.utf8Length(key)
@@ -580,17 +557,13 @@ public final class S3ObjectStore implements ObjectStore {
         return keyPrefix + key;
     }
 
-    private ObjectStoreException closedException(String op, String key) {
-        return new ObjectStoreException("S3 object store " + location + " is closed"
-                + (key == null ? "" : ": " + op + " " + ObjectKeys.printable(key) + " refused"));
-    }
-
     private String rangeMessage(String key, long offset) {
         return "Range starting at offset " + offset + " is at or past the end of object "
                 + ObjectKeys.printable(key) + " in " + location;
     }
 
     /** Whether a failure of one attempt may go away on another attempt. */
+    @SuppressWarnings("ReferenceEquality") // a cause that is itself ends the walk: identity is what is meant
     static boolean isRetryable(Throwable error) {
         Throwable t = RetryPolicy.unwrap(error);
         if (t instanceof ObjectStoreException e) {
@@ -651,8 +624,8 @@ public final class S3ObjectStore implements ObjectStore {
         if (t instanceof ObjectStoreException e) {
             return e;
         }
-        if (closed.get()) {
-            ObjectStoreException e = closedException(op, key);
+        if (lifecycle.isClosed()) {
+            ObjectStoreException e = lifecycle.closedError(op, key);
             e.initCause(t);
             return e;
         }
@@ -725,6 +698,7 @@ public final class S3ObjectStore implements ObjectStore {
         }
     }
 
+    @SuppressWarnings("ReferenceEquality") // a cause that is the exception itself ends the walk: identity is meant
     private static String rootMessage(Throwable t) {
         StringBuilder sb = new StringBuilder(String.valueOf(t.getMessage()));
         Throwable c = t.getCause();

@@ -1,8 +1,8 @@
-package dev.lakestream.core.wal;
+package dev.lakestream.core.codec;
 
 import java.nio.ByteBuffer;
 
-/** Unsigned LEB128 variable-length integers (protobuf's varint), as used inside WAL object indexes. */
+/** Unsigned LEB128 variable-length integers (protobuf's varint), as used inside WAL object indexes, index values and cursor records. */
 public final class VarInt {
 
     private VarInt() {}
