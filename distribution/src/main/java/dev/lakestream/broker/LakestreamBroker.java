@@ -54,12 +54,12 @@ public final class LakestreamBroker {
 
     /** The placeholder a configuration value may contain; replaced by the absolute data directory. */
     public static final String DATA_DIR_PLACEHOLDER = "${LAKESTREAM_DATA_DIR}";
+
     public static final String DATA_DIR_ENV = "LAKESTREAM_DATA_DIR";
 
     private static final Pattern UNRESOLVED = Pattern.compile("\\$\\{([^}]*)}");
 
-    private LakestreamBroker() {
-    }
+    private LakestreamBroker() {}
 
     public static void main(String[] args) throws Exception {
         try {
@@ -114,13 +114,16 @@ public final class LakestreamBroker {
         }
 
         PulsarService pulsar = new PulsarService(conf);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                pulsar.close();
-            } catch (Exception e) {
-                System.err.println("Error while stopping the broker: " + e);
-            }
-        }, "broker-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                pulsar.close();
+                            } catch (Exception e) {
+                                System.err.println("Error while stopping the broker: " + e);
+                            }
+                        },
+                        "broker-shutdown"));
         try {
             pulsar.start();
         } catch (Exception e) {
@@ -158,8 +161,8 @@ public final class LakestreamBroker {
     }
 
     /** As {@link #loadConfiguration}, from properties already read. */
-    public static ServiceConfiguration toServiceConfiguration(Properties source, Path dataDir,
-            Map<String, String> overrides) throws IOException {
+    public static ServiceConfiguration toServiceConfiguration(
+            Properties source, Path dataDir, Map<String, String> overrides) throws IOException {
         Properties props = new Properties();
         String dir = dataDir.toAbsolutePath().normalize().toString();
         List<String> unresolved = new ArrayList<>();
@@ -174,8 +177,8 @@ public final class LakestreamBroker {
             }
         }
         if (!unresolved.isEmpty()) {
-            throw new IllegalArgumentException("Unknown placeholder in " + unresolved + ": only "
-                    + DATA_DIR_PLACEHOLDER + " is replaced");
+            throw new IllegalArgumentException(
+                    "Unknown placeholder in " + unresolved + ": only " + DATA_DIR_PLACEHOLDER + " is replaced");
         }
         return PulsarConfigurationLoader.create(props, ServiceConfiguration.class);
     }
@@ -186,9 +189,11 @@ public final class LakestreamBroker {
         try {
             Class.forName(name, false, Thread.currentThread().getContextClassLoader());
         } catch (ClassNotFoundException | LinkageError e) {
-            throw new IllegalStateException("The managed-ledger storage class " + name + " (managedLedgerStorageClassName)"
-                    + " cannot be loaded: " + e + ". It comes from the pulsar-managedledger-lakestream module; "
-                    + "build it (bin/run-broker does) or check the class name in the configuration.", e);
+            throw new IllegalStateException(
+                    "The managed-ledger storage class " + name + " (managedLedgerStorageClassName)"
+                            + " cannot be loaded: " + e + ". It comes from the pulsar-managedledger-lakestream module; "
+                            + "build it (bin/run-broker does) or check the class name in the configuration.",
+                    e);
         }
     }
 
@@ -203,21 +208,27 @@ public final class LakestreamBroker {
             throw new IllegalArgumentException("clusterName is not set in the broker configuration");
         }
         String configStore = conf.getConfigurationMetadataStoreUrl() != null
-                ? conf.getConfigurationMetadataStoreUrl() : conf.getMetadataStoreUrl();
+                ? conf.getConfigurationMetadataStoreUrl()
+                : conf.getMetadataStoreUrl();
         // Some stores (Oxia) retry an unreachable server forever: bound the wait, and say which store it was.
         CompletableFuture<Boolean> check = new CompletableFuture<>();
-        Thread checker = new Thread(() -> {
-            boolean found;
-            try (MetadataStoreExtended store = MetadataStoreExtended.create(configStore,
-                    MetadataStoreConfig.builder().metadataStoreName("lakestream-setup-check").build())) {
-                found = store.exists("/admin/clusters/" + cluster).get();
-            } catch (Throwable t) {
-                check.completeExceptionally(t);
-                return;
-            }
-            // Only once the store is closed: RocksDB allows one open instance of a directory per process.
-            check.complete(found);
-        }, "cluster-metadata-check");
+        Thread checker = new Thread(
+                () -> {
+                    boolean found;
+                    try (MetadataStoreExtended store = MetadataStoreExtended.create(
+                            configStore,
+                            MetadataStoreConfig.builder()
+                                    .metadataStoreName("lakestream-setup-check")
+                                    .build())) {
+                        found = store.exists("/admin/clusters/" + cluster).get();
+                    } catch (Throwable t) {
+                        check.completeExceptionally(t);
+                        return;
+                    }
+                    // Only once the store is closed: RocksDB allows one open instance of a directory per process.
+                    check.complete(found);
+                },
+                "cluster-metadata-check");
         checker.setDaemon(true);
         checker.start();
         long timeout = Math.max(conf.getMetadataStoreOperationTimeoutSeconds(), 10);
@@ -228,19 +239,20 @@ public final class LakestreamBroker {
             throw new IllegalStateException("The metadata store " + configStore + " did not answer within " + timeout
                     + " s (configurationMetadataStoreUrl / metadataStoreUrl): is it running and reachable?");
         } catch (ExecutionException e) {
-            throw new IllegalStateException("Could not read the metadata store " + configStore + ": "
-                    + e.getCause(), e.getCause());
+            throw new IllegalStateException(
+                    "Could not read the metadata store " + configStore + ": " + e.getCause(), e.getCause());
         }
         if (exists) {
             return;
         }
         String host = conf.getAdvertisedAddress() != null ? conf.getAdvertisedAddress() : "127.0.0.1";
         String webUrl = "http://" + host + ":" + conf.getWebServicePort().orElse(8080);
-        String brokerUrl = "pulsar://" + host + ":" + conf.getBrokerServicePort().orElse(6650);
+        String brokerUrl =
+                "pulsar://" + host + ":" + conf.getBrokerServicePort().orElse(6650);
         if (ZooKeeperClusterSetup.applies(conf.getMetadataStoreUrl(), configStore)) {
             // Pulsar's tool would also need DistributedLog on ZooKeeper, which the distribution leaves out.
-            ZooKeeperClusterSetup.run(cluster, conf.getMetadataStoreUrl(), configStore, webUrl, brokerUrl,
-                    (int) conf.getMetadataStoreSessionTimeoutMillis());
+            ZooKeeperClusterSetup.run(cluster, conf.getMetadataStoreUrl(), configStore, webUrl, brokerUrl, (int)
+                    conf.getMetadataStoreSessionTimeoutMillis());
             return;
         }
         PulsarClusterMetadataSetup.main(new String[] {
@@ -260,8 +272,8 @@ public final class LakestreamBroker {
     }
 
     private static IllegalArgumentException usage(String message) {
-        return new IllegalArgumentException(message
-                + "\nusage: LakestreamBroker --broker-conf FILE [--data-dir DIR] [key=value ...]");
+        return new IllegalArgumentException(
+                message + "\nusage: LakestreamBroker --broker-conf FILE [--data-dir DIR] [key=value ...]");
     }
 
     private static String rootMessage(Throwable t) {

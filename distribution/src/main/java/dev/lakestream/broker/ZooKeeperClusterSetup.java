@@ -48,8 +48,7 @@ final class ZooKeeperClusterSetup {
     /** {@code PulsarClusterMetadataSetup}'s default {@code --initial-num-transaction-coordinators}. */
     static final int TRANSACTION_COORDINATORS = 16;
 
-    private ZooKeeperClusterSetup() {
-    }
+    private ZooKeeperClusterSetup() {}
 
     /** True when Pulsar's tool would initialise DistributedLog for these stores: both are ZooKeeper. */
     static boolean applies(String metadataStoreUrl, String configurationStoreUrl) {
@@ -57,14 +56,24 @@ final class ZooKeeperClusterSetup {
                 && MetadataStoreFactoryImpl.isBasedOnZookeeper(configurationStoreUrl);
     }
 
-    static void run(String cluster, String metadataStoreUrl, String configurationStoreUrl, String webServiceUrl,
-            String brokerServiceUrl, int sessionTimeoutMillis) throws Exception {
-        LOG.info("Writing the metadata of cluster {} on {} (configuration store {})", cluster, metadataStoreUrl,
+    static void run(
+            String cluster,
+            String metadataStoreUrl,
+            String configurationStoreUrl,
+            String webServiceUrl,
+            String brokerServiceUrl,
+            int sessionTimeoutMillis)
+            throws Exception {
+        LOG.info(
+                "Writing the metadata of cluster {} on {} (configuration store {})",
+                cluster,
+                metadataStoreUrl,
                 configurationStoreUrl);
-        MetadataStoreExtended local = PulsarClusterMetadataSetup.initLocalMetadataStore(metadataStoreUrl,
-                sessionTimeoutMillis);
+        MetadataStoreExtended local =
+                PulsarClusterMetadataSetup.initLocalMetadataStore(metadataStoreUrl, sessionTimeoutMillis);
         try {
-            MetadataStoreExtended config = configurationStoreUrl.equals(metadataStoreUrl) ? local
+            MetadataStoreExtended config = configurationStoreUrl.equals(metadataStoreUrl)
+                    ? local
                     : PulsarClusterMetadataSetup.initConfigMetadataStore(configurationStoreUrl, sessionTimeoutMillis);
             try {
                 formatBookKeeperIfAbsent(local, metadataStoreUrl, sessionTimeoutMillis);
@@ -81,8 +90,8 @@ final class ZooKeeperClusterSetup {
         LOG.info("Cluster {} metadata written", cluster);
     }
 
-    private static void formatBookKeeperIfAbsent(MetadataStoreExtended local, String metadataStoreUrl,
-            int sessionTimeoutMillis) throws Exception {
+    private static void formatBookKeeperIfAbsent(
+            MetadataStoreExtended local, String metadataStoreUrl, int sessionTimeoutMillis) throws Exception {
         if (local.exists("/ledgers").get()) {
             return;
         }
@@ -98,22 +107,42 @@ final class ZooKeeperClusterSetup {
         }
     }
 
-    private static void write(PulsarResources resources, MetadataStoreExtended config, String cluster,
-            String webServiceUrl, String brokerServiceUrl) throws Exception {
+    private static void write(
+            PulsarResources resources,
+            MetadataStoreExtended config,
+            String cluster,
+            String webServiceUrl,
+            String brokerServiceUrl)
+            throws Exception {
         if (!resources.getClusterResources().clusterExists(cluster)) {
-            resources.getClusterResources().createCluster(cluster,
-                    ClusterData.builder().serviceUrl(webServiceUrl).brokerServiceUrl(brokerServiceUrl).build());
+            resources
+                    .getClusterResources()
+                    .createCluster(
+                            cluster,
+                            ClusterData.builder()
+                                    .serviceUrl(webServiceUrl)
+                                    .brokerServiceUrl(brokerServiceUrl)
+                                    .build());
         }
         PulsarClusterMetadataSetup.createTenantIfAbsent(resources, "public", cluster);
         PulsarClusterMetadataSetup.createTenantIfAbsent(resources, NamespaceName.SYSTEM_NAMESPACE.getTenant(), cluster);
-        PulsarClusterMetadataSetup.createNamespaceIfAbsent(resources, NamespaceName.get("public", "default"), cluster,
+        PulsarClusterMetadataSetup.createNamespaceIfAbsent(
+                resources,
+                NamespaceName.get("public", "default"),
+                cluster,
                 PulsarClusterMetadataSetup.DEFAULT_BUNDLE_NUMBER);
-        PulsarClusterMetadataSetup.createNamespaceIfAbsent(resources, NamespaceName.SYSTEM_NAMESPACE, cluster,
+        PulsarClusterMetadataSetup.createNamespaceIfAbsent(
+                resources,
+                NamespaceName.SYSTEM_NAMESPACE,
+                cluster,
                 PulsarClusterMetadataSetup.SYSTEM_NAMESPACE_BUNDLE_NUMBER);
         var partitioned = resources.getNamespaceResources().getPartitionedTopicResources();
-        if (partitioned.getPartitionedTopicMetadataAsync(SystemTopicNames.TRANSACTION_COORDINATOR_ASSIGN).get()
+        if (partitioned
+                .getPartitionedTopicMetadataAsync(SystemTopicNames.TRANSACTION_COORDINATOR_ASSIGN)
+                .get()
                 .isEmpty()) {
-            partitioned.createPartitionedTopic(SystemTopicNames.TRANSACTION_COORDINATOR_ASSIGN,
+            partitioned.createPartitionedTopic(
+                    SystemTopicNames.TRANSACTION_COORDINATOR_ASSIGN,
                     new PartitionedTopicMetadata(TRANSACTION_COORDINATORS));
         }
     }

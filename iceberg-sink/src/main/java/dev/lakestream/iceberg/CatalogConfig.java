@@ -35,8 +35,12 @@ public record CatalogConfig(String name, String type, String uri, String warehou
     /** The embedded default: a JDBC catalog on SQLite and a warehouse directory, both under {@code dataDir}. */
     public static CatalogConfig embedded(Path dataDir) {
         Path dir = dataDir.toAbsolutePath().resolve("iceberg");
-        return new CatalogConfig(DEFAULT_NAME, "jdbc", "jdbc:sqlite:" + dir.resolve("catalog.db"),
-                dir.resolve("warehouse").toUri().toString(), Map.of());
+        return new CatalogConfig(
+                DEFAULT_NAME,
+                "jdbc",
+                "jdbc:sqlite:" + dir.resolve("catalog.db"),
+                dir.resolve("warehouse").toUri().toString(),
+                Map.of());
     }
 
     /** Reads the keys; without {@code lakestream.iceberg.catalog.uri} the embedded default under {@code dataDir}. */
@@ -60,9 +64,12 @@ public record CatalogConfig(String name, String type, String uri, String warehou
             p.optional("lakestream.s3.secretAccessKey").ifPresent(v -> all.put("s3.secret-access-key", v));
         }
         all.putAll(extra);
-        return new CatalogConfig(p.string("lakestream.iceberg.catalog.name", d.name()),
+        return new CatalogConfig(
+                p.string("lakestream.iceberg.catalog.name", d.name()),
                 p.string("lakestream.iceberg.catalog.type", d.type()),
-                p.string("lakestream.iceberg.catalog.uri", d.uri()), warehouse, all);
+                p.string("lakestream.iceberg.catalog.uri", d.uri()),
+                warehouse,
+                all);
     }
 
     private static boolean isS3(String location) {

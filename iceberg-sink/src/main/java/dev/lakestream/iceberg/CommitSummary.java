@@ -50,7 +50,8 @@ public final class CommitSummary {
     /** Whether a snapshot among the newest carries {@code commitId}. */
     static boolean contains(Table table, String commitId) {
         int depth = 0;
-        for (Snapshot s = table.currentSnapshot(); s != null && depth < COMMIT_SEARCH_DEPTH;
+        for (Snapshot s = table.currentSnapshot();
+                s != null && depth < COMMIT_SEARCH_DEPTH;
                 s = parent(table, s), depth++) {
             if (commitId.equals(s.summary().get(COMMIT_ID))) {
                 return true;

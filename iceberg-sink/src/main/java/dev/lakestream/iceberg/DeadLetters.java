@@ -23,7 +23,12 @@ public interface DeadLetters {
     static DeadLetters log() {
         Logger log = LoggerFactory.getLogger(LOGGER);
         return (topic, p, batchIndex, reason) -> log.warn(
-                "dead letter: topic={} ledger={} entry={} batchIndex={} streamOffset={} reason={}", topic,
-                p.ledgerId(), p.entryId(), batchIndex, p.offset(), reason);
+                "dead letter: topic={} ledger={} entry={} batchIndex={} streamOffset={} reason={}",
+                topic,
+                p.ledgerId(),
+                p.entryId(),
+                batchIndex,
+                p.offset(),
+                reason);
     }
 }

@@ -25,10 +25,17 @@ import java.util.Map;
  * @param orphanFileMinAge at upkeep, files in a table's data directory no snapshot references are deleted once
  *     older than this (default 1 d; 0 = never; at least 1 min, far above any commit's duration)
  */
-public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolean retainUntilMaterialized,
-                         int threads, Duration topicCheckInterval, Duration maintenanceInterval,
-                         int compactionMinFiles, Duration snapshotMaxAge, int snapshotsRetained,
-                         Duration orphanFileMinAge) {
+public record HostConfig(
+        boolean enabled,
+        boolean topicsEnabledByDefault,
+        boolean retainUntilMaterialized,
+        int threads,
+        Duration topicCheckInterval,
+        Duration maintenanceInterval,
+        int compactionMinFiles,
+        Duration snapshotMaxAge,
+        int snapshotsRetained,
+        Duration orphanFileMinAge) {
 
     public static final String ENABLED = "lakestream.iceberg.enabled";
     public static final String TOPICS_ENABLED_BY_DEFAULT = "lakestream.iceberg.topicsEnabledByDefault";
@@ -46,9 +53,18 @@ public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolea
      */
     public static final String DATA_DIR = "lakestream.iceberg.dataDir";
 
-    static final List<String> KEYS = List.of(ENABLED, TOPICS_ENABLED_BY_DEFAULT, RETAIN_UNTIL_MATERIALIZED, THREADS,
-            TOPIC_CHECK_INTERVAL, MAINTENANCE_INTERVAL, COMPACTION_MIN_FILES, SNAPSHOT_MAX_AGE, SNAPSHOTS_RETAINED,
-            ORPHAN_FILE_MIN_AGE, DATA_DIR);
+    static final List<String> KEYS = List.of(
+            ENABLED,
+            TOPICS_ENABLED_BY_DEFAULT,
+            RETAIN_UNTIL_MATERIALIZED,
+            THREADS,
+            TOPIC_CHECK_INTERVAL,
+            MAINTENANCE_INTERVAL,
+            COMPACTION_MIN_FILES,
+            SNAPSHOT_MAX_AGE,
+            SNAPSHOTS_RETAINED,
+            ORPHAN_FILE_MIN_AGE,
+            DATA_DIR);
 
     /**
      * The namespace or topic property that enables ({@code enabled}) or disables ({@code disabled}) materialization
@@ -56,19 +72,29 @@ public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolea
      */
     public static final String PROPERTY = "lakestream.iceberg";
 
-    public static final HostConfig DEFAULT = new HostConfig(false, false, true, 2, Duration.ofSeconds(2),
-            Duration.ofMinutes(10), 8, Duration.ofHours(1), 10, Duration.ofDays(1));
+    public static final HostConfig DEFAULT = new HostConfig(
+            false,
+            false,
+            true,
+            2,
+            Duration.ofSeconds(2),
+            Duration.ofMinutes(10),
+            8,
+            Duration.ofHours(1),
+            10,
+            Duration.ofDays(1));
 
     public HostConfig {
         if (threads < 1) {
             throw new ConfigException(THREADS, Integer.toString(threads), "must be at least 1");
         }
         if (topicCheckInterval.isNegative() || topicCheckInterval.isZero()) {
-            throw new ConfigException(TOPIC_CHECK_INTERVAL, ConfigReader.format(topicCheckInterval), "must be positive");
+            throw new ConfigException(
+                    TOPIC_CHECK_INTERVAL, ConfigReader.format(topicCheckInterval), "must be positive");
         }
         if (maintenanceInterval.isNegative()) {
-            throw new ConfigException(MAINTENANCE_INTERVAL, ConfigReader.format(maintenanceInterval),
-                    "must be 0 (never) or positive");
+            throw new ConfigException(
+                    MAINTENANCE_INTERVAL, ConfigReader.format(maintenanceInterval), "must be 0 (never) or positive");
         }
         if (compactionMinFiles < 2) {
             throw new ConfigException(COMPACTION_MIN_FILES, Integer.toString(compactionMinFiles), "must be at least 2");
@@ -81,7 +107,9 @@ public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolea
         }
         if (orphanFileMinAge.isNegative() || (!orphanFileMinAge.isZero() && orphanFileMinAge.toMinutes() < 1)) {
             // Younger files may belong to a commit in progress.
-            throw new ConfigException(ORPHAN_FILE_MIN_AGE, ConfigReader.format(orphanFileMinAge),
+            throw new ConfigException(
+                    ORPHAN_FILE_MIN_AGE,
+                    ConfigReader.format(orphanFileMinAge),
                     "must be 0 (never remove orphan files) or at least 1m");
         }
     }
@@ -89,12 +117,16 @@ public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolea
     public static HostConfig fromProperties(Map<String, String> props) {
         ConfigReader p = new ConfigReader(props);
         HostConfig d = DEFAULT;
-        return new HostConfig(p.bool(ENABLED, d.enabled()), p.bool(TOPICS_ENABLED_BY_DEFAULT,
-                d.topicsEnabledByDefault()), p.bool(RETAIN_UNTIL_MATERIALIZED, d.retainUntilMaterialized()),
-                p.integer(THREADS, d.threads()), p.duration(TOPIC_CHECK_INTERVAL, d.topicCheckInterval()),
+        return new HostConfig(
+                p.bool(ENABLED, d.enabled()),
+                p.bool(TOPICS_ENABLED_BY_DEFAULT, d.topicsEnabledByDefault()),
+                p.bool(RETAIN_UNTIL_MATERIALIZED, d.retainUntilMaterialized()),
+                p.integer(THREADS, d.threads()),
+                p.duration(TOPIC_CHECK_INTERVAL, d.topicCheckInterval()),
                 p.duration(MAINTENANCE_INTERVAL, d.maintenanceInterval()),
-                p.integer(COMPACTION_MIN_FILES, d.compactionMinFiles()), p.duration(SNAPSHOT_MAX_AGE,
-                d.snapshotMaxAge()), p.integer(SNAPSHOTS_RETAINED, d.snapshotsRetained()),
+                p.integer(COMPACTION_MIN_FILES, d.compactionMinFiles()),
+                p.duration(SNAPSHOT_MAX_AGE, d.snapshotMaxAge()),
+                p.integer(SNAPSHOTS_RETAINED, d.snapshotsRetained()),
                 p.duration(ORPHAN_FILE_MIN_AGE, d.orphanFileMinAge()));
     }
 
@@ -122,8 +154,9 @@ public record HostConfig(boolean enabled, boolean topicsEnabledByDefault, boolea
         return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
             case "enabled", "true" -> true;
             case "disabled", "false" -> false;
-            default -> throw new IllegalArgumentException("the " + what + " " + PROPERTY + " of " + where + " is '"
-                    + value + "': must be 'enabled' or 'disabled'");
+            default ->
+                throw new IllegalArgumentException("the " + what + " " + PROPERTY + " of " + where + " is '" + value
+                        + "': must be 'enabled' or 'disabled'");
         };
     }
 }

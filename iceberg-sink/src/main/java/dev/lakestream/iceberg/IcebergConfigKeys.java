@@ -1,7 +1,7 @@
 package dev.lakestream.iceberg;
 
-import dev.lakestream.core.config.ConfigKeySet;
 import dev.lakestream.core.config.ConfigException;
+import dev.lakestream.core.config.ConfigKeySet;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -12,15 +12,22 @@ import java.util.stream.Stream;
  */
 public final class IcebergConfigKeys implements ConfigKeySet {
 
-    static final List<String> KEYS = List.of("lakestream.iceberg.catalog.type", "lakestream.iceberg.catalog.name",
-            "lakestream.iceberg.catalog.uri", "lakestream.iceberg.warehouse", "lakestream.iceberg.commitInterval",
-            "lakestream.iceberg.targetFileSize", "lakestream.iceberg.pollInterval", "lakestream.iceberg.readEntries",
-            "lakestream.iceberg.readBytes", "lakestream.iceberg.partitionByDay",
+    static final List<String> KEYS = List.of(
+            "lakestream.iceberg.catalog.type",
+            "lakestream.iceberg.catalog.name",
+            "lakestream.iceberg.catalog.uri",
+            "lakestream.iceberg.warehouse",
+            "lakestream.iceberg.commitInterval",
+            "lakestream.iceberg.targetFileSize",
+            "lakestream.iceberg.pollInterval",
+            "lakestream.iceberg.readEntries",
+            "lakestream.iceberg.readBytes",
+            "lakestream.iceberg.partitionByDay",
             "lakestream.iceberg.maxBufferedBytes");
 
     /** Passed through to the catalog and to new tables. */
-    static final List<String> PREFIXES = List.of("lakestream.iceberg.catalog.property.",
-            "lakestream.iceberg.table.property.");
+    static final List<String> PREFIXES =
+            List.of("lakestream.iceberg.catalog.property.", "lakestream.iceberg.table.property.");
 
     @Override
     public List<String> keys() {
@@ -33,12 +40,21 @@ public final class IcebergConfigKeys implements ConfigKeySet {
      */
     public static void requireKnown(java.util.Collection<String> keys) {
         IcebergConfigKeys mine = new IcebergConfigKeys();
-        List<String> unknown = keys.stream().filter(k -> k.startsWith("lakestream.iceberg.")
-                && !mine.keys().contains(k) && PREFIXES.stream().noneMatch(k::startsWith)).sorted().toList();
+        List<String> unknown = keys.stream()
+                .filter(k -> k.startsWith("lakestream.iceberg.")
+                        && !mine.keys().contains(k)
+                        && PREFIXES.stream().noneMatch(k::startsWith))
+                .sorted()
+                .toList();
         if (!unknown.isEmpty()) {
-            throw new ConfigException(unknown.get(0), "(set)", "is not a key of the Iceberg materializer"
-                    + (unknown.size() > 1 ? " (nor are " + String.join(", ", unknown.subList(1, unknown.size())) + ")"
-                    : "") + "; the lakestream.iceberg.* keys are listed in docs/configuration.md");
+            throw new ConfigException(
+                    unknown.get(0),
+                    "(set)",
+                    "is not a key of the Iceberg materializer"
+                            + (unknown.size() > 1
+                                    ? " (nor are " + String.join(", ", unknown.subList(1, unknown.size())) + ")"
+                                    : "")
+                            + "; the lakestream.iceberg.* keys are listed in docs/configuration.md");
         }
     }
 

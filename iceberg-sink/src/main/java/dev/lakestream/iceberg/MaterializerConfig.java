@@ -19,35 +19,51 @@ import java.util.Map;
  * @param maxBufferedBytes the bound on the bytes of stream entries read and not yet committed by all materializers
  *     of one process ({@link MemoryBudget}), default 256 MiB; at least {@code readBytes}
  */
-public record MaterializerConfig(Duration commitInterval, long targetFileSizeBytes, Duration pollInterval,
-                                 int readEntries, long readBytes, boolean partitionByDay,
-                                 Map<String, String> tableProperties, long maxBufferedBytes) {
+public record MaterializerConfig(
+        Duration commitInterval,
+        long targetFileSizeBytes,
+        Duration pollInterval,
+        int readEntries,
+        long readBytes,
+        boolean partitionByDay,
+        Map<String, String> tableProperties,
+        long maxBufferedBytes) {
 
-    public static final MaterializerConfig DEFAULT = new MaterializerConfig(Duration.ofSeconds(10),
-            128L * 1024 * 1024, Duration.ofSeconds(1), 1000, 8L * 1024 * 1024, true, Map.of(),
+    public static final MaterializerConfig DEFAULT = new MaterializerConfig(
+            Duration.ofSeconds(10),
+            128L * 1024 * 1024,
+            Duration.ofSeconds(1),
+            1000,
+            8L * 1024 * 1024,
+            true,
+            Map.of(),
             256L * 1024 * 1024);
 
     private static final String TABLE_PROPERTY_PREFIX = "lakestream.iceberg.table.property.";
 
     public MaterializerConfig {
         if (commitInterval.isNegative() || commitInterval.isZero()) {
-            throw new ConfigException("lakestream.iceberg.commitInterval", String.valueOf(commitInterval),
-                    "must be positive");
+            throw new ConfigException(
+                    "lakestream.iceberg.commitInterval", String.valueOf(commitInterval), "must be positive");
         }
         if (targetFileSizeBytes < 1024) {
-            throw new ConfigException("lakestream.iceberg.targetFileSize", String.valueOf(targetFileSizeBytes),
-                    "must be at least 1KiB");
+            throw new ConfigException(
+                    "lakestream.iceberg.targetFileSize", String.valueOf(targetFileSizeBytes), "must be at least 1KiB");
         }
         if (pollInterval.isNegative() || pollInterval.isZero()) {
-            throw new ConfigException("lakestream.iceberg.pollInterval", String.valueOf(pollInterval),
-                    "must be positive");
+            throw new ConfigException(
+                    "lakestream.iceberg.pollInterval", String.valueOf(pollInterval), "must be positive");
         }
         if (readEntries < 1 || readBytes < 1) {
-            throw new ConfigException(readEntries < 1 ? "lakestream.iceberg.readEntries" : "lakestream.iceberg.readBytes",
-                    String.valueOf(readEntries < 1 ? readEntries : readBytes), "must be positive");
+            throw new ConfigException(
+                    readEntries < 1 ? "lakestream.iceberg.readEntries" : "lakestream.iceberg.readBytes",
+                    String.valueOf(readEntries < 1 ? readEntries : readBytes),
+                    "must be positive");
         }
         if (maxBufferedBytes < readBytes) {
-            throw new ConfigException("lakestream.iceberg.maxBufferedBytes", String.valueOf(maxBufferedBytes),
+            throw new ConfigException(
+                    "lakestream.iceberg.maxBufferedBytes",
+                    String.valueOf(maxBufferedBytes),
                     "must be at least lakestream.iceberg.readBytes (" + readBytes + "): a read must fit");
         }
         tableProperties = Map.copyOf(tableProperties);
@@ -62,32 +78,62 @@ public record MaterializerConfig(Duration commitInterval, long targetFileSizeByt
             }
         });
         MaterializerConfig d = DEFAULT;
-        return new MaterializerConfig(p.duration("lakestream.iceberg.commitInterval", d.commitInterval()),
+        return new MaterializerConfig(
+                p.duration("lakestream.iceberg.commitInterval", d.commitInterval()),
                 p.bytes("lakestream.iceberg.targetFileSize", d.targetFileSizeBytes()),
                 p.duration("lakestream.iceberg.pollInterval", d.pollInterval()),
                 p.integer("lakestream.iceberg.readEntries", d.readEntries()),
                 p.bytes("lakestream.iceberg.readBytes", d.readBytes()),
-                p.bool("lakestream.iceberg.partitionByDay", d.partitionByDay()), table,
+                p.bool("lakestream.iceberg.partitionByDay", d.partitionByDay()),
+                table,
                 p.bytes("lakestream.iceberg.maxBufferedBytes", d.maxBufferedBytes()));
     }
 
     public MaterializerConfig withCommitInterval(Duration d) {
-        return new MaterializerConfig(d, targetFileSizeBytes, pollInterval, readEntries, readBytes, partitionByDay,
-                tableProperties, maxBufferedBytes);
+        return new MaterializerConfig(
+                d,
+                targetFileSizeBytes,
+                pollInterval,
+                readEntries,
+                readBytes,
+                partitionByDay,
+                tableProperties,
+                maxBufferedBytes);
     }
 
     public MaterializerConfig withTargetFileSize(long bytes) {
-        return new MaterializerConfig(commitInterval, bytes, pollInterval, readEntries, readBytes, partitionByDay,
-                tableProperties, maxBufferedBytes);
+        return new MaterializerConfig(
+                commitInterval,
+                bytes,
+                pollInterval,
+                readEntries,
+                readBytes,
+                partitionByDay,
+                tableProperties,
+                maxBufferedBytes);
     }
 
     public MaterializerConfig withRead(int entries, long bytes) {
-        return new MaterializerConfig(commitInterval, targetFileSizeBytes, pollInterval, entries, bytes,
-                partitionByDay, tableProperties, Math.max(maxBufferedBytes, bytes));
+        return new MaterializerConfig(
+                commitInterval,
+                targetFileSizeBytes,
+                pollInterval,
+                entries,
+                bytes,
+                partitionByDay,
+                tableProperties,
+                Math.max(maxBufferedBytes, bytes));
     }
 
     public MaterializerConfig withMaxBufferedBytes(long bytes) {
-        return new MaterializerConfig(commitInterval, targetFileSizeBytes, pollInterval, readEntries, readBytes,
-                partitionByDay, tableProperties, bytes);
+        return new MaterializerConfig(
+                commitInterval,
+                targetFileSizeBytes,
+                pollInterval,
+                readEntries,
+                readBytes,
+                partitionByDay,
+                tableProperties,
+                bytes);
     }
 }

@@ -18,29 +18,49 @@ public final class MaterializerMetrics {
     private record Series(String name, String type, String help, ToDoubleFunction<MaterializerStatus> value) {}
 
     private static final List<Series> SERIES = List.of(
-            new Series("lakestream_iceberg_committed_offset", "gauge",
+            new Series(
+                    "lakestream_iceberg_committed_offset",
+                    "gauge",
                     "Stream offset the table holds every entry below (-1 before the first commit)",
                     MaterializerStatus::committedOffset),
-            new Series("lakestream_iceberg_lag_entries", "gauge",
+            new Series(
+                    "lakestream_iceberg_lag_entries",
+                    "gauge",
                     "Entries in the topic partition's stream not yet committed to the table",
                     MaterializerStatus::lagEntries),
-            new Series("lakestream_iceberg_commits_total", "counter", "Iceberg commits made (since the runner started)",
+            new Series(
+                    "lakestream_iceberg_commits_total",
+                    "counter",
+                    "Iceberg commits made (since the runner started)",
                     MaterializerStatus::commits),
-            new Series("lakestream_iceberg_rows_total", "counter", "Rows committed to the table (since the runner"
-                    + " started)", MaterializerStatus::rowsCommitted),
-            new Series("lakestream_iceberg_dead_letters_total", "counter",
+            new Series(
+                    "lakestream_iceberg_rows_total",
+                    "counter",
+                    "Rows committed to the table (since the runner" + " started)",
+                    MaterializerStatus::rowsCommitted),
+            new Series(
+                    "lakestream_iceberg_dead_letters_total",
+                    "counter",
                     "Messages that could not be decoded against their schema, sent to the dead letters",
                     MaterializerStatus::deadLetters),
-            new Series("lakestream_iceberg_conflicts_total", "counter",
+            new Series(
+                    "lakestream_iceberg_conflicts_total",
+                    "counter",
                     "Commits abandoned because another materializer had committed the same offsets",
                     MaterializerStatus::conflicts),
-            new Series("lakestream_iceberg_reads_held_total", "counter",
+            new Series(
+                    "lakestream_iceberg_reads_held_total",
+                    "counter",
                     "Reads put off because the process's buffered entries were at lakestream.iceberg.maxBufferedBytes",
                     MaterializerStatus::readsHeld),
-            new Series("lakestream_iceberg_paused", "gauge",
+            new Series(
+                    "lakestream_iceberg_paused",
+                    "gauge",
                     "1 when materialization is paused on a schema or message it cannot take (see the log)",
                     s -> s.state() == MaterializerStatus.State.PAUSED ? 1 : 0),
-            new Series("lakestream_iceberg_failing", "gauge",
+            new Series(
+                    "lakestream_iceberg_failing",
+                    "gauge",
                     "1 while the last attempt failed and the materializer retries from the table's offsets",
                     s -> s.state() == MaterializerStatus.State.RETRYING ? 1 : 0));
 
@@ -51,24 +71,42 @@ public final class MaterializerMetrics {
      *
      * @param budget the process's memory budget, or null when there is none to show
      */
-    public static void writePrometheus(StringBuilder out, Map<String, String> commonLabels, List<Topic> topics,
-                                       MemoryBudget budget, long nowMillis) {
+    public static void writePrometheus(
+            StringBuilder out,
+            Map<String, String> commonLabels,
+            List<Topic> topics,
+            MemoryBudget budget,
+            long nowMillis) {
         StringBuilder common = new StringBuilder();
         commonLabels.forEach((k, v) -> label(common, k, v));
         family(out, "lakestream_iceberg_topics", "gauge", "Topic partitions this process materializes");
         sample(out, "lakestream_iceberg_topics", common, "", topics.size());
         if (budget != null) {
-            family(out, "lakestream_iceberg_buffered_bytes", "gauge",
+            family(
+                    out,
+                    "lakestream_iceberg_buffered_bytes",
+                    "gauge",
                     "Bytes of stream entries read and not yet committed, across the process's materializers");
             sample(out, "lakestream_iceberg_buffered_bytes", common, "", budget.used());
-            family(out, "lakestream_iceberg_buffered_bytes_limit", "gauge",
+            family(
+                    out,
+                    "lakestream_iceberg_buffered_bytes_limit",
+                    "gauge",
                     "lakestream.iceberg.maxBufferedBytes: reading pauses when the buffered bytes reach it");
             sample(out, "lakestream_iceberg_buffered_bytes_limit", common, "", budget.limit());
         }
-        family(out, "lakestream_iceberg_lag_seconds", "gauge",
+        family(
+                out,
+                "lakestream_iceberg_lag_seconds",
+                "gauge",
                 "How long the oldest entry not yet in the table has waited (0 when the table is up to date)");
         for (Topic t : topics) {
-            sample(out, "lakestream_iceberg_lag_seconds", common, labels(t), t.status().lagMillis(nowMillis) / 1000.0);
+            sample(
+                    out,
+                    "lakestream_iceberg_lag_seconds",
+                    common,
+                    labels(t),
+                    t.status().lagMillis(nowMillis) / 1000.0);
         }
         for (Series s : SERIES) {
             family(out, s.name(), s.type(), s.help());
@@ -107,7 +145,9 @@ public final class MaterializerMetrics {
 
     /** {@code name="value",} with the text format's escapes. */
     private static void label(StringBuilder b, String name, String value) {
-        b.append(name).append("=\"").append(value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n"))
+        b.append(name)
+                .append("=\"")
+                .append(value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n"))
                 .append("\",");
     }
 }

@@ -40,11 +40,15 @@ public final class MaterializerRunner implements AutoCloseable {
 
     /** A runner on a thread of its own. */
     public MaterializerRunner(TopicMaterializer materializer, Duration pollInterval) {
-        this(materializer, pollInterval, Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "lakestream-iceberg-" + materializer.topic());
-            t.setDaemon(true);
-            return t;
-        }), true);
+        this(
+                materializer,
+                pollInterval,
+                Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "lakestream-iceberg-" + materializer.topic());
+                    t.setDaemon(true);
+                    return t;
+                }),
+                true);
     }
 
     /** A runner on {@code pool}, shared with other runners (not owned: it stays up when this runner closes). */
@@ -52,8 +56,11 @@ public final class MaterializerRunner implements AutoCloseable {
         this(materializer, pollInterval, pool, false);
     }
 
-    private MaterializerRunner(TopicMaterializer materializer, Duration pollInterval, ScheduledExecutorService executor,
-                               boolean ownsExecutor) {
+    private MaterializerRunner(
+            TopicMaterializer materializer,
+            Duration pollInterval,
+            ScheduledExecutorService executor,
+            boolean ownsExecutor) {
         this.materializer = Objects.requireNonNull(materializer, "materializer");
         this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
         this.executor = Objects.requireNonNull(executor, "executor");
@@ -72,7 +79,7 @@ public final class MaterializerRunner implements AutoCloseable {
     private void step() {
         synchronized (this) {
             if (stopping) {
-                return;   // closeAsync() runs the close
+                return; // closeAsync() runs the close
             }
             stepping = true;
         }

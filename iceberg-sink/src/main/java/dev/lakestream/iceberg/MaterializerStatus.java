@@ -17,10 +17,19 @@ package dev.lakestream.iceberg;
  *     the epoch; 0 when nothing is pending)
  * @param readsHeld reads put off because the process's buffered entries were at their bound ({@link MemoryBudget})
  */
-public record MaterializerStatus(State state, long committedOffset, long nextOffset, long lastCommitMillis,
-                                 String lastError, long commits, long rowsCommitted, long deadLetters,
-                                 long conflicts, long streamEndOffset, long oldestUncommittedMillis,
-                                 long readsHeld) {
+public record MaterializerStatus(
+        State state,
+        long committedOffset,
+        long nextOffset,
+        long lastCommitMillis,
+        String lastError,
+        long commits,
+        long rowsCommitted,
+        long deadLetters,
+        long conflicts,
+        long streamEndOffset,
+        long oldestUncommittedMillis,
+        long readsHeld) {
 
     /** Entries in the stream not yet in the table (as of the last poll). */
     public long lagEntries() {

@@ -31,13 +31,14 @@ public final class Materializers {
      * @param executor where the schema storage completes its futures (not the pool materializers run on: they
      *     block on those futures)
      */
-    public Materializers(Lakestream log, Catalog catalog, MaterializerConfig config, DeadLetters deadLetters,
-                         Executor executor) {
+    public Materializers(
+            Lakestream log, Catalog catalog, MaterializerConfig config, DeadLetters deadLetters, Executor executor) {
         this.log = log;
         this.catalog = catalog;
         this.config = config;
         this.deadLetters = deadLetters;
-        this.schemas = new RegistrySchemaSource(log.metadataStore(), log.config().metadataRoot(), executor);
+        this.schemas =
+                new RegistrySchemaSource(log.metadataStore(), log.config().metadataRoot(), executor);
         this.budget = new MemoryBudget(config.maxBufferedBytes());
     }
 
@@ -49,7 +50,8 @@ public final class Materializers {
     /** The managed-ledger streams of persistent topics (a host filters them by its enablement rules). */
     public List<StreamInfo> topicStreams() {
         return log.catalog().list(MANAGED_LEDGERS).join().stream()
-                .filter(s -> !s.deleted() && s.name().split("/", 4).length == 4
+                .filter(s -> !s.deleted()
+                        && s.name().split("/", 4).length == 4
                         && s.name().split("/", 4)[2].equals("persistent"))
                 .toList();
     }
@@ -61,10 +63,18 @@ public final class Materializers {
                     + " namespace '" + MANAGED_LEDGERS + "')");
         }
         TopicRef topic = TopicRef.fromManagedLedgerName(stream.name());
-        return new TopicMaterializer(topic, log.stream(stream),
-                PositionResolver.managedLedger(log.metadataStore(), log.config().metadataRoot(), stream.id(),
-                        topic.partition()),
-                schemas, catalog, TableNames.of(topic), config, deadLetters, Clock.systemUTC(), budget);
+        return new TopicMaterializer(
+                topic,
+                log.stream(stream),
+                PositionResolver.managedLedger(
+                        log.metadataStore(), log.config().metadataRoot(), stream.id(), topic.partition()),
+                schemas,
+                catalog,
+                TableNames.of(topic),
+                config,
+                deadLetters,
+                Clock.systemUTC(),
+                budget);
     }
 
     /** A materializer running on its own thread ({@link MaterializerRunner#start()} not yet called). */

@@ -39,7 +39,8 @@ public interface PositionResolver {
 
             @Override
             public void refresh() {
-                Optional<ManagedLedgerRecord> r = ManagedLedgerRecord.load(store, metadataRoot, streamId).join();
+                Optional<ManagedLedgerRecord> r =
+                        ManagedLedgerRecord.load(store, metadataRoot, streamId).join();
                 ledgers = r.map(m -> List.copyOf(m.ledgers)).orElse(List.of());
             }
 

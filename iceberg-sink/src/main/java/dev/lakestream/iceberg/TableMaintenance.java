@@ -72,11 +72,14 @@ public final class TableMaintenance {
         }
         long small = targetFileSizeBytes * 3 / 4;
         Map<String, List<DataFile>> byPartition = new LinkedHashMap<>();
-        try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(base.snapshotId()).planFiles()) {
+        try (CloseableIterable<FileScanTask> tasks =
+                table.newScan().useSnapshot(base.snapshotId()).planFiles()) {
             for (FileScanTask t : tasks) {
                 DataFile f = t.file();
                 if (f.fileSizeInBytes() < small && t.deletes().isEmpty()) {
-                    byPartition.computeIfAbsent(f.specId() + "/" + f.partition(), k -> new ArrayList<>()).add(f);
+                    byPartition
+                            .computeIfAbsent(f.specId() + "/" + f.partition(), k -> new ArrayList<>())
+                            .add(f);
                 }
             }
         } catch (IOException e) {
@@ -111,17 +114,20 @@ public final class TableMaintenance {
         PartitionSpec spec = table.specs().get(first.specId());
         StructLike partition = first.partition();
         GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table)
-                .dataFileFormat(FileFormat.PARQUET).dataSchema(table.schema()).build();
+                .dataFileFormat(FileFormat.PARQUET)
+                .dataSchema(table.schema())
+                .build();
         OutputFileFactory out = OutputFileFactory.builderFor(table, 0, System.currentTimeMillis())
-                .format(FileFormat.PARQUET).operationId("compact-" + UUID.randomUUID()).build();
-        RollingDataWriter<Record> writer = new RollingDataWriter<>(factory, out, table.io(), targetFileSizeBytes,
-                spec, partition);
+                .format(FileFormat.PARQUET)
+                .operationId("compact-" + UUID.randomUUID())
+                .build();
+        RollingDataWriter<Record> writer =
+                new RollingDataWriter<>(factory, out, table.io(), targetFileSizeBytes, spec, partition);
         try {
             for (DataFile f : files) {
                 try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(f.location()))
                         .project(table.schema())
-                        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(table.schema(),
-                                fileSchema))
+                        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(table.schema(), fileSchema))
                         .build()) {
                     for (Record r : rows) {
                         writer.write(r);
@@ -140,15 +146,15 @@ public final class TableMaintenance {
         return writer.result().dataFiles();
     }
 
-    private static void commitRewrite(Table table, long baseSnapshotId, Set<DataFile> rewritten,
-                                      Set<DataFile> written) {
+    private static void commitRewrite(
+            Table table, long baseSnapshotId, Set<DataFile> rewritten, Set<DataFile> written) {
         for (int attempt = 1; ; attempt++) {
             table.refresh();
             RewriteFiles rewrite = table.newRewrite().validateFromSnapshot(baseSnapshotId);
             rewritten.forEach(rewrite::deleteFile);
             written.forEach(rewrite::addFile);
-            CommitSummary.committedOffsets(table).forEach((sid, off) ->
-                    rewrite.set(CommitSummary.OFFSET_PREFIX + sid, Long.toString(off)));
+            CommitSummary.committedOffsets(table)
+                    .forEach((sid, off) -> rewrite.set(CommitSummary.OFFSET_PREFIX + sid, Long.toString(off)));
             rewrite.set("lakestream.maintenance", "compaction");
             try {
                 rewrite.commit();
@@ -169,14 +175,18 @@ public final class TableMaintenance {
     public static void expireSnapshots(Table table, Duration maxAge, int retainLast, Clock clock) {
         table.refresh();
         long cutoff = clock.millis() - maxAge.toMillis();
-        for (Snapshot s = table.currentSnapshot(); s != null;
+        for (Snapshot s = table.currentSnapshot();
+                s != null;
                 s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
             if (!CommitSummary.offsets(s).isEmpty()) {
                 cutoff = Math.min(cutoff, s.timestampMillis());
                 break;
             }
         }
-        table.expireSnapshots().expireOlderThan(cutoff).retainLast(Math.max(1, retainLast)).commit();
+        table.expireSnapshots()
+                .expireOlderThan(cutoff)
+                .retainLast(Math.max(1, retainLast))
+                .commit();
     }
 
     /**
@@ -212,15 +222,18 @@ public final class TableMaintenance {
                 }
             }
         }
-        String dataDir = table.properties().getOrDefault(TableProperties.WRITE_DATA_LOCATION,
-                table.location() + "/data");
+        String dataDir =
+                table.properties().getOrDefault(TableProperties.WRITE_DATA_LOCATION, table.location() + "/data");
         int deleted = 0;
         for (FileInfo f : io.listPrefix(dataDir)) {
             if (f.createdAtMillis() < cutoff && !referenced.contains(comparable(f.location()))) {
                 io.deleteFile(f.location());
                 deleted++;
-                LOG.info("{}: deleted orphan file {} ({} bytes, not referenced by any snapshot)", table.name(),
-                        f.location(), f.size());
+                LOG.info(
+                        "{}: deleted orphan file {} ({} bytes, not referenced by any snapshot)",
+                        table.name(),
+                        f.location(),
+                        f.size());
             }
         }
         return deleted;
@@ -247,7 +260,9 @@ public final class TableMaintenance {
             if (table.io() instanceof SupportsPrefixOperations) {
                 removeOrphanFiles(table, settings.orphanFileMinAge(), Clock.systemUTC());
             } else {
-                LOG.warn("{}: orphan files are not removed: its FileIO ({}) cannot list files", table.name(),
+                LOG.warn(
+                        "{}: orphan files are not removed: its FileIO ({}) cannot list files",
+                        table.name(),
                         table.io().getClass().getName());
             }
         }

@@ -22,8 +22,8 @@ public final class TableNames {
     private TableNames() {}
 
     public static TableIdentifier of(TopicRef topic) {
-        return TableIdentifier.of(Namespace.of(escape(topic.tenant()), escape(topic.namespace())),
-                escape(topic.topic()));
+        return TableIdentifier.of(
+                Namespace.of(escape(topic.tenant()), escape(topic.namespace())), escape(topic.topic()));
     }
 
     public static String escape(String name) {

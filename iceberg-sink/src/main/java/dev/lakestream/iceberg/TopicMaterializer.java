@@ -92,6 +92,7 @@ public final class TopicMaterializer implements AutoCloseable {
     private Table table;
     /** This stream's offset in the table when the pending range started (null: the table has none). */
     private Long committedBase;
+
     private long pendingStart;
     private long next;
     private long pendingRows;
@@ -109,9 +110,11 @@ public final class TopicMaterializer implements AutoCloseable {
     private long streamEnd = -1;
     /** Bytes of entries read and not yet committed, taken from {@link #budget}. */
     private long buffered;
+
     private long readsHeld;
     /** Whether the last poll found the budget full (see {@link #readsHeld}). */
     private boolean holding;
+
     private long oldestUncommittedMillis;
     private volatile MaterializerStatus status;
     private PartitionKey partitionKey;
@@ -120,10 +123,26 @@ public final class TopicMaterializer implements AutoCloseable {
     private PartitionSpec keySpec;
 
     /** A materializer with a memory budget of its own ({@code config.maxBufferedBytes()}). */
-    public TopicMaterializer(TopicRef topic, StreamLog stream, PositionResolver positions, SchemaSource schemas,
-                             Catalog catalog, TableIdentifier tableId, MaterializerConfig config,
-                             DeadLetters deadLetters, Clock clock) {
-        this(topic, stream, positions, schemas, catalog, tableId, config, deadLetters, clock,
+    public TopicMaterializer(
+            TopicRef topic,
+            StreamLog stream,
+            PositionResolver positions,
+            SchemaSource schemas,
+            Catalog catalog,
+            TableIdentifier tableId,
+            MaterializerConfig config,
+            DeadLetters deadLetters,
+            Clock clock) {
+        this(
+                topic,
+                stream,
+                positions,
+                schemas,
+                catalog,
+                tableId,
+                config,
+                deadLetters,
+                clock,
                 new MemoryBudget(config.maxBufferedBytes()));
     }
 
@@ -132,9 +151,17 @@ public final class TopicMaterializer implements AutoCloseable {
      * @param tableId the table, usually {@link TableNames#of(TopicRef)}
      * @param budget the bound on buffered entries this materializer shares with the others of its process
      */
-    public TopicMaterializer(TopicRef topic, StreamLog stream, PositionResolver positions, SchemaSource schemas,
-                             Catalog catalog, TableIdentifier tableId, MaterializerConfig config,
-                             DeadLetters deadLetters, Clock clock, MemoryBudget budget) {
+    public TopicMaterializer(
+            TopicRef topic,
+            StreamLog stream,
+            PositionResolver positions,
+            SchemaSource schemas,
+            Catalog catalog,
+            TableIdentifier tableId,
+            MaterializerConfig config,
+            DeadLetters deadLetters,
+            Clock clock,
+            MemoryBudget budget) {
         this.topic = Objects.requireNonNull(topic, "topic");
         this.stream = Objects.requireNonNull(stream, "stream");
         this.positions = Objects.requireNonNull(positions, "positions");
@@ -196,9 +223,13 @@ public final class TopicMaterializer implements AutoCloseable {
             // it early (the other materializers do the same), so that memory never grows past the bound.
             if (!holding) {
                 // Once per hold, so that a topic that stops moving says why.
-                LOG.warn("{}: reads held: the materializers of this process hold {} of their {} bytes"
-                        + " (lakestream.iceberg.maxBufferedBytes); this one holds {}", where, budget.used(),
-                        budget.limit(), buffered);
+                LOG.warn(
+                        "{}: reads held: the materializers of this process hold {} of their {} bytes"
+                                + " (lakestream.iceberg.maxBufferedBytes); this one holds {}",
+                        where,
+                        budget.used(),
+                        budget.limit(),
+                        buffered);
                 holding = true;
             }
             readsHeld++;
@@ -210,7 +241,8 @@ public final class TopicMaterializer implements AutoCloseable {
         }
         holding = false;
         try {
-            List<LogEntry> batch = stream.read(next, config.readEntries(), config.readBytes()).join();
+            List<LogEntry> batch =
+                    stream.read(next, config.readEntries(), config.readBytes()).join();
             long kept = 0;
             try {
                 // The entries are ours from here: released below whatever happens.
@@ -295,8 +327,8 @@ public final class TopicMaterializer implements AutoCloseable {
      * Writes the entry's rows; false (and nothing written, {@code next} unchanged) when the entry is a message of a
      * transaction that is still open.
      */
-    private boolean write(LogEntry e) throws IncompatibleSchemaException, EncryptedMessageException,
-            SchemaUnavailableException {
+    private boolean write(LogEntry e)
+            throws IncompatibleSchemaException, EncryptedMessageException, SchemaUnavailableException {
         MessagePosition pos = positions.position(e.offset());
         String entryName = "entry " + pos.ledgerId() + ":" + pos.entryId() + " (stream " + stream.id() + " offset "
                 + e.offset() + ")";
@@ -361,14 +393,17 @@ public final class TopicMaterializer implements AutoCloseable {
     /** The entry is dealt with (written, dead-lettered or left out): reading goes on after it. */
     private void skippedTo(LogEntry e) {
         if (e.offset() > next) {
-            LOG.warn("{}: offsets [{}, {}) were trimmed from the stream before they were materialized", where, next,
+            LOG.warn(
+                    "{}: offsets [{}, {}) were trimmed from the stream before they were materialized",
+                    where,
+                    next,
                     e.offset());
         }
         next = e.endOffset();
     }
 
-    private ValueMapping.Converter converter(Long schemaVersion) throws IncompatibleSchemaException,
-            SchemaUnavailableException {
+    private ValueMapping.Converter converter(Long schemaVersion)
+            throws IncompatibleSchemaException, SchemaUnavailableException {
         long key = key(schemaVersion);
         ValueMapping.Converter c = converters.get(key);
         if (c != null) {
@@ -380,8 +415,7 @@ public final class TopicMaterializer implements AutoCloseable {
         int before = table.schema().schemaId();
         Schema evolved = TableSchemas.evolve(table, mapping, what);
         if (evolved.schemaId() != before) {
-            LOG.info("{}: table schema evolved for {} (schema id {} -> {})", where, what, before,
-                    evolved.schemaId());
+            LOG.info("{}: table schema evolved for {} (schema id {} -> {})", where, what, before, evolved.schemaId());
             // Converters bound to the old schema would build rows of the old shape.
             converters.clear();
         }
@@ -400,9 +434,13 @@ public final class TopicMaterializer implements AutoCloseable {
         }
         closeWriter();
         GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table)
-                .dataFileFormat(FileFormat.PARQUET).dataSchema(schema).build();
-        OutputFileFactory files = OutputFileFactory.builderFor(table, Math.max(topic.partition(), 0),
-                clock.millis()).format(FileFormat.PARQUET).operationId(UUID.randomUUID().toString()).build();
+                .dataFileFormat(FileFormat.PARQUET)
+                .dataSchema(schema)
+                .build();
+        OutputFileFactory files = OutputFileFactory.builderFor(table, Math.max(topic.partition(), 0), clock.millis())
+                .format(FileFormat.PARQUET)
+                .operationId(UUID.randomUUID().toString())
+                .build();
         writer = new FanoutDataWriter<>(factory, files, table.io(), config.targetFileSizeBytes());
         writerSchema = schema;
         return writer;
@@ -462,8 +500,14 @@ public final class TopicMaterializer implements AutoCloseable {
             if (!Objects.equals(now, committedBase)) {
                 // Another materializer committed this stream since we read the table: its commit wins.
                 conflicts++;
-                LOG.warn("{}: offsets [{}, {}) were committed by another materializer (table now at {}); dropping"
-                        + " {} data files", where, start, end, now, files.size());
+                LOG.warn(
+                        "{}: offsets [{}, {}) were committed by another materializer (table now at {}); dropping"
+                                + " {} data files",
+                        where,
+                        start,
+                        end,
+                        now,
+                        files.size());
                 deleteFiles(files);
                 resync();
                 return;
@@ -490,15 +534,27 @@ public final class TopicMaterializer implements AutoCloseable {
                 // files must not be deleted unless the table shows it did not.
                 Boolean landed = lookUp(commitId);
                 if (landed == null) {
-                    LOG.warn("{}: commit {} of offsets [{}, {}) has an unknown outcome that could not be resolved;"
-                            + " its {} files are left in place (orphans if it did not land)", where, commitId, start,
-                            end, files.size(), e);
+                    LOG.warn(
+                            "{}: commit {} of offsets [{}, {}) has an unknown outcome that could not be resolved;"
+                                    + " its {} files are left in place (orphans if it did not land)",
+                            where,
+                            commitId,
+                            start,
+                            end,
+                            files.size(),
+                            e);
                     closedFiles.clear();
                     throw e;
                 }
                 if (!landed) {
-                    LOG.warn("{}: commit {} of offsets [{}, {}) failed ({}) and is not in the table; redoing the"
-                            + " range", where, commitId, start, end, e.toString());
+                    LOG.warn(
+                            "{}: commit {} of offsets [{}, {}) failed ({}) and is not in the table; redoing the"
+                                    + " range",
+                            where,
+                            commitId,
+                            start,
+                            end,
+                            e.toString());
                     deleteFiles(files);
                     resync();
                     return;
@@ -517,8 +573,12 @@ public final class TopicMaterializer implements AutoCloseable {
                 table.refresh();
                 return CommitSummary.contains(table, commitId);
             } catch (RuntimeException e) {
-                LOG.warn("{}: cannot read the table to resolve commit {} (attempt {}): {}", where, commitId,
-                        attempt, e.toString());
+                LOG.warn(
+                        "{}: cannot read the table to resolve commit {} (attempt {}): {}",
+                        where,
+                        commitId,
+                        attempt,
+                        e.toString());
                 try {
                     Thread.sleep(200L * attempt);
                 } catch (InterruptedException ie) {
@@ -574,7 +634,10 @@ public final class TopicMaterializer implements AutoCloseable {
             try {
                 table.io().deleteFile(f.location());
             } catch (RuntimeException e) {
-                LOG.warn("{}: cannot delete uncommitted data file {} ({}); it is an orphan", where, f.location(),
+                LOG.warn(
+                        "{}: cannot delete uncommitted data file {} ({}); it is an orphan",
+                        where,
+                        f.location(),
                         e.toString());
             }
         }
@@ -585,7 +648,8 @@ public final class TopicMaterializer implements AutoCloseable {
     private void resync() {
         table.refresh();
         committedBase = CommitSummary.committedOffsets(table).get(stream.id());
-        long start = committedBase != null ? committedBase : stream.startOffset().join();
+        long start =
+                committedBase != null ? committedBase : stream.startOffset().join();
         pendingStart = start;
         next = start;
         pendingRows = 0;
@@ -608,8 +672,18 @@ public final class TopicMaterializer implements AutoCloseable {
     }
 
     private void publish() {
-        status = new MaterializerStatus(state, committedBase == null ? -1 : committedBase, next, lastCommitMillis,
-                lastError, commits, rowsCommitted, deadLetterCount, conflicts, streamEnd, oldestUncommittedMillis,
+        status = new MaterializerStatus(
+                state,
+                committedBase == null ? -1 : committedBase,
+                next,
+                lastCommitMillis,
+                lastError,
+                commits,
+                rowsCommitted,
+                deadLetterCount,
+                conflicts,
+                streamEnd,
+                oldestUncommittedMillis,
                 readsHeld);
     }
 
@@ -624,7 +698,9 @@ public final class TopicMaterializer implements AutoCloseable {
         String what = "schema " + topic.schemaId() + " (latest)";
         Schema schema = TableSchemas.schemaFor(ValueMappings.of(schemas.schema(topic.schemaId(), null), what), what);
         PartitionSpec spec = config.partitionByDay()
-                ? PartitionSpec.builderFor(schema).day(MetadataColumns.PUBLISH_TIME).build()
+                ? PartitionSpec.builderFor(schema)
+                        .day(MetadataColumns.PUBLISH_TIME)
+                        .build()
                 : PartitionSpec.unpartitioned();
         Map<String, String> props = new LinkedHashMap<>(config.tableProperties());
         props.put(TableProperties.COMMIT_NUM_RETRIES, "0");

@@ -41,8 +41,8 @@ public record TopicRef(String tenant, String namespace, String topic, int partit
     public static TopicRef parse(String fullName) {
         String prefix = "persistent://";
         if (!fullName.startsWith(prefix)) {
-            throw new IllegalArgumentException("'" + fullName + "' is not a persistent topic name"
-                    + " (persistent://tenant/namespace/topic)");
+            throw new IllegalArgumentException(
+                    "'" + fullName + "' is not a persistent topic name" + " (persistent://tenant/namespace/topic)");
         }
         String[] parts = fullName.substring(prefix.length()).split("/", 3);
         if (parts.length != 3) {

@@ -24,7 +24,11 @@ import java.util.Map;
  */
 final class TransactionOutcomes {
 
-    enum Outcome { COMMITTED, ABORTED, OPEN }
+    enum Outcome {
+        COMMITTED,
+        ABORTED,
+        OPEN
+    }
 
     private final StreamLog stream;
     private final MaterializerConfig config;
@@ -65,7 +69,8 @@ final class TransactionOutcomes {
     private void readAhead(long from) {
         long at = from;
         while (true) {
-            List<LogEntry> batch = stream.read(at, config.readEntries(), config.readBytes()).join();
+            List<LogEntry> batch =
+                    stream.read(at, config.readEntries(), config.readBytes()).join();
             if (batch.isEmpty()) {
                 break;
             }

@@ -30,8 +30,9 @@ final class ValidatedBase {
     /** Refreshes {@code table} and pins the version read. */
     static ValidatedBase read(Table table) {
         if (!(table instanceof HasTableOperations hasOps)) {
-            throw new IllegalStateException("table " + table.name() + " (" + table.getClass().getName()
-                    + ") exposes no TableOperations; exactly-once commits need a catalog whose tables do");
+            throw new IllegalStateException(
+                    "table " + table.name() + " (" + table.getClass().getName()
+                            + ") exposes no TableOperations; exactly-once commits need a catalog whose tables do");
         }
         TableOperations real = hasOps.operations();
         PinnedOperations pinned = new PinnedOperations(real, real.refresh());

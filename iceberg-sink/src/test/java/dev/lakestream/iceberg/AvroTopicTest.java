@@ -69,13 +69,17 @@ class AvroTopicTest {
     }
 
     static GenericData.Record order(Schema schema, int i) {
-        GenericData.Record address = new GenericData.Record(schema.getField("address").schema());
+        GenericData.Record address =
+                new GenericData.Record(schema.getField("address").schema());
         address.put("city", "city-" + i);
         address.put("zip", i % 2 == 0 ? null : 10_000 + i);
         GenericData.Record r = new GenericData.Record(schema);
         r.put("id", (long) i);
         r.put("name", i % 5 == 0 ? null : "name-" + i);
-        r.put("price", ByteBuffer.wrap(BigDecimal.valueOf(100_00L + i, 2).unscaledValue().toByteArray()));
+        r.put(
+                "price",
+                ByteBuffer.wrap(
+                        BigDecimal.valueOf(100_00L + i, 2).unscaledValue().toByteArray()));
         r.put("day", 19_000 + i);
         r.put("at", 3_600_000 + i);
         r.put("tsMillis", 1_700_000_000_000L + i);
@@ -101,8 +105,13 @@ class AvroTopicTest {
             for (CompressionType codec : CompressionType.values()) {
                 // One message alone, then a batch of 5.
                 long t = 1_764_000_000_000L + id * 1000L;
-                entries.add(PulsarEntries.single("p1", t, version, codec,
-                        new Msg("k" + id, Map.of("i", "" + id), 0, id, avro(schema, order(schema, id))), true));
+                entries.add(PulsarEntries.single(
+                        "p1",
+                        t,
+                        version,
+                        codec,
+                        new Msg("k" + id, Map.of("i", "" + id), 0, id, avro(schema, order(schema, id))),
+                        true));
                 publishTimes.add(t);
                 id++;
                 List<Msg> batch = new ArrayList<>();
@@ -125,7 +134,8 @@ class AvroTopicTest {
 
             Table table = catalog.loadTable(TableNames.of(topic));
             assertThat(table.name()).endsWith("public.default.orders_x2dv1");
-            assertThat(table.spec().fields()).singleElement()
+            assertThat(table.spec().fields())
+                    .singleElement()
                     .satisfies(pf -> assertThat(pf.transform().toString()).isEqualTo("day"));
             assertThat(table.schema().findType("tsMillis")).isEqualTo(Types.TimestampType.withZone());
             assertThat(table.schema().findType("uid")).isEqualTo(Types.UUIDType.get());
@@ -140,10 +150,12 @@ class AvroTopicTest {
                 assertThat(r.getField("price")).isEqualTo(BigDecimal.valueOf(100_00L + i, 2));
                 assertThat(r.getField("day")).isEqualTo(LocalDate.ofEpochDay(19_000 + i));
                 assertThat(r.getField("at")).isEqualTo(LocalTime.ofNanoOfDay((3_600_000L + i) * 1_000_000L));
-                assertThat(r.getField("tsMillis")).isEqualTo(OffsetDateTime.ofInstant(
-                        Instant.ofEpochMilli(1_700_000_000_000L + i), ZoneOffset.UTC));
-                assertThat(r.getField("tsMicros")).isEqualTo(OffsetDateTime.ofInstant(
-                        Instant.ofEpochSecond(0, (1_700_000_000_000_000L + i) * 1000), ZoneOffset.UTC));
+                assertThat(r.getField("tsMillis"))
+                        .isEqualTo(
+                                OffsetDateTime.ofInstant(Instant.ofEpochMilli(1_700_000_000_000L + i), ZoneOffset.UTC));
+                assertThat(r.getField("tsMicros"))
+                        .isEqualTo(OffsetDateTime.ofInstant(
+                                Instant.ofEpochSecond(0, (1_700_000_000_000_000L + i) * 1000), ZoneOffset.UTC));
                 assertThat(r.getField("uid")).isEqualTo(new UUID(42, i));
                 assertThat(r.getField("tags")).isEqualTo(List.of("a" + i, "b"));
                 assertThat(r.getField("attrs")).isEqualTo(Map.of("k", i));
@@ -153,8 +165,8 @@ class AvroTopicTest {
                 // Metadata columns.
                 assertThat(r.getField("_pulsar_sequence_id")).isEqualTo((long) i);
                 assertThat(r.getField("_pulsar_producer")).isEqualTo("p1");
-                assertThat(r.getField("_pulsar_publish_time")).isEqualTo(OffsetDateTime.ofInstant(
-                        Instant.ofEpochMilli(publishTimes.get(i)), ZoneOffset.UTC));
+                assertThat(r.getField("_pulsar_publish_time"))
+                        .isEqualTo(OffsetDateTime.ofInstant(Instant.ofEpochMilli(publishTimes.get(i)), ZoneOffset.UTC));
                 assertThat(r.getField("_pulsar_partition")).isNull();
                 assertThat(r.getField("_pulsar_ledger_id")).isEqualTo(-1L);
             }

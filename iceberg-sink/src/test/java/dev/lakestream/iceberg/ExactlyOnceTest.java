@@ -35,7 +35,8 @@ class ExactlyOnceTest {
         for (int e = from; e < from + n; e++) {
             List<Msg> batch = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                batch.add(new Msg(null, Map.of(), 0, e * 3L + i, ("m-" + e + "-" + i).getBytes(StandardCharsets.UTF_8)));
+                batch.add(
+                        new Msg(null, Map.of(), 0, e * 3L + i, ("m-" + e + "-" + i).getBytes(StandardCharsets.UTF_8)));
             }
             out.add(PulsarEntries.batch("p", 1_764_000_000_000L + e, null, CompressionType.LZ4, batch, false));
         }
@@ -45,8 +46,11 @@ class ExactlyOnceTest {
     /** The table holds exactly the messages of entries [0, n): no duplicate, no gap. */
     static void assertExactly(Table table, int n) {
         List<Record> rows = Fixture.rows(table);
-        List<String> values = rows.stream().map(r -> StandardCharsets.UTF_8.decode(
-                ((java.nio.ByteBuffer) r.getField("value")).duplicate()).toString()).toList();
+        List<String> values = rows.stream()
+                .map(r -> StandardCharsets.UTF_8
+                        .decode(((java.nio.ByteBuffer) r.getField("value")).duplicate())
+                        .toString())
+                .toList();
         List<String> expected = new ArrayList<>();
         for (int e = 0; e < n; e++) {
             for (int i = 0; i < 3; i++) {
@@ -72,12 +76,15 @@ class ExactlyOnceTest {
                 for (int i = 0; i < 5 && m.status().committedOffset() < total; i++) {
                     Fixture.drain(m);
                 }
-                assertThat(catalog.faultPending()).as("fault %s was injected", fault).isFalse();
+                assertThat(catalog.faultPending())
+                        .as("fault %s was injected", fault)
+                        .isFalse();
                 assertThat(m.status().committedOffset()).as("after %s", fault).isEqualTo(total);
                 Table table = catalog.loadTable(TableNames.of(topic));
                 assertExactly(table, total);
                 // Files of commits that did not happen were deleted: every Parquet file on disk is in the table.
-                assertThat(Fixture.dataFilesOnDisk(table)).as("orphans after %s", fault)
+                assertThat(Fixture.dataFilesOnDisk(table))
+                        .as("orphans after %s", fault)
                         .isEqualTo(countFiles(table));
             }
             m.close();
@@ -130,7 +137,9 @@ class ExactlyOnceTest {
             Table table = f.catalog().loadTable(TableNames.of(topic));
             assertExactly(table, 4);
             assertThat(a.status().commits() + b.status().commits()).isEqualTo(1);
-            assertThat(Fixture.dataFilesOnDisk(table)).as("the loser's files are deleted").isEqualTo(countFiles(table));
+            assertThat(Fixture.dataFilesOnDisk(table))
+                    .as("the loser's files are deleted")
+                    .isEqualTo(countFiles(table));
             a.close();
             b.close();
         }

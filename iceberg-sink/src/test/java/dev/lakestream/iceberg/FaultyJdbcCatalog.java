@@ -62,9 +62,11 @@ final class FaultyJdbcCatalog extends JdbcCatalog {
 
             @Override
             public void commit(TableMetadata base, TableMetadata metadata) {
-                boolean addsSnapshot = metadata.currentSnapshot() != null && (base == null
-                        || base.currentSnapshot() == null
-                        || metadata.currentSnapshot().snapshotId() != base.currentSnapshot().snapshotId());
+                boolean addsSnapshot = metadata.currentSnapshot() != null
+                        && (base == null
+                                || base.currentSnapshot() == null
+                                || metadata.currentSnapshot().snapshotId()
+                                        != base.currentSnapshot().snapshotId());
                 Fault f = addsSnapshot ? next.getAndSet(null) : null;
                 if (f == Fault.FAIL_BEFORE) {
                     throw new CommitFailedException("injected: commit refused");

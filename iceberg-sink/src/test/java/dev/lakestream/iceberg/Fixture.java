@@ -50,11 +50,19 @@ final class Fixture implements AutoCloseable {
 
     /** The embedded pair under {@code dir}. */
     Fixture(Path dir) {
-        this(dir, Map.of("lakestream.objectStore", "filesystem",
-                FileSystemObjectStoreConfig.ROOT, dir.resolve("objects").toString(),
-                FileSystemObjectStoreConfig.FSYNC, "false",
-                "lakestream.metadataStore", "embedded",
-                EmbeddedMetadataStoreConfig.DATA_DIR, dir.resolve("metadata").toString()));
+        this(
+                dir,
+                Map.of(
+                        "lakestream.objectStore",
+                        "filesystem",
+                        FileSystemObjectStoreConfig.ROOT,
+                        dir.resolve("objects").toString(),
+                        FileSystemObjectStoreConfig.FSYNC,
+                        "false",
+                        "lakestream.metadataStore",
+                        "embedded",
+                        EmbeddedMetadataStoreConfig.DATA_DIR,
+                        dir.resolve("metadata").toString()));
     }
 
     /** The stores the log properties name (e.g. S3Proxy and Oxia); the catalog and warehouse under {@code dir}. */
@@ -81,8 +89,9 @@ final class Fixture implements AutoCloseable {
     /** The stream of a managed ledger, as the broker's storage names it. */
     StreamLog stream(TopicRef topic) {
         String local = topic.partition() < 0 ? topic.topic() : topic.topic() + "-partition-" + topic.partition();
-        StreamInfo info = log.catalog().create("managed-ledgers", topic.tenant() + "/" + topic.namespace()
-                + "/persistent/" + local, Map.of()).join();
+        StreamInfo info = log.catalog()
+                .create("managed-ledgers", topic.tenant() + "/" + topic.namespace() + "/persistent/" + local, Map.of())
+                .join();
         return log.stream(info);
     }
 
@@ -103,25 +112,41 @@ final class Fixture implements AutoCloseable {
     }
 
     long registerSchema(TopicRef topic, SchemaType type, byte[] data, Map<String, String> props) {
-        SchemaInfo info = new SchemaInfo().setSchemaId(topic.schemaId()).setUser("test")
-                .setType(SchemaInfo.SchemaType.valueOf(type.getValue() + 1)).setSchema(data)
-                .setTimestamp(System.currentTimeMillis()).setDeleted(false);
+        SchemaInfo info = new SchemaInfo()
+                .setSchemaId(topic.schemaId())
+                .setUser("test")
+                .setType(SchemaInfo.SchemaType.valueOf(type.getValue() + 1))
+                .setSchema(data)
+                .setTimestamp(System.currentTimeMillis())
+                .setDeleted(false);
         props.forEach((k, v) -> info.addProp().setKey(k).setValue(v));
         try {
             byte[] hash = MessageDigest.getInstance("SHA-256").digest(data);
-            var v = schemaStorage.put(topic.schemaId(), info.toByteArray(), hash).join();
+            var v = schemaStorage
+                    .put(topic.schemaId(), info.toByteArray(), hash)
+                    .join();
             return java.nio.ByteBuffer.wrap(v.bytes()).getLong();
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    TopicMaterializer materializer(TopicRef topic, StreamLog stream, org.apache.iceberg.catalog.Catalog catalog,
-                                   MaterializerConfig config, DeadLetters deadLetters) {
-        return new TopicMaterializer(topic, stream,
+    TopicMaterializer materializer(
+            TopicRef topic,
+            StreamLog stream,
+            org.apache.iceberg.catalog.Catalog catalog,
+            MaterializerConfig config,
+            DeadLetters deadLetters) {
+        return new TopicMaterializer(
+                topic,
+                stream,
                 PositionResolver.managedLedger(metadata, ROOT, stream.id(), topic.partition()),
-                new RegistrySchemaSource(metadata, ROOT, executor), catalog, TableNames.of(topic), config,
-                deadLetters, Clock.systemUTC());
+                new RegistrySchemaSource(metadata, ROOT, executor),
+                catalog,
+                TableNames.of(topic),
+                config,
+                deadLetters,
+                Clock.systemUTC());
     }
 
     /** Commits at every poll. */
@@ -145,8 +170,8 @@ final class Fixture implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        out.sort(Comparator.<Record>comparingInt(r -> r.getField("_pulsar_partition") == null ? -1
-                        : (Integer) r.getField("_pulsar_partition"))
+        out.sort(Comparator.<Record>comparingInt(
+                        r -> r.getField("_pulsar_partition") == null ? -1 : (Integer) r.getField("_pulsar_partition"))
                 .thenComparingLong(r -> (Long) r.getField("_pulsar_offset"))
                 .thenComparingInt(r -> (Integer) r.getField("_pulsar_batch_index")));
         return out;

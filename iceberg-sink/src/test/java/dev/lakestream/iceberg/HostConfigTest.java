@@ -17,9 +17,15 @@ class HostConfigTest {
         assertThat(d).isEqualTo(HostConfig.DEFAULT);
         assertThat(d.enabled()).isFalse();
         assertThat(d.retainUntilMaterialized()).isTrue();
-        HostConfig c = HostConfig.fromProperties(Map.of("lakestream.iceberg.enabled", "true",
-                "lakestream.iceberg.threads", "4", "lakestream.iceberg.maintenanceInterval", "0s",
-                "lakestream.iceberg.topicsEnabledByDefault", "true"));
+        HostConfig c = HostConfig.fromProperties(Map.of(
+                "lakestream.iceberg.enabled",
+                "true",
+                "lakestream.iceberg.threads",
+                "4",
+                "lakestream.iceberg.maintenanceInterval",
+                "0s",
+                "lakestream.iceberg.topicsEnabledByDefault",
+                "true"));
         assertThat(c.enabled()).isTrue();
         assertThat(c.threads()).isEqualTo(4);
         assertThat(c.maintenanceInterval()).isEqualTo(Duration.ZERO);
@@ -29,9 +35,11 @@ class HostConfigTest {
     @Test
     void badValuesNameTheirKey() {
         assertThatThrownBy(() -> HostConfig.fromProperties(Map.of("lakestream.iceberg.threads", "0")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("lakestream.iceberg.threads");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("lakestream.iceberg.threads");
         assertThatThrownBy(() -> HostConfig.fromProperties(Map.of("lakestream.iceberg.topicCheckInterval", "0s")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("lakestream.iceberg.topicCheckInterval");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("lakestream.iceberg.topicCheckInterval");
     }
 
     @Test
@@ -51,9 +59,13 @@ class HostConfigTest {
 
     @Test
     void aHostRefusesIcebergKeysThatAreNotTheModules() {
-        IcebergConfigKeys.requireKnown(List.of("lakestream.iceberg.enabled", "lakestream.iceberg.table.property.x",
-                "lakestream.s3.bucket", "brokerServicePort"));
+        IcebergConfigKeys.requireKnown(List.of(
+                "lakestream.iceberg.enabled",
+                "lakestream.iceberg.table.property.x",
+                "lakestream.s3.bucket",
+                "brokerServicePort"));
         assertThatThrownBy(() -> IcebergConfigKeys.requireKnown(List.of("lakestream.iceberg.enabeld")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("lakestream.iceberg.enabeld");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("lakestream.iceberg.enabeld");
     }
 }

@@ -18,18 +18,27 @@ class IcebergConfigKeysTest {
     void everyIcebergKeyDocumentedIsKnownToTheCoresRegistry() throws IOException {
         String doc = Files.readString(Path.of("../docs/configuration.md"));
         List<String> documented = Pattern.compile("^\\| `(lakestream\\.iceberg\\.[A-Za-z0-9.]+)`", Pattern.MULTILINE)
-                .matcher(doc).results().map(r -> r.group(1)).toList();
+                .matcher(doc)
+                .results()
+                .map(r -> r.group(1))
+                .toList();
         assertThat(documented).hasSizeGreaterThanOrEqualTo(10);
         assertThat(documented).allMatch(ConfigKeys::isKnown);
-        assertThat(ConfigKeys.isKnown("lakestream.iceberg.table.property.write.format.default")).isTrue();
+        assertThat(ConfigKeys.isKnown("lakestream.iceberg.table.property.write.format.default"))
+                .isTrue();
     }
 
     @Test
     void everyStandaloneToolKeyDocumentedIsKnownToTheCoresRegistry() throws IOException {
         String doc = Files.readString(Path.of("../docs/configuration.md"));
-        List<String> documented = Pattern.compile("^\\| `(lakestream\\.materialize\\.[A-Za-z0-9.]+)`",
-                Pattern.MULTILINE).matcher(doc).results().map(r -> r.group(1)).toList();
-        assertThat(documented).containsExactlyInAnyOrderElementsOf(new dev.lakestream.iceberg.tool.ToolConfigKeys().keys())
+        List<String> documented = Pattern.compile(
+                        "^\\| `(lakestream\\.materialize\\.[A-Za-z0-9.]+)`", Pattern.MULTILINE)
+                .matcher(doc)
+                .results()
+                .map(r -> r.group(1))
+                .toList();
+        assertThat(documented)
+                .containsExactlyInAnyOrderElementsOf(new dev.lakestream.iceberg.tool.ToolConfigKeys().keys())
                 .allMatch(ConfigKeys::isKnown);
         assertThatThrownBy(() -> ConfigKeys.requireKnown(List.of("lakestream.materialize.topic")))
                 .isInstanceOf(ConfigException.class)

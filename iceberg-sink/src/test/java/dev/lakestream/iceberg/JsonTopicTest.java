@@ -53,12 +53,21 @@ class JsonTopicTest {
             StreamLog stream = f.stream(topic);
             UUID uid = UUID.randomUUID();
             String full = "{\"id\":1,\"kind\":\"B\",\"amount\":12.345,\"day\":20000,\"at\":1764000000123,"
-                    + "\"uid\":\"" + uid + "\",\"blob\":\"" + Base64.getEncoder().encodeToString(new byte[] {7, 8})
+                    + "\"uid\":\"" + uid + "\",\"blob\":\""
+                    + Base64.getEncoder().encodeToString(new byte[] {7, 8})
                     + "\",\"scores\":[1.5,2],\"labels\":{\"x\":\"y\"},\"inner\":{\"flag\":true,\"note\":null}}";
             String sparse = "{\"id\":2}";
-            Fixture.append(stream, List.of(PulsarEntries.batch("p", 1_764_000_000_000L, v, CompressionType.ZLIB,
-                    List.of(new Msg(null, Map.of(), 0, 0, full.getBytes(StandardCharsets.UTF_8)),
-                            new Msg(null, Map.of(), 0, 1, sparse.getBytes(StandardCharsets.UTF_8))), false)));
+            Fixture.append(
+                    stream,
+                    List.of(PulsarEntries.batch(
+                            "p",
+                            1_764_000_000_000L,
+                            v,
+                            CompressionType.ZLIB,
+                            List.of(
+                                    new Msg(null, Map.of(), 0, 0, full.getBytes(StandardCharsets.UTF_8)),
+                                    new Msg(null, Map.of(), 0, 1, sparse.getBytes(StandardCharsets.UTF_8))),
+                            false)));
             var catalog = f.catalog();
             TopicMaterializer m = f.materializer(topic, stream, catalog, Fixture.eager(), DeadLetters.log());
             m.open();
@@ -71,8 +80,8 @@ class JsonTopicTest {
             assertThat(r.getField("kind")).isEqualTo("B");
             assertThat(r.getField("amount")).isEqualTo(new BigDecimal("12.345"));
             assertThat(r.getField("day")).isEqualTo(LocalDate.ofEpochDay(20000));
-            assertThat(r.getField("at")).isEqualTo(OffsetDateTime.ofInstant(Instant.ofEpochMilli(1764000000123L),
-                    ZoneOffset.UTC));
+            assertThat(r.getField("at"))
+                    .isEqualTo(OffsetDateTime.ofInstant(Instant.ofEpochMilli(1764000000123L), ZoneOffset.UTC));
             assertThat(r.getField("uid")).isEqualTo(uid);
             assertThat(r.getField("blob")).isEqualTo(ByteBuffer.wrap(new byte[] {7, 8}));
             assertThat(r.getField("scores")).isEqualTo(List.of(1.5, 2.0));
@@ -91,16 +100,23 @@ class JsonTopicTest {
         try (Fixture f = new Fixture(dir)) {
             TopicRef topic = TopicRef.parse("persistent://public/default/kv-separated");
             byte[] valueDef = SchemaEvolutionTest.V0.getBytes(StandardCharsets.UTF_8);
-            byte[] def = ByteBuffer.allocate(8 + valueDef.length).putInt(0).putInt(valueDef.length).put(valueDef)
+            byte[] def = ByteBuffer.allocate(8 + valueDef.length)
+                    .putInt(0)
+                    .putInt(valueDef.length)
+                    .put(valueDef)
                     .array();
-            long v = f.registerSchema(topic, SchemaType.KEY_VALUE, def, Map.of("key.schema.type", "INT64",
-                    "value.schema.type", "AVRO", "kv.encoding.type", "SEPARATED"));
+            long v = f.registerSchema(
+                    topic,
+                    SchemaType.KEY_VALUE,
+                    def,
+                    Map.of("key.schema.type", "INT64", "value.schema.type", "AVRO", "kv.encoding.type", "SEPARATED"));
             StreamLog stream = f.stream(topic);
             // The client sends a SEPARATED key as base64 of its bytes; Avro value: id=3 (zigzag 6), name="c".
-            String key = Base64.getEncoder().encodeToString(ByteBuffer.allocate(8).putLong(42L).array());
+            String key = Base64.getEncoder()
+                    .encodeToString(ByteBuffer.allocate(8).putLong(42L).array());
             byte[] value = {6, 2, 'c'};
-            var entry = PulsarEntries.single("p", 1_764_000_000_000L, v, CompressionType.NONE,
-                    new Msg(key, Map.of(), 0, 0, value), false, true);
+            var entry = PulsarEntries.single(
+                    "p", 1_764_000_000_000L, v, CompressionType.NONE, new Msg(key, Map.of(), 0, 0, value), false, true);
             Fixture.append(stream, List.of(entry));
             var catalog = f.catalog();
             TopicMaterializer m = f.materializer(topic, stream, catalog, Fixture.eager(), DeadLetters.log());

@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,11 +69,13 @@ class MaterializeCommandTest {
     private static Run run(CountDownLatch stop, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MaterializeCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), stop);
+        int code = MaterializeCommand.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                stop);
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
-
 
     @Test
     void oncePassMaterializesTheSelectedTopicsAndStatusShowsNoLag() throws Exception {
@@ -84,20 +85,27 @@ class MaterializeCommandTest {
 
         Run once = run(null, "--conf", conf.toString(), "--once");
         assertThat(once.code()).as(once.err()).isZero();
-        assertThat(once.out()).contains("persistent://public/default/orders -> public.default.orders: offsets up"
-                + " to 5 of 5, 15 rows in 1 commits").contains("1 topic partitions, 0 incomplete");
+        assertThat(once.out())
+                .contains("persistent://public/default/orders -> public.default.orders: offsets up"
+                        + " to 5 of 5, 15 rows in 1 commits")
+                .contains("1 topic partitions, 0 incomplete");
 
         try (Fixture f = new Fixture(dir)) {
             Catalog c = f.catalog();
             ExactlyOnceTest.assertExactly(c.loadTable(TableNames.of(ORDERS)), 5);
             assertThat(c.tableExists(TableNames.of(OTHER))).as("not selected").isFalse();
-            Fixture.append(f.log.stream(f.log.catalog().open(Materializers.MANAGED_LEDGERS,
-                    "public/default/persistent/orders").join()), ExactlyOnceTest.entries(5, 2));
+            Fixture.append(
+                    f.log.stream(f.log.catalog()
+                            .open(Materializers.MANAGED_LEDGERS, "public/default/persistent/orders")
+                            .join()),
+                    ExactlyOnceTest.entries(5, 2));
         }
 
         Run status = run(null, "status", "--conf", conf.toString());
         assertThat(status.code()).as(status.err()).isZero();
-        assertThat(status.out()).contains("TOPIC").contains("persistent://public/default/orders")
+        assertThat(status.out())
+                .contains("TOPIC")
+                .contains("persistent://public/default/orders")
                 .containsPattern("public\\.default\\.orders\\s+5\\s+7\\s+2\\s+\\d+\\.\\d\\s+STOPPED");
 
         // A second pass takes only the new entries: each message once.
@@ -111,8 +119,13 @@ class MaterializeCommandTest {
     @Test
     void runningMaterializerCommitsAndPublishesItsStatusUntilStopped() throws Exception {
         appendEntries(ORDERS, 0, 4);
-        Path conf = conf(Map.of("lakestream.iceberg.commitInterval", "200ms",
-                "lakestream.iceberg.pollInterval", "100ms", "lakestream.iceberg.maintenanceInterval", "1s"));
+        Path conf = conf(Map.of(
+                "lakestream.iceberg.commitInterval",
+                "200ms",
+                "lakestream.iceberg.pollInterval",
+                "100ms",
+                "lakestream.iceberg.maintenanceInterval",
+                "1s"));
         CountDownLatch stop = new CountDownLatch(1);
         CompletableFuture<Run> running = CompletableFuture.supplyAsync(() -> run(stop, "--conf", conf.toString()));
         Path statusFile = dir.resolve("iceberg/materialize-status.json");
@@ -120,7 +133,8 @@ class MaterializeCommandTest {
         try {
             Awaits.awaitUntil("the status published with committed offset 4", Duration.ofSeconds(60), () -> {
                 var now = StatusFile.read(statusFile);
-                if (now.isPresent() && !now.get().topics().isEmpty()
+                if (now.isPresent()
+                        && !now.get().topics().isEmpty()
                         && now.get().topics().get(0).committedOffset() == 4) {
                     published.set(now.get().topics().get(0));
                     return true;
@@ -152,10 +166,17 @@ class MaterializeCommandTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        Path conf = conf(Map.of("lakestream.iceberg.commitInterval", "200ms",
-                "lakestream.iceberg.pollInterval", "100ms", "lakestream.materialize.metricsAddress", "127.0.0.1",
-                "lakestream.materialize.metricsPort", Integer.toString(port),
-                "lakestream.iceberg.maxBufferedBytes", "64MiB"));
+        Path conf = conf(Map.of(
+                "lakestream.iceberg.commitInterval",
+                "200ms",
+                "lakestream.iceberg.pollInterval",
+                "100ms",
+                "lakestream.materialize.metricsAddress",
+                "127.0.0.1",
+                "lakestream.materialize.metricsPort",
+                Integer.toString(port),
+                "lakestream.iceberg.maxBufferedBytes",
+                "64MiB"));
         CountDownLatch stop = new CountDownLatch(1);
         CompletableFuture<Run> running = CompletableFuture.supplyAsync(() -> run(stop, "--conf", conf.toString()));
         HttpClient http = HttpClient.newHttpClient();
@@ -166,8 +187,8 @@ class MaterializeCommandTest {
         try {
             Awaits.awaitUntil("/metrics showing committed offset 4", Duration.ofSeconds(60), () -> {
                 try {
-                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(metrics).build(),
-                            HttpResponse.BodyHandlers.ofString());
+                    HttpResponse<String> r =
+                            http.send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString());
                     scraped.set(r);
                     return r.body().contains(sample);
                 } catch (java.io.IOException e) {
@@ -183,32 +204,45 @@ class MaterializeCommandTest {
         assertThat(running.get().code()).isZero();
         HttpResponse<String> r = scraped.get();
         assertThat(r.statusCode()).isEqualTo(200);
-        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v)
-                .startsWith("text/plain; version=0.0.4"));
-        assertThat(r.body()).contains("# TYPE lakestream_iceberg_commits_total counter")
+        assertThat(r.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(v -> assertThat(v).startsWith("text/plain; version=0.0.4"));
+        assertThat(r.body())
+                .contains("# TYPE lakestream_iceberg_commits_total counter")
                 .contains("lakestream_iceberg_topics 1")
                 .contains("lakestream_iceberg_lag_entries{topic=\"persistent://public/default/orders\","
                         + "table=\"public.default.orders\"} 0")
                 .contains("lakestream_iceberg_buffered_bytes_limit " + 64L * 1024 * 1024);
         // Stopped: the port is closed.
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> http.send(HttpRequest.newBuilder(metrics).build(),
-                HttpResponse.BodyHandlers.ofString())).isInstanceOf(java.io.IOException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> http.send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(java.io.IOException.class);
     }
 
     @Test
     void aBadMetricsPortIsRefusedByName() throws Exception {
-        Run bad = run(null, "--conf", conf(Map.of("lakestream.materialize.metricsPort", "70000")).toString());
+        Run bad = run(
+                null,
+                "--conf",
+                conf(Map.of("lakestream.materialize.metricsPort", "70000")).toString());
         assertThat(bad.code()).isEqualTo(2);
         assertThat(bad.err()).contains("lakestream.materialize.metricsPort").contains("70000");
     }
 
     @Test
     void misspeltKeysAndBadSelectionsAreRefusedByName() throws Exception {
-        Run typo = run(null, "--conf", conf(Map.of("lakestream.iceberg.comitInterval", "1s")).toString(), "--once");
+        Run typo = run(
+                null,
+                "--conf",
+                conf(Map.of("lakestream.iceberg.comitInterval", "1s")).toString(),
+                "--once");
         assertThat(typo.code()).isEqualTo(2);
-        assertThat(typo.err()).contains("lakestream.iceberg.comitInterval")
+        assertThat(typo.err())
+                .contains("lakestream.iceberg.comitInterval")
                 .contains("did you mean lakestream.iceberg.commitInterval");
-        Run selection = run(null, "--conf", conf(Map.of("lakestream.materialize.topics", "justone")).toString(),
+        Run selection = run(
+                null,
+                "--conf",
+                conf(Map.of("lakestream.materialize.topics", "justone")).toString(),
                 "--once");
         assertThat(selection.code()).isEqualTo(2);
         assertThat(selection.err()).contains("lakestream.materialize.topics").contains("'justone'");
@@ -221,14 +255,18 @@ class MaterializeCommandTest {
     void selectionTakesNamespacesAndTopicsAndLeavesSystemTopicsOutUnlessNamed() {
         var all = dev.lakestream.iceberg.tool.TopicSelection.parse("all");
         assertThat(all.includes(ORDERS)).isTrue();
-        assertThat(all.includes(TopicRef.parse("persistent://public/default/__change_events"))).isFalse();
+        assertThat(all.includes(TopicRef.parse("persistent://public/default/__change_events")))
+                .isFalse();
         assertThat(all.includes(TopicRef.parse("persistent://public/default/t-sub__transaction_pending_ack")))
                 .isFalse();
         var some = dev.lakestream.iceberg.tool.TopicSelection.parse(
                 "other/ns, persistent://public/default/orders, persistent://public/default/__change_events");
         assertThat(some.includes(OTHER)).isTrue();
-        assertThat(some.includes(TopicRef.parse("persistent://public/default/orders-partition-3"))).isTrue();
-        assertThat(some.includes(TopicRef.parse("persistent://public/default/__change_events"))).isTrue();
-        assertThat(some.includes(TopicRef.parse("persistent://public/default/other"))).isFalse();
+        assertThat(some.includes(TopicRef.parse("persistent://public/default/orders-partition-3")))
+                .isTrue();
+        assertThat(some.includes(TopicRef.parse("persistent://public/default/__change_events")))
+                .isTrue();
+        assertThat(some.includes(TopicRef.parse("persistent://public/default/other")))
+                .isFalse();
     }
 }

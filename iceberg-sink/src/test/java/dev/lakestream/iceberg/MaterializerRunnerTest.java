@@ -25,7 +25,9 @@ class MaterializerRunnerTest {
             for (int round = 0; round < 3; round++) {
                 Fixture.append(stream, ExactlyOnceTest.entries(round * 5, 5));
                 long want = (round + 1) * 5L;
-                Awaits.awaitUntil("committed offset " + want, Duration.ofSeconds(30),
+                Awaits.awaitUntil(
+                        "committed offset " + want,
+                        Duration.ofSeconds(30),
                         () -> m.status().committedOffset() >= want);
                 assertThat(m.status().committedOffset()).isEqualTo(want);
                 ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(topic)), (int) want);
@@ -45,12 +47,14 @@ class MaterializerRunnerTest {
             TopicMaterializer m = f.materializer(topic, stream, catalog, config, DeadLetters.log());
             MaterializerRunner runner = new MaterializerRunner(m, Duration.ofMillis(50)).start();
             Fixture.append(stream, ExactlyOnceTest.entries(0, 4));
-            Awaits.awaitUntil("next offset 4", Duration.ofSeconds(30), () -> m.status().nextOffset() >= 4);
+            Awaits.awaitUntil(
+                    "next offset 4", Duration.ofSeconds(30), () -> m.status().nextOffset() >= 4);
             assertThat(m.status().nextOffset()).isEqualTo(4);
             assertThat(m.status().committedOffset()).isEqualTo(-1);
             assertThat(m.status().lagEntries()).isEqualTo(4);
             assertThat(m.status().oldestUncommittedMillis()).isPositive();
-            assertThat(m.status().lagMillis(m.status().oldestUncommittedMillis() + 1500)).isEqualTo(1500);
+            assertThat(m.status().lagMillis(m.status().oldestUncommittedMillis() + 1500))
+                    .isEqualTo(1500);
             runner.close();
             assertThat(m.status().committedOffset()).isEqualTo(4);
             assertThat(m.status().lagEntries()).isZero();
@@ -73,13 +77,18 @@ class MaterializerRunnerTest {
                 StreamLog stream = f.stream(topic);
                 Fixture.append(stream, ExactlyOnceTest.entries(0, 3 + i));
                 topics.add(topic);
-                runners.add(new MaterializerRunner(f.materializer(topic, stream, catalog, config, DeadLetters.log()),
-                        Duration.ofMillis(20), pool).start());
+                runners.add(new MaterializerRunner(
+                                f.materializer(topic, stream, catalog, config, DeadLetters.log()),
+                                Duration.ofMillis(20),
+                                pool)
+                        .start());
             }
             for (int i = 0; i < 3; i++) {
                 TopicMaterializer m = runners.get(i).materializer();
                 long want = 3 + i;
-                Awaits.awaitUntil("next offset " + want, Duration.ofSeconds(30),
+                Awaits.awaitUntil(
+                        "next offset " + want,
+                        Duration.ofSeconds(30),
                         () -> m.status().nextOffset() >= want);
                 assertThat(m.status().committedOffset()).isEqualTo(-1);
             }
@@ -96,5 +105,4 @@ class MaterializerRunnerTest {
             pool.shutdownNow();
         }
     }
-
 }

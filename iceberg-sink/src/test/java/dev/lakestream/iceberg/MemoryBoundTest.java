@@ -41,8 +41,10 @@ class MemoryBoundTest {
             long readBytes = 4 * entry;
             long bound = 10 * entry;
             // Commits only when the bound forces them (the interval is an hour).
-            MaterializerConfig config = MaterializerConfig.DEFAULT.withCommitInterval(Duration.ofHours(1))
-                    .withRead(1000, readBytes).withMaxBufferedBytes(bound);
+            MaterializerConfig config = MaterializerConfig.DEFAULT
+                    .withCommitInterval(Duration.ofHours(1))
+                    .withRead(1000, readBytes)
+                    .withMaxBufferedBytes(bound);
             MemoryBudget budget = new MemoryBudget(config.maxBufferedBytes());
             Catalog catalog = f.catalog();
             TopicRef a = TopicRef.parse("persistent://public/default/bounded-a");
@@ -64,14 +66,18 @@ class MemoryBoundTest {
             }
             assertThat(most).as("A held what it read, up to the bound").isGreaterThan(bound - readBytes);
             assertThat(ma.status().readsHeld()).as("A's reads put off").isEqualTo(1);
-            assertThat(ma.status().commits()).as("A gave its share back by committing").isEqualTo(1);
+            assertThat(ma.status().commits())
+                    .as("A gave its share back by committing")
+                    .isEqualTo(1);
             assertThat(budget.used()).as("after A's early commit").isZero();
 
             // A fills the budget again; B, holding nothing, must not read.
             ma.poll();
             ma.poll();
             assertThat(budget.used()).isGreaterThan(bound - readBytes);
-            assertThat(mb.poll()).as("B reads nothing while the budget is spent").isZero();
+            assertThat(mb.poll())
+                    .as("B reads nothing while the budget is spent")
+                    .isZero();
             assertThat(mb.status().readsHeld()).isEqualTo(1);
             assertThat(mb.status().nextOffset()).as("B has not moved").isZero();
 
@@ -81,7 +87,10 @@ class MemoryBoundTest {
             assertThat(mb.poll()).as("B reads once there is room").isPositive();
 
             // Both drain under the bound and end exactly once.
-            for (int i = 0; i < 200 && (ma.status().committedOffset() < 24 || mb.status().committedOffset() < 24);
+            for (int i = 0;
+                    i < 200
+                            && (ma.status().committedOffset() < 24
+                                    || mb.status().committedOffset() < 24);
                     i++) {
                 ma.poll();
                 mb.poll();
@@ -103,19 +112,32 @@ class MemoryBoundTest {
 
     @Test
     void theBoundMustHoldAtLeastOneRead() {
-        assertThatThrownBy(() -> MaterializerConfig.fromProperties(Map.of("lakestream.iceberg.readBytes", "8MiB",
-                "lakestream.iceberg.maxBufferedBytes", "1MiB")))
+        assertThatThrownBy(() -> MaterializerConfig.fromProperties(
+                        Map.of("lakestream.iceberg.readBytes", "8MiB", "lakestream.iceberg.maxBufferedBytes", "1MiB")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("lakestream.iceberg.maxBufferedBytes")
                 .hasMessageContaining("lakestream.iceberg.readBytes");
-        assertThat(MaterializerConfig.fromProperties(Map.of()).maxBufferedBytes()).isEqualTo(256L * 1024 * 1024);
+        assertThat(MaterializerConfig.fromProperties(Map.of()).maxBufferedBytes())
+                .isEqualTo(256L * 1024 * 1024);
     }
 
-    private static TopicMaterializer materializer(Fixture f, TopicRef topic, StreamLog stream, Catalog catalog,
-                                                  MaterializerConfig config, MemoryBudget budget) {
-        return new TopicMaterializer(topic, stream,
+    private static TopicMaterializer materializer(
+            Fixture f,
+            TopicRef topic,
+            StreamLog stream,
+            Catalog catalog,
+            MaterializerConfig config,
+            MemoryBudget budget) {
+        return new TopicMaterializer(
+                topic,
+                stream,
                 PositionResolver.managedLedger(f.metadata, Fixture.ROOT, stream.id(), topic.partition()),
                 new dev.lakestream.iceberg.schema.RegistrySchemaSource(f.metadata, Fixture.ROOT, f.executor),
-                catalog, TableNames.of(topic), config, DeadLetters.log(), Clock.systemUTC(), budget);
+                catalog,
+                TableNames.of(topic),
+                config,
+                DeadLetters.log(),
+                Clock.systemUTC(),
+                budget);
     }
 }

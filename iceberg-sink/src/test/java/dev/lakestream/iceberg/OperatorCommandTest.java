@@ -26,16 +26,20 @@ class OperatorCommandTest {
 
     private Run run(String... args) throws Exception {
         Path conf = dir.resolve("tool.conf");
-        Files.writeString(conf, "lakestream.objectStore=filesystem\n" + FileSystemObjectStoreConfig.ROOT + "="
-                + dir.resolve("objects") + "\nlakestream.metadataStore=embedded\n"
-                + EmbeddedMetadataStoreConfig.DATA_DIR + "=" + dir.resolve("metadata") + "\n");
+        Files.writeString(
+                conf,
+                "lakestream.objectStore=filesystem\n" + FileSystemObjectStoreConfig.ROOT + "="
+                        + dir.resolve("objects") + "\nlakestream.metadataStore=embedded\n"
+                        + EmbeddedMetadataStoreConfig.DATA_DIR + "=" + dir.resolve("metadata") + "\n");
         String[] all = new String[args.length + 2];
         all[0] = "--conf";
         all[1] = conf.toString();
         System.arraycopy(args, 0, all, 2, args.length);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = OperatorCommand.run(all, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int code = OperatorCommand.run(
+                all,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
@@ -48,30 +52,37 @@ class OperatorCommandTest {
             id = stream.id();
             Fixture.append(stream, ExactlyOnceTest.entries(0, 4));
             Fixture.append(stream, ExactlyOnceTest.entries(4, 2));
-            new CursorStore(f.metadata, Fixture.ROOT).save(id, "sub-a", CursorState.at(3)).join();
+            new CursorStore(f.metadata, Fixture.ROOT)
+                    .save(id, "sub-a", CursorState.at(3))
+                    .join();
         }
 
         Run streams = run("streams");
         assertThat(streams.code()).as(streams.err()).isZero();
-        assertThat(streams.out()).containsPattern(id + "\\s+0\\s+6\\s+persistent://public/default/orders-v1"
-                + "-partition-2\\s+managed-ledgers/public/default/persistent/orders-v1-partition-2")
+        assertThat(streams.out())
+                .containsPattern(id + "\\s+0\\s+6\\s+persistent://public/default/orders-v1"
+                        + "-partition-2\\s+managed-ledgers/public/default/persistent/orders-v1-partition-2")
                 .contains("1 streams");
 
         Run byTopic = run("describe", "persistent://public/default/orders-v1-partition-2");
         assertThat(byTopic.code()).as(byTopic.err()).isZero();
-        assertThat(byTopic.out()).contains("stream " + id + ": managed-ledgers/public/default/persistent/")
+        assertThat(byTopic.out())
+                .contains("stream " + id + ": managed-ledgers/public/default/persistent/")
                 .contains("offsets: start 0, end 6 (6 entries readable)")
                 .containsPattern("\\[0, \\d\\) \\d entries")
-                .contains("cursors: 1").contains("sub-a: acknowledged below 3, 0 more acknowledged individually,"
-                        + " backlog 3 entries");
+                .contains("cursors: 1")
+                .contains("sub-a: acknowledged below 3, 0 more acknowledged individually," + " backlog 3 entries");
         Run byId = run("describe", Long.toString(id));
         assertThat(byId.out()).isEqualTo(byTopic.out());
 
         Run dump = run("dump", "persistent://public/default/orders-v1-partition-2", "--from", "4", "--count", "1");
         assertThat(dump.code()).as(dump.err()).isZero();
-        assertThat(dump.out()).contains("offset 4  position -1:4")
+        assertThat(dump.out())
+                .contains("offset 4  position -1:4")
                 .contains("[batch index 0] key=- publish=2025-11-24T16:00:00.004Z producer=p sequence=12")
-                .contains("payload \"m-4-0\" (5 B)").contains("[batch index 2]").doesNotContain("m-5-0")
+                .contains("payload \"m-4-0\" (5 B)")
+                .contains("[batch index 2]")
+                .doesNotContain("m-5-0")
                 .contains("1 entries from offset 4 (stream end 6)");
     }
 

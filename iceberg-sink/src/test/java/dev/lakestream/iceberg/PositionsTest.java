@@ -45,16 +45,20 @@ class PositionsTest {
             m.open();
             Fixture.drain(m);
             List<Record> rows = Fixture.rows(catalog.loadTable(TableNames.of(topic)));
-            assertThat(rows).extracting(r -> r.getField("_pulsar_ledger_id") + ":" + r.getField("_pulsar_entry_id") + ":"
-                    + r.getField("_pulsar_batch_index")).containsExactly(
-                    "40:0:0", "40:0:1", "40:0:2", "40:1:0", "40:1:1", "40:1:2", "40:2:0", "40:2:1", "40:2:2",
-                    "57:0:0", "57:0:1", "57:0:2", "57:1:0", "57:1:1", "57:1:2");
+            assertThat(rows)
+                    .extracting(r -> r.getField("_pulsar_ledger_id") + ":" + r.getField("_pulsar_entry_id") + ":"
+                            + r.getField("_pulsar_batch_index"))
+                    .containsExactly(
+                            "40:0:0", "40:0:1", "40:0:2", "40:1:0", "40:1:1", "40:1:2", "40:2:0", "40:2:1", "40:2:2",
+                            "57:0:0", "57:0:1", "57:0:2", "57:1:0", "57:1:1", "57:1:2");
 
             // A transaction marker holds no message: committed as an offset range without data files.
-            MessageMetadata md = new MessageMetadata().setProducerName("tc").setPublishTime(1).setSequenceId(0)
+            MessageMetadata md = new MessageMetadata()
+                    .setProducerName("tc")
+                    .setPublishTime(1)
+                    .setSequenceId(0)
                     .setMarkerType(20);
-            ByteBuf marker = Commands.serializeMetadataAndPayload(Commands.ChecksumType.Crc32c, md,
-                    Unpooled.buffer());
+            ByteBuf marker = Commands.serializeMetadataAndPayload(Commands.ChecksumType.Crc32c, md, Unpooled.buffer());
             Fixture.append(stream, List.of(marker));
             Fixture.drain(m);
             assertThat(m.status().committedOffset()).isEqualTo(6);

@@ -31,20 +31,34 @@ class S3WarehouseTest {
     void aTopicIsMaterializedIntoATableOnS3() throws Exception {
         String bucket = S3.createBucket();
         String logBucket = S3.createBucket();
-        Map<String, String> s3 = Map.of("lakestream.s3.endpoint", S3.endpoint().toString(),
-                "lakestream.s3.region", S3.region(),
-                "lakestream.s3.pathStyleAccess", "true",
-                "lakestream.s3.accessKeyId", S3.accessKey(),
-                "lakestream.s3.secretAccessKey", S3.secretKey());
+        Map<String, String> s3 = Map.of(
+                "lakestream.s3.endpoint",
+                S3.endpoint().toString(),
+                "lakestream.s3.region",
+                S3.region(),
+                "lakestream.s3.pathStyleAccess",
+                "true",
+                "lakestream.s3.accessKeyId",
+                S3.accessKey(),
+                "lakestream.s3.secretAccessKey",
+                S3.secretKey());
         Map<String, String> logProps = new java.util.HashMap<>(s3);
-        logProps.putAll(Map.of("lakestream.objectStore", "s3", "lakestream.s3.bucket", logBucket,
-                "lakestream.metadataStore", "oxia", "lakestream.oxia.serviceAddress", OXIA.serviceAddress()));
+        logProps.putAll(Map.of(
+                "lakestream.objectStore",
+                "s3",
+                "lakestream.s3.bucket",
+                logBucket,
+                "lakestream.metadataStore",
+                "oxia",
+                "lakestream.oxia.serviceAddress",
+                OXIA.serviceAddress()));
         try (Fixture f = new Fixture(dir, logProps)) {
             Map<String, String> props = new java.util.HashMap<>(logProps);
             props.put("lakestream.iceberg.catalog.uri", "jdbc:sqlite:" + dir.resolve("s3catalog/catalog.db"));
             props.put("lakestream.iceberg.warehouse", "s3://" + bucket + "/warehouse");
             CatalogConfig config = CatalogConfig.fromProperties(props, dir);
-            assertThat(config.catalogProperties()).containsEntry("io-impl", "org.apache.iceberg.aws.s3.S3FileIO")
+            assertThat(config.catalogProperties())
+                    .containsEntry("io-impl", "org.apache.iceberg.aws.s3.S3FileIO")
                     .containsEntry("s3.endpoint", S3.endpoint().toString());
             Catalog catalog = Catalogs.open(config);
             try {
@@ -62,8 +76,7 @@ class S3WarehouseTest {
 
                 // A second process takes over after more entries: it continues from the table, exactly once.
                 Fixture.append(stream, ExactlyOnceTest.entries(6, 3));
-                TopicMaterializer next = f.materializer(topic, stream, catalog, Fixture.eager(),
-                        DeadLetters.log());
+                TopicMaterializer next = f.materializer(topic, stream, catalog, Fixture.eager(), DeadLetters.log());
                 next.open();
                 assertThat(next.status().nextOffset()).isEqualTo(6);
                 Fixture.drain(next);

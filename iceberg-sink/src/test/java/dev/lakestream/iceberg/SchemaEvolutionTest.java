@@ -39,8 +39,13 @@ class SchemaEvolutionTest {
     java.nio.file.Path dir;
 
     static ByteBuf json(long version, long seq, String json) {
-        return PulsarEntries.single("p", 1_764_000_000_000L + seq, version, CompressionType.ZSTD,
-                new Msg(null, Map.of(), 0, seq, json.getBytes(StandardCharsets.UTF_8)), false);
+        return PulsarEntries.single(
+                "p",
+                1_764_000_000_000L + seq,
+                version,
+                CompressionType.ZSTD,
+                new Msg(null, Map.of(), 0, seq, json.getBytes(StandardCharsets.UTF_8)),
+                false);
     }
 
     @Test
@@ -61,9 +66,12 @@ class SchemaEvolutionTest {
             // Created from the latest version, then the older ones' columns merged in.
             int idField = table.schema().findField("id").fieldId();
 
-            Fixture.append(stream, List.of(json(v1, 1, "{\"id\":2,\"name\":\"b\",\"email\":\"b@x\"}"),
-                    json(v2, 2, "{\"id\":3000000000,\"email\":\"c@x\"}"),
-                    json(v0, 3, "{\"id\":4,\"name\":\"d\"}")));
+            Fixture.append(
+                    stream,
+                    List.of(
+                            json(v1, 1, "{\"id\":2,\"name\":\"b\",\"email\":\"b@x\"}"),
+                            json(v2, 2, "{\"id\":3000000000,\"email\":\"c@x\"}"),
+                            json(v0, 3, "{\"id\":4,\"name\":\"d\"}")));
             Fixture.drain(m);
             table.refresh();
             assertThat(table.schema().findField("id").fieldId()).isEqualTo(idField);
@@ -83,15 +91,20 @@ class SchemaEvolutionTest {
 
             // An incompatible version: the rows before it are committed, then the topic pauses.
             long v3 = f.registerSchema(topic, SchemaType.JSON, V3, Map.of());
-            Fixture.append(stream, List.of(json(v0, 4, "{\"id\":5,\"name\":\"e\"}"), json(v3, 5, "{\"id\":\"x\"}"),
-                    json(v0, 6, "{\"id\":7,\"name\":\"g\"}")));
+            Fixture.append(
+                    stream,
+                    List.of(
+                            json(v0, 4, "{\"id\":5,\"name\":\"e\"}"),
+                            json(v3, 5, "{\"id\":\"x\"}"),
+                            json(v0, 6, "{\"id\":7,\"name\":\"g\"}")));
             Fixture.drain(m);
             Fixture.drain(o);
             assertThat(m.status().state()).isEqualTo(MaterializerStatus.State.PAUSED);
             assertThat(m.status().lastError()).contains("version " + v3).contains("id");
             assertThat(m.status().committedOffset()).isEqualTo(5);
-            assertThat(Fixture.rows(table)).extracting(r -> r.getField("id")).containsExactly(1L, 2L, 3_000_000_000L,
-                    4L, 5L);
+            assertThat(Fixture.rows(table))
+                    .extracting(r -> r.getField("id"))
+                    .containsExactly(1L, 2L, 3_000_000_000L, 4L, 5L);
             assertThat(o.status().state()).isEqualTo(MaterializerStatus.State.RUNNING);
             assertThat(o.status().committedOffset()).isEqualTo(2);
             m.close();
@@ -108,10 +121,20 @@ class SchemaEvolutionTest {
             List<ByteBuf> entries = new ArrayList<>();
             entries.add(json(v0, 0, "{\"id\":1,\"name\":\"a\"}"));
             entries.add(json(v0, 1, "not json"));
-            entries.add(PulsarEntries.batch("p", 1_764_000_000_000L, v0, CompressionType.NONE, List.of(
-                    new Msg(null, Map.of(), 0, 2, "{\"id\":3,\"name\":\"c\"}".getBytes(StandardCharsets.UTF_8)),
-                    new Msg(null, Map.of(), 0, 3, "{\"id\":\"four\"}".getBytes(StandardCharsets.UTF_8)),
-                    new Msg(null, Map.of(), 0, 4, "{\"id\":5,\"name\":\"e\"}".getBytes(StandardCharsets.UTF_8))),
+            entries.add(PulsarEntries.batch(
+                    "p",
+                    1_764_000_000_000L,
+                    v0,
+                    CompressionType.NONE,
+                    List.of(
+                            new Msg(null, Map.of(), 0, 2, "{\"id\":3,\"name\":\"c\"}".getBytes(StandardCharsets.UTF_8)),
+                            new Msg(null, Map.of(), 0, 3, "{\"id\":\"four\"}".getBytes(StandardCharsets.UTF_8)),
+                            new Msg(
+                                    null,
+                                    Map.of(),
+                                    0,
+                                    4,
+                                    "{\"id\":5,\"name\":\"e\"}".getBytes(StandardCharsets.UTF_8))),
                     false));
             entries.add(io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {1, 2, 3})); // not a Pulsar entry
             entries.add(json(v0, 5, "{\"id\":6,\"name\":\"f\"}"));
@@ -128,7 +151,8 @@ class SchemaEvolutionTest {
             assertThat(dead).containsExactly("1:-1", "2:1", "3:-1");
             assertThat(m.status().deadLetters()).isEqualTo(3);
             assertThat(m.status().committedOffset()).isEqualTo(5);
-            assertThat(Fixture.rows(catalog.loadTable(TableNames.of(topic)))).extracting(r -> r.getField("id"))
+            assertThat(Fixture.rows(catalog.loadTable(TableNames.of(topic))))
+                    .extracting(r -> r.getField("id"))
                     .containsExactly(1, 3, 5, 6);
             m.close();
         }

@@ -29,8 +29,13 @@ class SchemaKindsTest {
     java.nio.file.Path dir;
 
     private static ByteBuf entry(long version, long seq, byte[] value, String key) {
-        return PulsarEntries.single("p", 1_764_000_000_000L, version < 0 ? null : version, CompressionType.SNAPPY,
-                new Msg(key, Map.of(), 0, seq, value), false);
+        return PulsarEntries.single(
+                "p",
+                1_764_000_000_000L,
+                version < 0 ? null : version,
+                CompressionType.SNAPPY,
+                new Msg(key, Map.of(), 0, seq, value),
+                false);
     }
 
     private static Object single(Fixture f, SchemaType type, byte[] value, Type expectedType) throws Exception {
@@ -53,21 +58,48 @@ class SchemaKindsTest {
     @Test
     void primitivesBecomeAValueColumnOfTheirType() throws Exception {
         try (Fixture f = new Fixture(dir)) {
-            assertThat(single(f, SchemaType.STRING, "héllo".getBytes(StandardCharsets.UTF_8),
-                    Types.StringType.get())).isEqualTo("héllo");
-            assertThat(single(f, SchemaType.INT64, ByteBuffer.allocate(8).putLong(-7L).array(),
-                    Types.LongType.get())).isEqualTo(-7L);
-            assertThat(single(f, SchemaType.INT16, ByteBuffer.allocate(2).putShort((short) 300).array(),
-                    Types.IntegerType.get())).isEqualTo(300);
-            assertThat(single(f, SchemaType.DOUBLE, ByteBuffer.allocate(8).putDouble(2.5).array(),
-                    Types.DoubleType.get())).isEqualTo(2.5);
-            assertThat(single(f, SchemaType.BOOLEAN, new byte[] {1}, Types.BooleanType.get())).isEqualTo(true);
-            assertThat(single(f, SchemaType.LOCAL_DATE, ByteBuffer.allocate(8).putLong(20_000).array(),
-                    Types.DateType.get())).isEqualTo(LocalDate.ofEpochDay(20_000));
-            assertThat(single(f, SchemaType.LOCAL_TIME, ByteBuffer.allocate(8).putLong(3_000_000_000L).array(),
-                    Types.TimeType.get())).isEqualTo(LocalTime.ofNanoOfDay(3_000_000_000L));
-            assertThat(single(f, SchemaType.LOCAL_DATE_TIME, ByteBuffer.allocate(16).putLong(20_000)
-                    .putLong(5_000_000_000L).array(), Types.TimestampType.withoutZone()))
+            assertThat(single(f, SchemaType.STRING, "héllo".getBytes(StandardCharsets.UTF_8), Types.StringType.get()))
+                    .isEqualTo("héllo");
+            assertThat(single(
+                            f,
+                            SchemaType.INT64,
+                            ByteBuffer.allocate(8).putLong(-7L).array(),
+                            Types.LongType.get()))
+                    .isEqualTo(-7L);
+            assertThat(single(
+                            f,
+                            SchemaType.INT16,
+                            ByteBuffer.allocate(2).putShort((short) 300).array(),
+                            Types.IntegerType.get()))
+                    .isEqualTo(300);
+            assertThat(single(
+                            f,
+                            SchemaType.DOUBLE,
+                            ByteBuffer.allocate(8).putDouble(2.5).array(),
+                            Types.DoubleType.get()))
+                    .isEqualTo(2.5);
+            assertThat(single(f, SchemaType.BOOLEAN, new byte[] {1}, Types.BooleanType.get()))
+                    .isEqualTo(true);
+            assertThat(single(
+                            f,
+                            SchemaType.LOCAL_DATE,
+                            ByteBuffer.allocate(8).putLong(20_000).array(),
+                            Types.DateType.get()))
+                    .isEqualTo(LocalDate.ofEpochDay(20_000));
+            assertThat(single(
+                            f,
+                            SchemaType.LOCAL_TIME,
+                            ByteBuffer.allocate(8).putLong(3_000_000_000L).array(),
+                            Types.TimeType.get()))
+                    .isEqualTo(LocalTime.ofNanoOfDay(3_000_000_000L));
+            assertThat(single(
+                            f,
+                            SchemaType.LOCAL_DATE_TIME,
+                            ByteBuffer.allocate(16)
+                                    .putLong(20_000)
+                                    .putLong(5_000_000_000L)
+                                    .array(),
+                            Types.TimestampType.withoutZone()))
                     .isEqualTo(LocalDateTime.of(LocalDate.ofEpochDay(20_000), LocalTime.ofNanoOfDay(5_000_000_000L)));
             // No schema at all: raw bytes.
             assertThat(single(f, SchemaType.BYTES, new byte[] {9, 8, 7}, Types.BinaryType.get()))
@@ -81,15 +113,25 @@ class SchemaKindsTest {
             TopicRef topic = TopicRef.parse("persistent://public/default/kv");
             byte[] keyDef = new byte[0];
             byte[] valueDef = SchemaEvolutionTest.V0.getBytes(StandardCharsets.UTF_8);
-            byte[] def = ByteBuffer.allocate(8 + valueDef.length).putInt(0).putInt(valueDef.length).put(valueDef)
+            byte[] def = ByteBuffer.allocate(8 + valueDef.length)
+                    .putInt(0)
+                    .putInt(valueDef.length)
+                    .put(valueDef)
                     .array();
-            long v = f.registerSchema(topic, SchemaType.KEY_VALUE, def, Map.of("key.schema.type", "STRING",
-                    "value.schema.type", "JSON", "kv.encoding.type", "INLINE"));
+            long v = f.registerSchema(
+                    topic,
+                    SchemaType.KEY_VALUE,
+                    def,
+                    Map.of("key.schema.type", "STRING", "value.schema.type", "JSON", "kv.encoding.type", "INLINE"));
             StreamLog stream = f.stream(topic);
             byte[] k = "user-1".getBytes(StandardCharsets.UTF_8);
             byte[] val = "{\"id\":1,\"name\":\"a\"}".getBytes(StandardCharsets.UTF_8);
-            byte[] payload = ByteBuffer.allocate(8 + k.length + val.length).putInt(k.length).put(k)
-                    .putInt(val.length).put(val).array();
+            byte[] payload = ByteBuffer.allocate(8 + k.length + val.length)
+                    .putInt(k.length)
+                    .put(k)
+                    .putInt(val.length)
+                    .put(val)
+                    .array();
             Fixture.append(stream, List.of(entry(v, 0, payload, null)));
             var catalog = f.catalog();
             TopicMaterializer m = f.materializer(topic, stream, catalog, Fixture.eager(), DeadLetters.log());
@@ -122,7 +164,9 @@ class SchemaKindsTest {
             Table table = catalog.loadTable(TableNames.of(TopicRef.parse("persistent://public/default/parts")));
             List<Record> rows = Fixture.rows(table);
             assertThat(rows).hasSize(3 * (2 + 3 + 4));
-            assertThat(rows).filteredOn(r -> Integer.valueOf(2).equals(r.getField("_pulsar_partition"))).hasSize(12);
+            assertThat(rows)
+                    .filteredOn(r -> Integer.valueOf(2).equals(r.getField("_pulsar_partition")))
+                    .hasSize(12);
             // The newest commit carries every partition's offsets forward.
             assertThat(CommitSummary.committedOffsets(table)).hasSize(3).containsValues(2L, 3L, 4L);
         }

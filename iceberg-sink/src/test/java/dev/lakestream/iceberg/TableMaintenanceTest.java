@@ -33,8 +33,8 @@ class TableMaintenanceTest {
             StreamLog stream = f.stream(topic);
             var catalog = f.catalog();
             // One entry per read and a commit per poll: one small file per entry.
-            TopicMaterializer m = f.materializer(topic, stream, catalog, Fixture.eager().withRead(1, 1 << 20),
-                    DeadLetters.log());
+            TopicMaterializer m =
+                    f.materializer(topic, stream, catalog, Fixture.eager().withRead(1, 1 << 20), DeadLetters.log());
             m.open();
             Fixture.append(stream, ExactlyOnceTest.entries(0, 8));
             Fixture.drain(m);
@@ -75,8 +75,8 @@ class TableMaintenanceTest {
             TopicRef topic = TopicRef.parse("persistent://public/default/orphans");
             StreamLog stream = f.stream(topic);
             var catalog = f.catalog();
-            TopicMaterializer m = f.materializer(topic, stream, catalog, Fixture.eager().withRead(1, 1 << 20),
-                    DeadLetters.log());
+            TopicMaterializer m =
+                    f.materializer(topic, stream, catalog, Fixture.eager().withRead(1, 1 << 20), DeadLetters.log());
             m.open();
             Fixture.append(stream, ExactlyOnceTest.entries(0, 4));
             Fixture.drain(m);
@@ -87,18 +87,23 @@ class TableMaintenanceTest {
             assertThat(referenced).isEqualTo(5);
 
             // What a process that died between writing and committing leaves: files no snapshot knows.
-            java.nio.file.Path data = java.nio.file.Path.of(java.net.URI.create(table.location())).resolve("data");
+            java.nio.file.Path data =
+                    java.nio.file.Path.of(java.net.URI.create(table.location())).resolve("data");
             java.nio.file.Path old = java.nio.file.Files.write(data.resolve("dead-writer-old.parquet"), new byte[10]);
-            java.nio.file.Path young = java.nio.file.Files.write(data.resolve("dead-writer-young.parquet"),
-                    new byte[10]);
-            java.nio.file.Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.fromMillis(
-                    System.currentTimeMillis() - Duration.ofHours(3).toMillis()));
+            java.nio.file.Path young =
+                    java.nio.file.Files.write(data.resolve("dead-writer-young.parquet"), new byte[10]);
+            java.nio.file.Files.setLastModifiedTime(
+                    old,
+                    java.nio.file.attribute.FileTime.fromMillis(
+                            System.currentTimeMillis() - Duration.ofHours(3).toMillis()));
             // Every file of the table is old too: age alone must not be the reason to delete.
             try (var files = java.nio.file.Files.walk(data)) {
                 for (var p : (Iterable<java.nio.file.Path>) files::iterator) {
                     if (p.toString().endsWith(".parquet") && !p.equals(young)) {
-                        java.nio.file.Files.setLastModifiedTime(p, java.nio.file.attribute.FileTime.fromMillis(
-                                System.currentTimeMillis() - Duration.ofHours(3).toMillis()));
+                        java.nio.file.Files.setLastModifiedTime(
+                                p,
+                                java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis()
+                                        - Duration.ofHours(3).toMillis()));
                     }
                 }
             }
@@ -106,15 +111,19 @@ class TableMaintenanceTest {
             int deleted = TableMaintenance.removeOrphanFiles(table, Duration.ofHours(1), Clock.systemUTC());
             assertThat(deleted).as("orphans deleted").isEqualTo(1);
             assertThat(old).doesNotExist();
-            assertThat(young).as("younger than the minimum age: perhaps a commit in progress").exists();
-            assertThat(Fixture.dataFilesOnDisk(table)).as("referenced files kept, and the young orphan")
+            assertThat(young)
+                    .as("younger than the minimum age: perhaps a commit in progress")
+                    .exists();
+            assertThat(Fixture.dataFilesOnDisk(table))
+                    .as("referenced files kept, and the young orphan")
                     .isEqualTo(referenced + 1);
             ExactlyOnceTest.assertExactly(table, 4);
             // Time travel to the snapshot before the compaction still reads its (small) files.
             table.refresh();
             long beforeCompaction = table.currentSnapshot().parentId();
             long rowsThen = 0;
-            try (var rows = org.apache.iceberg.data.IcebergGenerics.read(table).useSnapshot(beforeCompaction)
+            try (var rows = org.apache.iceberg.data.IcebergGenerics.read(table)
+                    .useSnapshot(beforeCompaction)
                     .build()) {
                 for (var r : rows) {
                     rowsThen++;
@@ -124,8 +133,10 @@ class TableMaintenanceTest {
 
             // Through upkeep with the configured age.
             HostConfig settings = HostConfig.fromProperties(java.util.Map.of(HostConfig.ORPHAN_FILE_MIN_AGE, "1m"));
-            java.nio.file.Files.setLastModifiedTime(young, java.nio.file.attribute.FileTime.fromMillis(
-                    System.currentTimeMillis() - Duration.ofMinutes(2).toMillis()));
+            java.nio.file.Files.setLastModifiedTime(
+                    young,
+                    java.nio.file.attribute.FileTime.fromMillis(
+                            System.currentTimeMillis() - Duration.ofMinutes(2).toMillis()));
             TableMaintenance.upkeep(table, 128L << 20, settings);
             assertThat(young).doesNotExist();
             ExactlyOnceTest.assertExactly(table, 4);
@@ -135,12 +146,13 @@ class TableMaintenanceTest {
 
     @Test
     void anOrphanFileMinimumAgeUnderAMinuteIsRefused() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> HostConfig.fromProperties(
-                        java.util.Map.of(HostConfig.ORPHAN_FILE_MIN_AGE, "5s")))
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> HostConfig.fromProperties(java.util.Map.of(HostConfig.ORPHAN_FILE_MIN_AGE, "5s")))
                 .isInstanceOf(dev.lakestream.core.config.ConfigException.class)
                 .hasMessageContaining(HostConfig.ORPHAN_FILE_MIN_AGE);
         assertThat(HostConfig.fromProperties(java.util.Map.of(HostConfig.ORPHAN_FILE_MIN_AGE, "0s"))
-                .orphanFileMinAge()).isZero();
+                        .orphanFileMinAge())
+                .isZero();
         assertThat(HostConfig.DEFAULT.orphanFileMinAge()).isEqualTo(Duration.ofDays(1));
     }
 }

@@ -1,8 +1,8 @@
 package dev.lakestream.core;
 
-import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.catalog.StreamCatalog;
 import dev.lakestream.core.catalog.StreamInfo;
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.config.ConfigKeys;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.cursor.CursorStore;
@@ -55,8 +55,8 @@ public final class Lakestream implements AutoCloseable {
     private final TimeIndex timeIndex;
     private final LakestreamMetrics metrics;
 
-    private Lakestream(ObjectStore objects, MetadataStore metadata, boolean ownsStores, LakestreamConfig config,
-                       Clock clock) {
+    private Lakestream(
+            ObjectStore objects, MetadataStore metadata, boolean ownsStores, LakestreamConfig config, Clock clock) {
         this.ownsStores = ownsStores;
         this.config = config;
         this.cache = new ObjectCache(config.reader().cacheBytes());
@@ -69,8 +69,15 @@ public final class Lakestream implements AutoCloseable {
         this.catalog = new StreamCatalog(metadata, config.metadataRoot());
         this.fences = new StreamFences(metadata, config.metadataRoot());
         this.tail = new TailWatcher(metadata, index, scheduler, config.tailPollInterval());
-        this.writer = new WalWriter(this.objects, metrics.meterIndexCommits(metadata), config.writer(), cache, fences,
-                tail::committed, scheduler, clock);
+        this.writer = new WalWriter(
+                this.objects,
+                metrics.meterIndexCommits(metadata),
+                config.writer(),
+                cache,
+                fences,
+                tail::committed,
+                scheduler,
+                clock);
         this.reader = new WalReader(this.objects, index, cache, config.reader());
         this.trimmer = new StreamTrimmer(metadata, index, config.metadataRoot());
         this.retentionHolds = new RetentionHolds(metadata, config.metadataRoot());

@@ -20,8 +20,12 @@ import java.util.Locale;
  * @param cursorPersistInterval durable cursors write their state at most this often
  *     ({@code lakestream.cursor.persistInterval}, default 1 s)
  */
-public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, ReaderConfig reader,
-                               Duration tailPollInterval, Duration cursorPersistInterval) {
+public record LakestreamConfig(
+        String metadataRoot,
+        WalWriterConfig writer,
+        ReaderConfig reader,
+        Duration tailPollInterval,
+        Duration cursorPersistInterval) {
 
     public static final String METADATA_ROOT = "lakestream.metadata.root";
     public static final String TAIL_POLL_INTERVAL = "lakestream.reader.tailPollInterval";
@@ -33,8 +37,8 @@ public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, Read
     public static final List<String> KEYS =
             List.of(METADATA_ROOT, TAIL_POLL_INTERVAL, CURSOR_PERSIST_INTERVAL, OBJECT_STORE, METADATA_STORE);
 
-    public static final LakestreamConfig DEFAULT = new LakestreamConfig("/lakestream", WalWriterConfig.DEFAULT,
-            ReaderConfig.DEFAULT, Duration.ofMillis(50), Duration.ofSeconds(1));
+    public static final LakestreamConfig DEFAULT = new LakestreamConfig(
+            "/lakestream", WalWriterConfig.DEFAULT, ReaderConfig.DEFAULT, Duration.ofMillis(50), Duration.ofSeconds(1));
 
     public LakestreamConfig {
         if (!metadataRoot.startsWith("/") || metadataRoot.endsWith("/")) {
@@ -44,8 +48,8 @@ public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, Read
             throw new ConfigException(TAIL_POLL_INTERVAL, ConfigReader.format(tailPollInterval), "must be positive");
         }
         if (cursorPersistInterval.isNegative()) {
-            throw new ConfigException(CURSOR_PERSIST_INTERVAL, ConfigReader.format(cursorPersistInterval),
-                    "must not be negative");
+            throw new ConfigException(
+                    CURSOR_PERSIST_INTERVAL, ConfigReader.format(cursorPersistInterval), "must not be negative");
         }
     }
 
@@ -55,9 +59,12 @@ public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, Read
      */
     public static LakestreamConfig fromProperties(ConfigReader r) {
         int maxPutsPerSecond = objectStoreKind(r) == ObjectStoreKind.FILESYSTEM
-                ? WalWriterConfig.FILESYSTEM_MAX_PUTS_PER_SECOND : WalWriterConfig.DEFAULT_MAX_PUTS_PER_SECOND;
-        return new LakestreamConfig(r.string(METADATA_ROOT, DEFAULT.metadataRoot),
-                WalWriterConfig.fromProperties(r, maxPutsPerSecond), ReaderConfig.fromProperties(r),
+                ? WalWriterConfig.FILESYSTEM_MAX_PUTS_PER_SECOND
+                : WalWriterConfig.DEFAULT_MAX_PUTS_PER_SECOND;
+        return new LakestreamConfig(
+                r.string(METADATA_ROOT, DEFAULT.metadataRoot),
+                WalWriterConfig.fromProperties(r, maxPutsPerSecond),
+                ReaderConfig.fromProperties(r),
                 r.duration(TAIL_POLL_INTERVAL, DEFAULT.tailPollInterval),
                 r.duration(CURSOR_PERSIST_INTERVAL, DEFAULT.cursorPersistInterval));
     }
@@ -75,9 +82,15 @@ public record LakestreamConfig(String metadataRoot, WalWriterConfig writer, Read
     }
 
     /** Which stores a deployment uses: {@code lakestream.objectStore} and {@code lakestream.metadataStore}. */
-    public enum ObjectStoreKind { S3, FILESYSTEM }
+    public enum ObjectStoreKind {
+        S3,
+        FILESYSTEM
+    }
 
-    public enum MetadataStoreKind { OXIA, EMBEDDED }
+    public enum MetadataStoreKind {
+        OXIA,
+        EMBEDDED
+    }
 
     public static ObjectStoreKind objectStoreKind(ConfigReader r) {
         String v = r.string(OBJECT_STORE, "filesystem");

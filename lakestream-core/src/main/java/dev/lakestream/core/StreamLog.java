@@ -77,7 +77,9 @@ public final class StreamLog {
 
     /** Soft-trims, then deletes the index records wholly below {@code offset} (keeping the last one). */
     public CompletableFuture<Void> trim(long offset) {
-        return log.trimmer().softTrim(id, offset).thenCompose(start -> log.trimmer().hardTrim(id, start));
+        return log.trimmer()
+                .softTrim(id, offset)
+                .thenCompose(start -> log.trimmer().hardTrim(id, start));
     }
 
     /** The lowest retention hold on the stream: retention keeps offsets at or above it ({@code RetentionHolds}). */
@@ -97,20 +99,32 @@ public final class StreamLog {
 
     /** The first offset in {@code [start, end)} committed at or after {@code timestamp} (ms), or empty. */
     public CompletableFuture<Optional<Long>> findOffsetByTime(long timestamp) {
-        return startOffset().thenCombine(endOffset(), (s, e) -> new long[] {s, e})
+        return startOffset()
+                .thenCombine(endOffset(), (s, e) -> new long[] {s, e})
                 .thenCompose(r -> log.timeIndex().firstOffsetAtOrAfter(id, timestamp, r[0], r[1]));
     }
 
     /** Opens a durable cursor, restoring its persisted state, or creating it at {@code initialAckedBefore}. */
     public CompletableFuture<DurableCursor> openCursor(String cursorName, long initialAckedBefore) {
-        return log.cursors().load(id, cursorName).thenApply(state -> new DurableCursor(id, cursorName,
-                state.orElse(CursorState.at(initialAckedBefore)), log.cursors(), log.scheduler(),
-                log.config().cursorPersistInterval()));
+        return log.cursors()
+                .load(id, cursorName)
+                .thenApply(state -> new DurableCursor(
+                        id,
+                        cursorName,
+                        state.orElse(CursorState.at(initialAckedBefore)),
+                        log.cursors(),
+                        log.scheduler(),
+                        log.config().cursorPersistInterval()));
     }
 
     /** A cursor kept in memory only. */
     public DurableCursor nonDurableCursor(String cursorName, long ackedBefore) {
-        return new DurableCursor(id, cursorName, CursorState.at(ackedBefore), null, log.scheduler(),
+        return new DurableCursor(
+                id,
+                cursorName,
+                CursorState.at(ackedBefore),
+                null,
+                log.scheduler(),
                 log.config().cursorPersistInterval());
     }
 
@@ -128,7 +142,9 @@ public final class StreamLog {
      * {@code StreamCatalog#delete}).
      */
     public CompletableFuture<Void> deleteData() {
-        return log.cursors().deleteAll(id).thenCompose(v -> log.retentionHolds().releaseAll(id))
+        return log.cursors()
+                .deleteAll(id)
+                .thenCompose(v -> log.retentionHolds().releaseAll(id))
                 .thenCompose(v -> log.trimmer().deleteAll(id))
                 .thenRun(() -> {
                     log.fences().release(id);

@@ -103,8 +103,12 @@ final class IndependentLayoutReader {
     // §2.3 Index values
 
     /** One decoded index value: what a reader needs of it. */
-    record IndexValue(String location, long messageCount, long fileSize, int[] entryRecordCounts,
-                      Map<String, String> extraData) {}
+    record IndexValue(
+            String location,
+            long messageCount,
+            long fileSize,
+            int[] entryRecordCounts,
+            Map<String, String> extraData) {}
 
     static IndexValue indexValue(byte[] value) {
         Map<Integer, List<Object>> f = protobuf(value);
@@ -119,12 +123,14 @@ final class IndependentLayoutReader {
             counts = new int[] {(int) messageCount};
         }
         if (counts.length != entryCount) {
-            throw new IllegalArgumentException("entry_offsets hold " + counts.length + " entries, entry_count " + entryCount);
+            throw new IllegalArgumentException(
+                    "entry_offsets hold " + counts.length + " entries, entry_count " + entryCount);
         }
         Map<String, String> extra = new LinkedHashMap<>();
         for (Object kv : f.getOrDefault(11, List.of())) {
             Map<Integer, List<Object>> m = protobuf((byte[]) kv);
-            extra.put(new String((byte[]) m.get(1).get(0), StandardCharsets.UTF_8),
+            extra.put(
+                    new String((byte[]) m.get(1).get(0), StandardCharsets.UTF_8),
                     new String((byte[]) m.get(2).get(0), StandardCharsets.UTF_8));
         }
         return new IndexValue(location, messageCount, fileSize, counts, extra);

@@ -15,7 +15,8 @@ import java.util.List;
 final class LayoutDocExamples {
 
     /** docs/layout.md, found from the module directory (where Maven runs tests) or the repository root. */
-    static final Path DOC = Files.exists(Path.of("../docs/layout.md")) ? Path.of("../docs/layout.md") : Path.of("docs/layout.md");
+    static final Path DOC =
+            Files.exists(Path.of("../docs/layout.md")) ? Path.of("../docs/layout.md") : Path.of("docs/layout.md");
 
     private LayoutDocExamples() {}
 
@@ -28,7 +29,8 @@ final class LayoutDocExamples {
         }
         int marker = lines.indexOf("<!-- asserted: " + name + " -->");
         if (marker < 0 || marker + 1 >= lines.size() || !lines.get(marker + 1).startsWith("```")) {
-            throw new IllegalStateException("no example '" + name + "' (a marker line followed by a fenced block) in " + DOC);
+            throw new IllegalStateException(
+                    "no example '" + name + "' (a marker line followed by a fenced block) in " + DOC);
         }
         StringBuilder hex = new StringBuilder();
         for (int i = marker + 2; !lines.get(i).startsWith("```"); i++) {

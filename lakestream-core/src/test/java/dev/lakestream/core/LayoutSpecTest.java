@@ -50,12 +50,14 @@ class LayoutSpecTest {
     // §2.3.1 entry_offsets
 
     @ParameterizedTest
-    @CsvSource(delimiter = ';', value = {
-        "entry-offsets-3x10; 10,10,10",
-        "entry-offsets-1-300; 1,300",
-        "entry-offsets-33; 1,2,3,4,5,1,2,3,4,5,1,2,3,4,5,1,2,3,4,5,1,2,3,4,5,1,2,3,4,5,1,2,200",
-        "entry-offsets-128x1; 1*128", // 128 times 1
-    })
+    @CsvSource(
+            delimiter = ';',
+            value = {
+                "entry-offsets-3x10; 10,10,10",
+                "entry-offsets-1-300; 1,300",
+                "entry-offsets-33; 1,2,3,4,5,1,2,3,4,5,1,2,3,4,5,1,2,3,4,5,1,2,3,4,5,1,2,3,4,5,1,2,200",
+                "entry-offsets-128x1; 1*128", // 128 times 1
+            })
     void entryOffsetsExamplesAreWhatTheWriterWrites(String name, String counts) {
         int[] recordCounts = counts.contains("*")
                 ? filled(Integer.parseInt(counts.split("\\*")[1]), i -> Integer.parseInt(counts.split("\\*")[0]))
@@ -69,7 +71,8 @@ class LayoutSpecTest {
     @Test
     void theIndependentDecoderReadsEveryEntryOffsetsTheWriterWrites() {
         SplittableRandom random = new SplittableRandom(12);
-        List<Integer> sizes = new ArrayList<>(IntStream.rangeClosed(2, 300).boxed().toList());
+        List<Integer> sizes =
+                new ArrayList<>(IntStream.rangeClosed(2, 300).boxed().toList());
         sizes.addAll(List.of(4096, 10_000));
         for (int n : sizes) {
             int maxEach = Integer.MAX_VALUE / n;
@@ -81,7 +84,9 @@ class LayoutSpecTest {
             };
             for (int[] counts : inputs) {
                 byte[] field = entryOffsetsField(counts);
-                assertThat(IndependentLayoutReader.entryOffsetsMessage(field)).as("%d entries", n).containsExactly(counts);
+                assertThat(IndependentLayoutReader.entryOffsetsMessage(field))
+                        .as("%d entries", n)
+                        .containsExactly(counts);
             }
         }
     }
@@ -90,7 +95,8 @@ class LayoutSpecTest {
     void noEntryOffsetsForOneEntry() {
         byte[] value = new IndexValue("a/b", true, 7, 10, 50, new int[] {7}, Map.of()).encode();
         assertThat(IndependentLayoutReader.protobuf(value)).doesNotContainKey(10);
-        assertThat(IndependentLayoutReader.indexValue(value).entryRecordCounts()).containsExactly(7);
+        assertThat(IndependentLayoutReader.indexValue(value).entryRecordCounts())
+                .containsExactly(7);
     }
 
     /** The library's own compressor on any int array, including 0 and 1 values and blocks of width 32. */
@@ -108,14 +114,18 @@ class LayoutSpecTest {
             ByteBuffer payload = ByteBuffer.allocate(compressed.length * 4);
             Arrays.stream(compressed).forEach(payload::putInt);
             assertThat(IndependentLayoutReader.entryOffsetsPayload(payload.array()))
-                    .as("%d values", values.length).containsExactly(values);
+                    .as("%d values", values.length)
+                    .containsExactly(values);
         }
         assertThat(new IntegratedIntCompressor().compress(new int[0])).containsExactly(0); // n = 0: just the count
         int[] fullRange = filled(32, i -> random.nextInt());
         int[] compressed = new IntegratedIntCompressor().compress(fullRange);
         assertThat(compressed[1]).as("block width").isEqualTo(32);
-        assertThat(Arrays.copyOfRange(compressed, 2, 34)).as("a width-32 block holds the values").containsExactly(fullRange);
-        // equal values 5: the first block's deltas are 5, 0, 0, … (width 3), the second block's all 0 (width 0, no words)
+        assertThat(Arrays.copyOfRange(compressed, 2, 34))
+                .as("a width-32 block holds the values")
+                .containsExactly(fullRange);
+        // equal values 5: the first block's deltas are 5, 0, 0, … (width 3), the second block's all 0 (width 0, no
+        // words)
         assertThat(new IntegratedIntCompressor().compress(filled(64, i -> 5))).containsExactly(64, 3, 5, 0, 0, 0);
     }
 
@@ -124,8 +134,14 @@ class LayoutSpecTest {
 
     @Test
     void theWholeValueExampleIsWhatTheWriterWrites() {
-        IndexValue value = new IndexValue("2026/11/29/22/41/07/5b7e0d8e-52d3-4b7b-9f1e-0a1c3b9f6e21", false, 3, 8, 244,
-                new int[] {1, 2}, Map.of(IndexValue.EXTRA_INDEX_LENGTH, "32"));
+        IndexValue value = new IndexValue(
+                "2026/11/29/22/41/07/5b7e0d8e-52d3-4b7b-9f1e-0a1c3b9f6e21",
+                false,
+                3,
+                8,
+                244,
+                new int[] {1, 2},
+                Map.of(IndexValue.EXTRA_INDEX_LENGTH, "32"));
         byte[] documented = example("index-value-stream-7");
 
         assertThat(value.encode()).isEqualTo(documented);
@@ -144,7 +160,8 @@ class LayoutSpecTest {
         check.update("123456789".getBytes(StandardCharsets.US_ASCII));
         assertThat(check.getValue()).isEqualTo(0xe3069283L);
         try (FileSystemObjectStore store = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir))) {
-            store.put("x/hello", ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII))).join();
+            store.put("x/hello", ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)))
+                    .join();
         }
         byte[] file = Files.readAllBytes(dir.resolve("x/hello"));
         assertThat(file).isEqualTo(example("fs-trailer-hello"));
@@ -158,12 +175,17 @@ class LayoutSpecTest {
         try (FileSystemObjectStore store = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir))) {
             store.put("a/object", ByteBuffer.wrap(new byte[] {1, 2, 3})).join();
             // what a crash in the middle of a put leaves behind: a partial temporary file
-            Files.write(dir.resolve("a").resolve(FileSystemObjectStore.TEMP_PREFIX + UUID.randomUUID()), new byte[] {1});
+            Files.write(
+                    dir.resolve("a").resolve(FileSystemObjectStore.TEMP_PREFIX + UUID.randomUUID()), new byte[] {1});
 
-            assertThat(store.list("", null, 100).join().objects()).extracting(ObjectInfo::key).containsExactly("a/object");
+            assertThat(store.list("", null, 100).join().objects())
+                    .extracting(ObjectInfo::key)
+                    .containsExactly("a/object");
             assertThat(IndependentLayoutReader.readFilesystemStore(dir)).containsOnlyKeys("a/object");
-            assertThatThrownBy(() -> store.put("a/.lakestream-x", ByteBuffer.wrap(new byte[1])).join())
-                    .isInstanceOf(CompletionException.class).hasCauseInstanceOf(InvalidObjectKeyException.class);
+            assertThatThrownBy(() -> store.put("a/.lakestream-x", ByteBuffer.wrap(new byte[1]))
+                            .join())
+                    .isInstanceOf(CompletionException.class)
+                    .hasCauseInstanceOf(InvalidObjectKeyException.class);
         }
     }
 
@@ -175,8 +197,10 @@ class LayoutSpecTest {
         Path objectsDir = dir.resolve("objects");
         Map<Long, byte[]> payloadsByOffset = new HashMap<>();
         long streamId;
-        try (EmbeddedMetadataStore metadata = EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("m")))) {
-            try (FileSystemObjectStore objects = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(objectsDir).withFsync(false));
+        try (EmbeddedMetadataStore metadata =
+                EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("m")))) {
+            try (FileSystemObjectStore objects = new FileSystemObjectStore(
+                            FileSystemObjectStoreConfig.of(objectsDir).withFsync(false));
                     Lakestream log = Lakestream.open(objects, metadata, LakestreamConfig.DEFAULT)) {
                 StreamInfo info = log.catalog().create("spec", "a", Map.of()).join();
                 StreamInfo other = log.catalog().create("spec", "b", Map.of()).join();
@@ -189,7 +213,9 @@ class LayoutSpecTest {
                     payloads.add(payload);
                     appends.add(log.stream(info).append(1 + random.nextInt(300), Unpooled.wrappedBuffer(payload)));
                     if (i % 50 == 0) {
-                        log.stream(other).append(1, Unpooled.wrappedBuffer(new byte[] {9})).join();
+                        log.stream(other)
+                                .append(1, Unpooled.wrappedBuffer(new byte[] {9}))
+                                .join();
                     }
                 }
                 for (int i = 0; i < appends.size(); i++) {
@@ -199,7 +225,8 @@ class LayoutSpecTest {
 
             Map<String, byte[]> objects = IndependentLayoutReader.readFilesystemStore(objectsDir);
             String prefix = String.format("%020d", streamId); // §2.1
-            List<Record> records = metadata.rangeScan(prefix + "-", prefix + "-~", Optional.of(Long.toString(streamId)), 0)
+            List<Record> records = metadata.rangeScan(
+                            prefix + "-", prefix + "-~", Optional.of(Long.toString(streamId)), 0)
                     .join();
             assertThat(records).isNotEmpty();
             long expectedStart = 0;
@@ -210,14 +237,18 @@ class LayoutSpecTest {
                 long endOffset = Long.parseLong(key[1]);
                 IndependentLayoutReader.IndexValue value = IndependentLayoutReader.indexValue(r.value());
                 byte[] object = objects.get(value.location());
-                assertThat(object).as("object %s of %s", value.location(), r.key()).isNotNull();
+                assertThat(object)
+                        .as("object %s of %s", value.location(), r.key())
+                        .isNotNull();
                 assertThat(value.fileSize()).isEqualTo(object.length);
 
                 String indexLength = value.extraData().get("lakestream.indexLength");
                 assertThat(indexLength).matches("0|[1-9][0-9]*");
-                assertThat(Integer.parseInt(indexLength)).isEqualTo(ByteBuffer.wrap(object).getInt());
+                assertThat(Integer.parseInt(indexLength))
+                        .isEqualTo(ByteBuffer.wrap(object).getInt());
 
-                List<IndependentLayoutReader.WalEntry> entries = IndependentLayoutReader.walIndex(object).get(streamId);
+                List<IndependentLayoutReader.WalEntry> entries =
+                        IndependentLayoutReader.walIndex(object).get(streamId);
                 int[] counts = value.entryRecordCounts();
                 assertThat(entries).hasSize(counts.length);
                 long offset = endOffset - value.messageCount();

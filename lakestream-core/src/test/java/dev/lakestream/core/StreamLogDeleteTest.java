@@ -22,19 +22,25 @@ class StreamLogDeleteTest {
 
     @Test
     void deletingAStreamsDataForgetsItsReadState() {
-        try (FileSystemObjectStore objects = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir.resolve("o")));
-                EmbeddedMetadataStore metadata = EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("m")));
+        try (FileSystemObjectStore objects =
+                        new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir.resolve("o")));
+                EmbeddedMetadataStore metadata =
+                        EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("m")));
                 Lakestream log = Lakestream.open(objects, metadata, LakestreamConfig.DEFAULT)) {
             StreamInfo info = log.catalog().create("test", "deleted", Map.of()).join();
             StreamLog stream = log.stream(info);
             for (int i = 0; i < 3; i++) {
-                stream.append(1, Unpooled.wrappedBuffer(("e" + i).getBytes(StandardCharsets.UTF_8))).join();
+                stream.append(1, Unpooled.wrappedBuffer(("e" + i).getBytes(StandardCharsets.UTF_8)))
+                        .join();
             }
             stream.read(0, 2, 1 << 20).join().forEach(e -> e.payload().release());
             stream.read(2, 2, 1 << 20).join().forEach(e -> e.payload().release());
             assertThat(log.reader().streamsTracked()).isEqualTo(1);
 
-            log.catalog().delete("test", "deleted").thenCompose(t -> stream.deleteData()).join();
+            log.catalog()
+                    .delete("test", "deleted")
+                    .thenCompose(t -> stream.deleteData())
+                    .join();
             assertThat(log.reader().streamsTracked()).isZero();
         }
     }

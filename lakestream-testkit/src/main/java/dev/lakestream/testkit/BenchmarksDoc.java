@@ -25,8 +25,11 @@ public final class BenchmarksDoc {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            Files.writeString(doc, "# Benchmarks\n\nMeasured figures of the project's benchmarks, one section per "
-                    + "benchmark, each written by its own program.\n\n" + body, StandardCharsets.UTF_8);
+            Files.writeString(
+                    doc,
+                    "# Benchmarks\n\nMeasured figures of the project's benchmarks, one section per "
+                            + "benchmark, each written by its own program.\n\n" + body,
+                    StandardCharsets.UTF_8);
             return;
         }
         List<String> lines = Files.readAllLines(doc, StandardCharsets.UTF_8);

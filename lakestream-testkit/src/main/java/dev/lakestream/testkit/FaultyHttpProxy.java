@@ -268,8 +268,11 @@ public final class FaultyHttpProxy implements AutoCloseable {
                             uin = new BufferedInputStream(upstream.getInputStream(), 64 * 1024);
                             uout = upstream.getOutputStream();
                         } catch (IOException e) {
-                            writeSimple(cout, 502, "Bad Gateway", "upstream " + upstreamHost + ":" + upstreamPort
-                                    + " unreachable: " + e);
+                            writeSimple(
+                                    cout,
+                                    502,
+                                    "Bad Gateway",
+                                    "upstream " + upstreamHost + ":" + upstreamPort + " unreachable: " + e);
                             return;
                         }
                     }
@@ -383,7 +386,8 @@ public final class FaultyHttpProxy implements AutoCloseable {
     private void writeSlowDown(OutputStream out, Head request) throws IOException {
         String id = "FAULTYPROXY" + errorIds.incrementAndGet();
         byte[] xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>"
-                + "<Message>Please reduce your request rate.</Message><RequestId>" + id + "</RequestId></Error>")
+                        + "<Message>Please reduce your request rate.</Message><RequestId>" + id
+                        + "</RequestId></Error>")
                 .getBytes(StandardCharsets.UTF_8);
         String head = "HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nx-amz-request-id: " + id
                 + "\r\nContent-Length: " + xml.length + "\r\n\r\n";
@@ -397,7 +401,8 @@ public final class FaultyHttpProxy implements AutoCloseable {
     private static void writeSimple(OutputStream out, int status, String reason, String text) throws IOException {
         byte[] body = text.getBytes(StandardCharsets.UTF_8);
         out.write(("HTTP/1.1 " + status + " " + reason + "\r\nContent-Type: text/plain\r\nContent-Length: "
-                + body.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                        + body.length + "\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1));
         out.write(body);
         out.flush();
     }
@@ -485,7 +490,8 @@ public final class FaultyHttpProxy implements AutoCloseable {
                     throw new IOException("message head longer than " + MAX_HEAD_BYTES + " bytes");
                 }
                 matched = (c == '\r' && (matched == 0 || matched == 2)) || (c == '\n' && (matched == 1 || matched == 3))
-                        ? matched + 1 : (c == '\r' ? 1 : 0);
+                        ? matched + 1
+                        : (c == '\r' ? 1 : 0);
             }
             byte[] bytes = raw.toByteArray();
             String[] lines = new String(bytes, StandardCharsets.ISO_8859_1).split("\r\n");
@@ -503,7 +509,7 @@ public final class FaultyHttpProxy implements AutoCloseable {
                     case "content-length" -> length = Long.parseLong(value);
                     case "transfer-encoding" -> chunked = value.contains("chunked");
                     case "connection" -> close = value.contains("close");
-                    default -> { }
+                    default -> {}
                 }
             }
             return new Head(bytes, lines[0], length, chunked, close);

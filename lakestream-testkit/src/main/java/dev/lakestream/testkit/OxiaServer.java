@@ -48,6 +48,7 @@ public final class OxiaServer implements AutoCloseable {
 
     /** Environment variable naming a ready Oxia launcher binary; skips the build. */
     public static final String OXIA_BIN_ENV = "OXIA_BIN";
+
     private static final String READY_PREFIX = "OXIA-SERVER READY public=";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
@@ -57,8 +58,8 @@ public final class OxiaServer implements AutoCloseable {
     private static volatile Path resolvedBinary;
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly),
-                "oxia-server-reaper"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly), "oxia-server-reaper"));
     }
 
     private final String name;
@@ -66,6 +67,7 @@ public final class OxiaServer implements AutoCloseable {
     private final boolean walSync;
     /** PEM certificate and key of the public port (TLS), or null. */
     private final Path tlsCert;
+
     private final Path tlsKey;
     private Path dataDir;
     private Path logFile;
@@ -158,7 +160,9 @@ public final class OxiaServer implements AutoCloseable {
         p.destroy();
         try {
             if (!p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                LOG.warn("Oxia server {} did not stop within {} s after SIGTERM; killing it", name,
+                LOG.warn(
+                        "Oxia server {} did not stop within {} s after SIGTERM; killing it",
+                        name,
                         STOP_TIMEOUT.toSeconds());
                 p.destroyForcibly();
                 p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -248,10 +252,14 @@ public final class OxiaServer implements AutoCloseable {
                     + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-"
                     + COUNTER.incrementAndGet() + ".log");
         }
-        List<String> cmd = new ArrayList<>(List.of(bin.toString(),
-                "--data-dir", dataDir.toString(),
-                "--public-addr", "127.0.0.1:" + wantedPort,
-                "--shards", Integer.toString(shards),
+        List<String> cmd = new ArrayList<>(List.of(
+                bin.toString(),
+                "--data-dir",
+                dataDir.toString(),
+                "--public-addr",
+                "127.0.0.1:" + wantedPort,
+                "--shards",
+                Integer.toString(shards),
                 "--wal-sync-data=" + walSync,
                 "--log-json=true"));
         if (tlsCert != null) {
@@ -263,8 +271,8 @@ public final class OxiaServer implements AutoCloseable {
         RUNNING.add(p);
         CompletableFuture<String> ready = new CompletableFuture<>();
         Deque<String> tail = new ArrayDeque<>();
-        Writer log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                StandardOpenOption.APPEND);
+        Writer log = Files.newBufferedWriter(
+                logFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         log.write("==== " + LocalDateTime.now() + " " + String.join(" ", cmd) + System.lineSeparator());
         log.flush();
         Thread t = new Thread(() -> pumpOutput(p.getInputStream(), log, ready, tail), "oxia-server-log-" + name);
@@ -283,9 +291,12 @@ public final class OxiaServer implements AutoCloseable {
             if (lastLines.contains("address already in use")) {
                 throw new PortInUseException("Oxia server " + name + ": port " + wantedPort + " in use");
             }
-            throw new IOException("Oxia server " + name + " did not become ready within " + START_TIMEOUT.toSeconds()
-                    + " s (exit: " + (p.isAlive() ? "running" : "exited") + "); log " + logFile + ", last lines:\n"
-                    + lastLines, e);
+            throw new IOException(
+                    "Oxia server " + name + " did not become ready within " + START_TIMEOUT.toSeconds()
+                            + " s (exit: " + (p.isAlive() ? "running" : "exited") + "); log " + logFile
+                            + ", last lines:\n"
+                            + lastLines,
+                    e);
         }
         process = p;
         pump = t;
@@ -295,7 +306,8 @@ public final class OxiaServer implements AutoCloseable {
     }
 
     private static void pumpOutput(InputStream in, Writer log, CompletableFuture<String> ready, Deque<String> tail) {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)); log) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+                log) {
             String line;
             while ((line = r.readLine()) != null) {
                 log.write(line);
@@ -398,8 +410,8 @@ public final class OxiaServer implements AutoCloseable {
         Properties props = new Properties();
         try (InputStream in = OxiaServer.class.getClassLoader().getResourceAsStream("lakestream-testkit.properties")) {
             if (in == null) {
-                throw new IOException("Classpath resource lakestream-testkit.properties not found (set "
-                        + OXIA_BIN_ENV + " to an Oxia server binary instead)");
+                throw new IOException("Classpath resource lakestream-testkit.properties not found (set " + OXIA_BIN_ENV
+                        + " to an Oxia server binary instead)");
             }
             props.load(in);
         }

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * On an instance field it starts a fresh server for each test instead.
  */
-public final class OxiaServerExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback,
-        AfterEachCallback {
+public final class OxiaServerExtension
+        implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
     private final int shards;
     private OxiaServer server;

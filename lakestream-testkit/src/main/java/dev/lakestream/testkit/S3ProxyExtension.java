@@ -43,8 +43,8 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
     /** The running server (for restarts and direct access to its files). */
     public S3ProxyServer server() {
         if (server == null) {
-            throw new IllegalStateException("S3ProxyExtension is not started: register it on a static field "
-                    + "with @RegisterExtension");
+            throw new IllegalStateException(
+                    "S3ProxyExtension is not started: register it on a static field " + "with @RegisterExtension");
         }
         return server;
     }

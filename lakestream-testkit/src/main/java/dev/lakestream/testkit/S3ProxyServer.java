@@ -58,6 +58,7 @@ public final class S3ProxyServer implements AutoCloseable {
     private int port;
     /** The https port, when started with a key store ({@link #startWithHttps}); 0 otherwise. */
     private int httpsPort;
+
     private Path keyStore;
     private String keyStorePassword;
     private Process process;
@@ -76,8 +77,8 @@ public final class S3ProxyServer implements AutoCloseable {
     public static S3ProxyServer start() {
         try {
             Path dir = Files.createTempDirectory("s3proxy-");
-            S3ProxyServer server = new S3ProxyServer(dir, true, "lakestream-test-access-key",
-                    "lakestream-test-secret-key");
+            S3ProxyServer server =
+                    new S3ProxyServer(dir, true, "lakestream-test-access-key", "lakestream-test-secret-key");
             server.startProcess(0);
             return server;
         } catch (IOException e) {
@@ -92,8 +93,8 @@ public final class S3ProxyServer implements AutoCloseable {
     public static S3ProxyServer startWithHttps(Path keyStore, String password) {
         try {
             Path dir = Files.createTempDirectory("s3proxy-");
-            S3ProxyServer server = new S3ProxyServer(dir, true, "lakestream-test-access-key",
-                    "lakestream-test-secret-key");
+            S3ProxyServer server =
+                    new S3ProxyServer(dir, true, "lakestream-test-access-key", "lakestream-test-secret-key");
             server.keyStore = keyStore.toAbsolutePath();
             server.keyStorePassword = password;
             server.startProcess(0);
@@ -163,8 +164,8 @@ public final class S3ProxyServer implements AutoCloseable {
     public void createBucket(String bucket) {
         int status = signedRequest("PUT", "/" + bucket);
         if (status != 200) {
-            throw new IllegalStateException("S3Proxy answered HTTP " + status + " to creating bucket '" + bucket
-                    + "'; see " + logFile);
+            throw new IllegalStateException(
+                    "S3Proxy answered HTTP " + status + " to creating bucket '" + bucket + "'; see " + logFile);
         }
     }
 
@@ -221,9 +222,16 @@ public final class S3ProxyServer implements AutoCloseable {
                         .toAbsolutePath();
                 Files.createDirectories(logDir);
                 logFile = logDir.resolve("s3proxy-" + p + "-" + System.currentTimeMillis() + ".log");
-                ProcessBuilder pb = new ProcessBuilder(java.toString(), "-Xmx256m", "-XX:+UseSerialGC",
-                        "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-jar", jar.toString(),
-                        "--properties", props.toString())
+                ProcessBuilder pb = new ProcessBuilder(
+                                java.toString(),
+                                "-Xmx256m",
+                                "-XX:+UseSerialGC",
+                                "-XX:TieredStopAtLevel=1",
+                                "-Xshare:auto",
+                                "-jar",
+                                jar.toString(),
+                                "--properties",
+                                props.toString())
                         .redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
                 pb.environment().put("LOG_LEVEL", "info");
@@ -259,8 +267,8 @@ public final class S3ProxyServer implements AutoCloseable {
                 return false;
             }
             try {
-                HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + p + "/").toURL()
-                        .openConnection();
+                HttpURLConnection c = (HttpURLConnection)
+                        URI.create("http://127.0.0.1:" + p + "/").toURL().openConnection();
                 c.setConnectTimeout(200);
                 c.setReadTimeout(2000);
                 int status = c.getResponseCode();
@@ -282,8 +290,8 @@ public final class S3ProxyServer implements AutoCloseable {
             }
         }
         destroy(proc);
-        throw new IOException("S3Proxy did not answer on port " + p + " within " + START_TIMEOUT + ":\n"
-                + tail(logFile));
+        throw new IOException(
+                "S3Proxy did not answer on port " + p + " within " + START_TIMEOUT + ":\n" + tail(logFile));
     }
 
     private void stopProcess() {
@@ -327,7 +335,8 @@ public final class S3ProxyServer implements AutoCloseable {
             throw new IllegalStateException(e);
         }
         try {
-            HttpURLConnection c = (HttpURLConnection) endpoint().resolve(resource).toURL().openConnection();
+            HttpURLConnection c =
+                    (HttpURLConnection) endpoint().resolve(resource).toURL().openConnection();
             c.setRequestMethod(method);
             c.setConnectTimeout(5000);
             c.setReadTimeout(10000);

@@ -22,25 +22,113 @@ public record TestCertificates(Path caPem, Path serverKeyStore, String password)
         Path csr = dir.resolve("server.csr");
         Path crt = dir.resolve("server.pem");
         Path caPem = dir.resolve("ca.pem");
-        keytool("-genkeypair", "-alias", "ca", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=Lakestream Test CA",
-                "-ext", "bc:c", "-validity", "2", "-storetype", "PKCS12", "-keystore", ca.toString(),
-                "-storepass", pw, "-keypass", pw);
-        keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-storepass", pw,
-                "-file", caPem.toString());
-        keytool("-genkeypair", "-alias", "server", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=127.0.0.1",
-                "-validity", "2", "-storetype", "PKCS12", "-keystore", server.toString(), "-storepass", pw,
-                "-keypass", pw);
-        keytool("-certreq", "-alias", "server", "-keystore", server.toString(), "-storepass", pw,
-                "-file", csr.toString());
-        keytool("-gencert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-storepass", pw,
-                "-infile", csr.toString(), "-outfile", crt.toString(), "-validity", "2",
-                "-ext", "SAN=IP:127.0.0.1,DNS:localhost", "-ext", "KU=digitalSignature,keyEncipherment",
-                "-ext", "EKU=serverAuth");
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "ca",
+                "-keyalg",
+                "RSA",
+                "-keysize",
+                "2048",
+                "-dname",
+                "CN=Lakestream Test CA",
+                "-ext",
+                "bc:c",
+                "-validity",
+                "2",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                ca.toString(),
+                "-storepass",
+                pw,
+                "-keypass",
+                pw);
+        keytool(
+                "-exportcert",
+                "-rfc",
+                "-alias",
+                "ca",
+                "-keystore",
+                ca.toString(),
+                "-storepass",
+                pw,
+                "-file",
+                caPem.toString());
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "server",
+                "-keyalg",
+                "RSA",
+                "-keysize",
+                "2048",
+                "-dname",
+                "CN=127.0.0.1",
+                "-validity",
+                "2",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                server.toString(),
+                "-storepass",
+                pw,
+                "-keypass",
+                pw);
+        keytool(
+                "-certreq",
+                "-alias",
+                "server",
+                "-keystore",
+                server.toString(),
+                "-storepass",
+                pw,
+                "-file",
+                csr.toString());
+        keytool(
+                "-gencert",
+                "-rfc",
+                "-alias",
+                "ca",
+                "-keystore",
+                ca.toString(),
+                "-storepass",
+                pw,
+                "-infile",
+                csr.toString(),
+                "-outfile",
+                crt.toString(),
+                "-validity",
+                "2",
+                "-ext",
+                "SAN=IP:127.0.0.1,DNS:localhost",
+                "-ext",
+                "KU=digitalSignature,keyEncipherment",
+                "-ext",
+                "EKU=serverAuth");
         // The chain: the CA first (trusted), then the signed certificate replaces the self-signed one.
-        keytool("-importcert", "-noprompt", "-trustcacerts", "-alias", "ca", "-keystore", server.toString(),
-                "-storepass", pw, "-file", caPem.toString());
-        keytool("-importcert", "-alias", "server", "-keystore", server.toString(), "-storepass", pw,
-                "-file", crt.toString());
+        keytool(
+                "-importcert",
+                "-noprompt",
+                "-trustcacerts",
+                "-alias",
+                "ca",
+                "-keystore",
+                server.toString(),
+                "-storepass",
+                pw,
+                "-file",
+                caPem.toString());
+        keytool(
+                "-importcert",
+                "-alias",
+                "server",
+                "-keystore",
+                server.toString(),
+                "-storepass",
+                pw,
+                "-file",
+                crt.toString());
         return new TestCertificates(caPem, server, pw);
     }
 
@@ -61,12 +149,15 @@ public record TestCertificates(Path caPem, Path serverKeyStore, String password)
             var mime = java.util.Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII));
             StringBuilder certs = new StringBuilder();
             for (java.security.cert.Certificate c : chain) {
-                certs.append("-----BEGIN CERTIFICATE-----\n").append(mime.encodeToString(c.getEncoded()))
+                certs.append("-----BEGIN CERTIFICATE-----\n")
+                        .append(mime.encodeToString(c.getEncoded()))
                         .append("\n-----END CERTIFICATE-----\n");
             }
             java.nio.file.Files.writeString(certPem, certs);
-            java.nio.file.Files.writeString(keyPem, "-----BEGIN PRIVATE KEY-----\n"
-                    + mime.encodeToString(key.getEncoded()) + "\n-----END PRIVATE KEY-----\n");
+            java.nio.file.Files.writeString(
+                    keyPem,
+                    "-----BEGIN PRIVATE KEY-----\n" + mime.encodeToString(key.getEncoded())
+                            + "\n-----END PRIVATE KEY-----\n");
             return certPem;
         } catch (java.security.GeneralSecurityException e) {
             throw new IOException("could not export the server key of " + serverKeyStore + ": " + e, e);
@@ -75,8 +166,20 @@ public record TestCertificates(Path caPem, Path serverKeyStore, String password)
 
     /** A PKCS#12 trust store holding only the CA, for {@code -Djavax.net.ssl.trustStore} (password: {@link #password}). */
     public Path writeTrustStore(Path trustStore) throws IOException, InterruptedException {
-        keytool("-importcert", "-noprompt", "-trustcacerts", "-alias", "lakestream-test-ca", "-storetype", "PKCS12",
-                "-keystore", trustStore.toString(), "-storepass", password, "-file", caPem.toString());
+        keytool(
+                "-importcert",
+                "-noprompt",
+                "-trustcacerts",
+                "-alias",
+                "lakestream-test-ca",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                trustStore.toString(),
+                "-storepass",
+                password,
+                "-file",
+                caPem.toString());
         return trustStore;
     }
 

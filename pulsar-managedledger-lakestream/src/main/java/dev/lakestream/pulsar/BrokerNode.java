@@ -44,18 +44,22 @@ public final class BrokerNode {
             return Optional.empty();
         }
         JsonNode storage = json(node).map(n -> n.get(STORAGE)).orElse(null);
-        return Optional.of(storage != null && storage.isTextual() ? storage.asText()
-                : LakestreamManagedLedgerStorage.BOOKKEEPER);
+        return Optional.of(
+                storage != null && storage.isTextual() ? storage.asText() : LakestreamManagedLedgerStorage.BOOKKEEPER);
     }
 
     /** Whether {@code node} is a Lakestream ledger's node. */
     public static boolean isLakestream(byte[] node) {
-        return storageOf(node).filter(LakestreamManagedLedgerStorage.LAKESTREAM::equals).isPresent();
+        return storageOf(node)
+                .filter(LakestreamManagedLedgerStorage.LAKESTREAM::equals)
+                .isPresent();
     }
 
     /** Whether {@code node} holds another storage's ledger (not Lakestream's, not a placeholder). */
     public static boolean isOtherStorage(byte[] node) {
-        return storageOf(node).filter(s -> !LakestreamManagedLedgerStorage.LAKESTREAM.equals(s)).isPresent();
+        return storageOf(node)
+                .filter(s -> !LakestreamManagedLedgerStorage.LAKESTREAM.equals(s))
+                .isPresent();
     }
 
     /** The stream of a Lakestream ledger's node; empty for any other node. */

@@ -19,8 +19,7 @@ public final class DisklessConfigurationCheck {
     /** The schema storage on Lakestream (module pulsar-managedledger-lakestream, package schema). */
     static final String SCHEMA_STORAGE = "dev.lakestream.pulsar.schema.LakestreamSchemaStorageFactory";
 
-    private DisklessConfigurationCheck() {
-    }
+    private DisklessConfigurationCheck() {}
 
     /** Every problem of {@code conf} for a diskless broker; empty when it can run without BookKeeper. */
     public static List<String> problems(ServiceConfiguration conf) {
@@ -32,8 +31,10 @@ public final class DisklessConfigurationCheck {
                     + ".InMemoryDelayedDeliveryTrackerFactory");
         }
         String txnStore = conf.getTransactionMetadataStoreProviderClassName();
-        if (conf.isTransactionCoordinatorEnabled() && txnStore != null
-                && txnStore.equals("org.apache.pulsar.transaction.coordinator.impl.MLTransactionMetadataStoreProvider")) {
+        if (conf.isTransactionCoordinatorEnabled()
+                && txnStore != null
+                && txnStore.equals(
+                        "org.apache.pulsar.transaction.coordinator.impl.MLTransactionMetadataStoreProvider")) {
             out.add("transactionMetadataStoreProviderClassName=" + txnStore + ": Pulsar's coordinator log only opens"
                     + " on BookKeeper managed ledgers; use " + TRANSACTION_STORE_PROVIDER);
         }
@@ -67,9 +68,10 @@ public final class DisklessConfigurationCheck {
     public static void require(ServiceConfiguration conf) {
         List<String> problems = problems(conf);
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException("This broker runs in diskless mode (" + LakestreamManagedLedgerStorage
-                    .MODE_KEY + "=diskless, no BookKeeper) but its configuration needs BookKeeper: "
-                    + String.join("; ", problems));
+            throw new IllegalArgumentException(
+                    "This broker runs in diskless mode (" + LakestreamManagedLedgerStorage.MODE_KEY
+                            + "=diskless, no BookKeeper) but its configuration needs BookKeeper: "
+                            + String.join("; ", problems));
         }
     }
 }

@@ -1,13 +1,12 @@
 package dev.lakestream.pulsar;
 
-import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
-import dev.lakestream.pulsar.ledger.VirtualLedgers;
-
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.catalog.CatalogException;
 import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
+import dev.lakestream.pulsar.ledger.VirtualLedgers;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -67,17 +66,18 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     private volatile boolean closed;
 
     /** A factory serving managed ledgers from {@code log}; {@code brokerMetadataStore} holds the /managed-ledgers nodes. The caller owns and closes {@code log}. */
-    public LakestreamManagedLedgerFactory(Lakestream log, MetadataStoreExtended brokerMetadataStore,
-                                          ManagedLedgerFactoryConfig config) {
+    public LakestreamManagedLedgerFactory(
+            Lakestream log, MetadataStoreExtended brokerMetadataStore, ManagedLedgerFactoryConfig config) {
         this.log = log;
         this.brokerStore = brokerMetadataStore;
         this.config = config == null ? new ManagedLedgerFactoryConfig() : config;
         AtomicInteger n = new AtomicInteger();
-        this.pool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
-            Thread t = new Thread(r, "lakestream-ml-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.pool =
+                Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
+                    Thread t = new Thread(r, "lakestream-ml-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "lakestream-ml-scheduler");
             t.setDaemon(true);
@@ -114,8 +114,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     }
 
     @Override
-    public ManagedLedger open(String name, ManagedLedgerConfig config) throws InterruptedException,
-            ManagedLedgerException {
+    public ManagedLedger open(String name, ManagedLedgerConfig config)
+            throws InterruptedException, ManagedLedgerException {
         return Sync.await(openAsync(name, config));
     }
 
@@ -125,15 +125,22 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     }
 
     @Override
-    public void asyncOpen(String name, ManagedLedgerConfig config, OpenLedgerCallback cb,
-                          Supplier<CompletableFuture<Boolean>> mlOwnershipChecker, Object ctx) {
-        openAsync(name, config).whenCompleteAsync((ml, e) -> {
-            if (e != null) {
-                cb.openLedgerFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.openLedgerComplete(ml, ctx);
-            }
-        }, pool);
+    public void asyncOpen(
+            String name,
+            ManagedLedgerConfig config,
+            OpenLedgerCallback cb,
+            Supplier<CompletableFuture<Boolean>> mlOwnershipChecker,
+            Object ctx) {
+        openAsync(name, config)
+                .whenCompleteAsync(
+                        (ml, e) -> {
+                            if (e != null) {
+                                cb.openLedgerFailed(Errors.toMl(e), ctx);
+                            } else {
+                                cb.openLedgerComplete(ml, ctx);
+                            }
+                        },
+                        pool);
     }
 
     CompletableFuture<LakestreamManagedLedger> openAsync(String name, ManagedLedgerConfig cfg) {
@@ -201,7 +208,10 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                             stream.releaseFence();
                             LOG.warn("opening managed ledger {} failed", name, e);
                         } else {
-                            LOG.info("opened managed ledger {} on stream {}, last confirmed {}", name, info.id(),
+                            LOG.info(
+                                    "opened managed ledger {} on stream {}, last confirmed {}",
+                                    name,
+                                    info.id(),
                                     ml.getLastConfirmedEntry());
                         }
                     });
@@ -209,10 +219,11 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     }
 
     /** Builds the in-memory ledger from the stored record and the stream's offsets (reconciling the two). */
-    private CompletableFuture<LakestreamManagedLedger> loadLedger(String name, StreamInfo info, StreamLog stream,
-                                                                  ManagedLedgerConfig config, boolean readOnly) {
-        return ManagedLedgerRecord.load(log.metadataStore(), root(), info.id()).thenCompose(rec ->
-                stream.endOffset().thenCombine(stream.startOffset(), (end, start) -> new long[] {end, start})
+    private CompletableFuture<LakestreamManagedLedger> loadLedger(
+            String name, StreamInfo info, StreamLog stream, ManagedLedgerConfig config, boolean readOnly) {
+        return ManagedLedgerRecord.load(log.metadataStore(), root(), info.id())
+                .thenCompose(rec -> stream.endOffset()
+                        .thenCombine(stream.startOffset(), (end, start) -> new long[] {end, start})
                         .thenApply(r -> {
                             long end = r[0];
                             long start = r[1];
@@ -238,8 +249,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                             }
                             VirtualLedgers v = new VirtualLedgers(ls, end);
                             v.removeBelow(start);
-                            return new LakestreamManagedLedger(this, name, stream, config, record, v,
-                                    Math.min(start, end), readOnly);
+                            return new LakestreamManagedLedger(
+                                    this, name, stream, config, record, v, Math.min(start, end), readOnly);
                         }));
     }
 
@@ -308,41 +319,55 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                 return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerNotFoundException(
                         "managed ledger " + name + " does not exist"));
             }
-            return loadLedger(name, info.get(), log.stream(info.get()),
-                    config == null ? new ManagedLedgerConfig() : config, true);
+            return loadLedger(
+                    name,
+                    info.get(),
+                    log.stream(info.get()),
+                    config == null ? new ManagedLedgerConfig() : config,
+                    true);
         });
     }
 
     @Override
     public ReadOnlyCursor openReadOnlyCursor(String name, Position startPosition, ManagedLedgerConfig config)
             throws InterruptedException, ManagedLedgerException {
-        return Sync.await(openReadOnly(name, config)
-                .thenApply(ml -> LakestreamReadOnlyManagedLedger.cursor(ml, startPosition)));
+        return Sync.await(
+                openReadOnly(name, config).thenApply(ml -> LakestreamReadOnlyManagedLedger.cursor(ml, startPosition)));
     }
 
     @Override
-    public void asyncOpenReadOnlyCursor(String name, Position startPosition, ManagedLedgerConfig config,
-                                        OpenReadOnlyCursorCallback cb, Object ctx) {
-        openReadOnly(name, config).thenApply(ml -> LakestreamReadOnlyManagedLedger.cursor(ml, startPosition))
-                .whenCompleteAsync((c, e) -> {
-                    if (e != null) {
-                        cb.openReadOnlyCursorFailed(Errors.toMl(e), ctx);
-                    } else {
-                        cb.openReadOnlyCursorComplete(c, ctx);
-                    }
-                }, pool);
+    public void asyncOpenReadOnlyCursor(
+            String name,
+            Position startPosition,
+            ManagedLedgerConfig config,
+            OpenReadOnlyCursorCallback cb,
+            Object ctx) {
+        openReadOnly(name, config)
+                .thenApply(ml -> LakestreamReadOnlyManagedLedger.cursor(ml, startPosition))
+                .whenCompleteAsync(
+                        (c, e) -> {
+                            if (e != null) {
+                                cb.openReadOnlyCursorFailed(Errors.toMl(e), ctx);
+                            } else {
+                                cb.openReadOnlyCursorComplete(c, ctx);
+                            }
+                        },
+                        pool);
     }
 
     @Override
-    public void asyncOpenReadOnlyManagedLedger(String name, OpenReadOnlyManagedLedgerCallback cb,
-                                               ManagedLedgerConfig config, Object ctx) {
-        openReadOnly(name, config).whenCompleteAsync((ml, e) -> {
-            if (e != null) {
-                cb.openReadOnlyManagedLedgerFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.openReadOnlyManagedLedgerComplete(new LakestreamReadOnlyManagedLedger(ml), ctx);
-            }
-        }, pool);
+    public void asyncOpenReadOnlyManagedLedger(
+            String name, OpenReadOnlyManagedLedgerCallback cb, ManagedLedgerConfig config, Object ctx) {
+        openReadOnly(name, config)
+                .whenCompleteAsync(
+                        (ml, e) -> {
+                            if (e != null) {
+                                cb.openReadOnlyManagedLedgerFailed(Errors.toMl(e), ctx);
+                            } else {
+                                cb.openReadOnlyManagedLedgerComplete(new LakestreamReadOnlyManagedLedger(ml), ctx);
+                            }
+                        },
+                        pool);
     }
 
     // ------------------------------------------------------------------ info
@@ -354,13 +379,16 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public void asyncGetManagedLedgerInfo(String name, ManagedLedgerInfoCallback cb, Object ctx) {
-        infoAsync(name).whenCompleteAsync((info, e) -> {
-            if (e != null) {
-                cb.getInfoFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.getInfoComplete(info, ctx);
-            }
-        }, pool);
+        infoAsync(name)
+                .whenCompleteAsync(
+                        (info, e) -> {
+                            if (e != null) {
+                                cb.getInfoFailed(Errors.toMl(e), ctx);
+                            } else {
+                                cb.getInfoComplete(info, ctx);
+                            }
+                        },
+                        pool);
     }
 
     private CompletableFuture<LakestreamManagedLedger> openOrReadOnly(String name) {
@@ -424,7 +452,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                         }
                     }));
                 }
-                return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply(v -> info);
+                return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+                        .thenApply(v -> info);
             });
         });
     }
@@ -432,7 +461,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     @Override
     public CompletableFuture<Map<String, String>> getManagedLedgerPropertiesAsync(String name) {
         // The broker asks before it creates a topic: a ledger that does not exist yet has no properties (as in Pulsar).
-        return openOrReadOnly(name).thenApply(ml -> (Map<String, String>) new LinkedHashMap<>(ml.getProperties()))
+        return openOrReadOnly(name)
+                .thenApply(ml -> (Map<String, String>) new LinkedHashMap<>(ml.getProperties()))
                 .exceptionallyCompose(e -> {
                     ManagedLedgerException ml = Errors.toMl(e);
                     return ml instanceof ManagedLedgerException.ManagedLedgerNotFoundException
@@ -443,9 +473,13 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public CompletableFuture<Boolean> asyncExists(String name) {
-        return brokerStore.exists(brokerPath(name)).thenCompose(exists -> exists
-                ? CompletableFuture.completedFuture(true)
-                : log.catalog().lookup(NAMESPACE, name).thenApply(i -> i.isPresent() && !i.get().deleted()));
+        return brokerStore
+                .exists(brokerPath(name))
+                .thenCompose(exists -> exists
+                        ? CompletableFuture.completedFuture(true)
+                        : log.catalog()
+                                .lookup(NAMESPACE, name)
+                                .thenApply(i -> i.isPresent() && !i.get().deleted()));
     }
 
     // ------------------------------------------------------------------ delete
@@ -463,18 +497,21 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public void asyncDelete(String name, DeleteLedgerCallback cb, Object ctx) {
-        deleteAsync(name).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.deleteLedgerFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.deleteLedgerComplete(ctx);
-            }
-        }, pool);
+        deleteAsync(name)
+                .whenCompleteAsync(
+                        (v, e) -> {
+                            if (e != null) {
+                                cb.deleteLedgerFailed(Errors.toMl(e), ctx);
+                            } else {
+                                cb.deleteLedgerComplete(ctx);
+                            }
+                        },
+                        pool);
     }
 
     @Override
-    public void asyncDelete(String name, CompletableFuture<ManagedLedgerConfig> mlConfigFuture,
-                            DeleteLedgerCallback cb, Object ctx) {
+    public void asyncDelete(
+            String name, CompletableFuture<ManagedLedgerConfig> mlConfigFuture, DeleteLedgerCallback cb, Object ctx) {
         asyncDelete(name, cb, ctx);
     }
 
@@ -512,7 +549,10 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                 .thenCompose(v -> deleteBrokerNode(name))
                 .whenComplete((v, e) -> {
                     CompletableFuture<LakestreamManagedLedger> f = ledgers.get(name);
-                    if (f != null && f.isDone() && !f.isCompletedExceptionally() && f.join().isClosedOrDeleted()) {
+                    if (f != null
+                            && f.isDone()
+                            && !f.isCompletedExceptionally()
+                            && f.join().isClosedOrDeleted()) {
                         ledgers.remove(name, f);
                     }
                 });
@@ -539,8 +579,10 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
         closed = true;
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (CompletableFuture<LakestreamManagedLedger> f : new ArrayList<>(ledgers.values())) {
-            all.add(f.handle((ml, e) -> ml).thenCompose(ml -> ml == null ? CompletableFuture.completedFuture(null)
-                    : ml.closeAsync().exceptionally(e -> null)));
+            all.add(f.handle((ml, e) -> ml)
+                    .thenCompose(ml -> ml == null
+                            ? CompletableFuture.completedFuture(null)
+                            : ml.closeAsync().exceptionally(e -> null)));
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
             ledgers.clear();
@@ -662,21 +704,28 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     }
 
     @Override
-    public void estimateUnloadedTopicBacklog(PersistentOfflineTopicStats stats, TopicName topicName, boolean accurate,
-                                             Object ctx) throws Exception {
-        LakestreamManagedLedger ml = Sync.await(
-                openReadOnly(topicName.getPersistenceNamingEncoding(), null));
+    public void estimateUnloadedTopicBacklog(
+            PersistentOfflineTopicStats stats, TopicName topicName, boolean accurate, Object ctx) throws Exception {
+        LakestreamManagedLedger ml = Sync.await(openReadOnly(topicName.getPersistenceNamingEncoding(), null));
         stats.totalMessages = ml.getNumberOfEntries();
         stats.storageSize = ml.getTotalSize();
         List<VirtualLedgers.Ledger> ls = ml.ledgerList();
         for (int i = 0; i < ls.size(); i++) {
-            stats.addLedgerDetails(ml.ledgerEntries(i), ls.get(i).timestamp(), ml.ledgerSize(i), ls.get(i).id());
+            stats.addLedgerDetails(
+                    ml.ledgerEntries(i),
+                    ls.get(i).timestamp(),
+                    ml.ledgerSize(i),
+                    ls.get(i).id());
         }
         long maxBacklog = 0;
         for (String n : Sync.await(ml.stream().cursorNames())) {
             var dc = Sync.await(ml.stream().openCursor(n, 0));
-            long backlog = Math.max(0, ml.lceOffset() + 1 - Math.max(dc.ackedBefore(), ml.startOffset())
-                    - dc.individuallyAckedIn(dc.ackedBefore(), ml.lceOffset() + 1));
+            long backlog = Math.max(
+                    0,
+                    ml.lceOffset()
+                            + 1
+                            - Math.max(dc.ackedBefore(), ml.startOffset())
+                            - dc.individuallyAckedIn(dc.ackedBefore(), ml.lceOffset() + 1));
             stats.addCursorDetails(n, backlog, -1);
             maxBacklog = Math.max(maxBacklog, backlog);
         }

@@ -39,19 +39,22 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
     public static final String BOOKKEEPER = "bookkeeper";
     public static final String MODE_KEY = "lakestreamStorageMode";
 
-    public enum Mode { HYBRID, DISKLESS }
+    public enum Mode {
+        HYBRID,
+        DISKLESS
+    }
 
     private Mode mode;
     private Lakestream log;
     /** The {@code lakestream.*} properties the log was opened from, before the broker's copy was masked. */
     private Map<String, String> lakestreamProperties = Map.of();
+
     private LakestreamManagedLedgerFactory factory;
     private ManagedLedgerClientFactory bookkeeper;
     private ManagedLedgerStorageClass lakestreamClass;
     private ManagedLedgerStorageClass bookkeeperClass;
 
-    public LakestreamManagedLedgerStorage() {
-    }
+    public LakestreamManagedLedgerStorage() {}
 
     static Mode parseMode(String v) {
         try {
@@ -62,9 +65,13 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
     }
 
     @Override
-    public void initialize(ServiceConfiguration conf, MetadataStoreExtended metadataStore,
-                           BookKeeperClientFactory bookkeeperProvider, EventLoopGroup eventLoopGroup,
-                           OpenTelemetry openTelemetry) throws Exception {
+    public void initialize(
+            ServiceConfiguration conf,
+            MetadataStoreExtended metadataStore,
+            BookKeeperClientFactory bookkeeperProvider,
+            EventLoopGroup eventLoopGroup,
+            OpenTelemetry openTelemetry)
+            throws Exception {
         Properties props = conf.getProperties();
         Map<String, String> map = new HashMap<>();
         if (props != null) {
@@ -104,8 +111,11 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
             close();
             throw e;
         }
-        LOG.info("Lakestream managed-ledger storage initialised in {} mode; storage classes {}, default '{}'",
-                mode.name().toLowerCase(Locale.ROOT), names(), getDefaultStorageClass().getName());
+        LOG.info(
+                "Lakestream managed-ledger storage initialised in {} mode; storage classes {}, default '{}'",
+                mode.name().toLowerCase(Locale.ROOT),
+                names(),
+                getDefaultStorageClass().getName());
     }
 
     /** The embedded stock storage (a hook for tests). */
@@ -114,8 +124,11 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
     }
 
     /** For programs and tests that build the pieces themselves. */
-    public void initialize(Mode mode, Lakestream log, LakestreamManagedLedgerFactory factory,
-                           ManagedLedgerStorageClass bookkeeperClass) {
+    public void initialize(
+            Mode mode,
+            Lakestream log,
+            LakestreamManagedLedgerFactory factory,
+            ManagedLedgerStorageClass bookkeeperClass) {
         this.mode = mode;
         this.log = null;
         this.factory = factory;
@@ -180,9 +193,13 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
         if (BOOKKEEPER.equals(name) && bookkeeperClass != null) {
             return Optional.of(bookkeeperClass);
         }
-        LOG.error("ManagedLedgerStorageClass '{}' not found: this broker's storage ({} mode) offers {}; topics"
-                + " whose persistence policy names '{}' cannot be loaded", name,
-                mode == null ? "?" : mode.name().toLowerCase(Locale.ROOT), names(), name);
+        LOG.error(
+                "ManagedLedgerStorageClass '{}' not found: this broker's storage ({} mode) offers {}; topics"
+                        + " whose persistence policy names '{}' cannot be loaded",
+                name,
+                mode == null ? "?" : mode.name().toLowerCase(Locale.ROOT),
+                names(),
+                name);
         return Optional.empty();
     }
 

@@ -1,9 +1,8 @@
 package dev.lakestream.pulsar;
 
-import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
-
-import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import com.google.common.collect.Range;
+import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
+import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -58,8 +57,11 @@ final class LakestreamReadOnlyManagedLedger implements ReadOnlyManagedLedger {
             markDelete = ml.getPreviousPosition(start);
         }
         try {
-            return new Cursor((LakestreamManagedCursor) ml.newNonDurableCursor(markDelete, "read-only-cursor",
-                    org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition.Latest, false));
+            return new Cursor((LakestreamManagedCursor) ml.newNonDurableCursor(
+                    markDelete,
+                    "read-only-cursor",
+                    org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition.Latest,
+                    false));
         } catch (ManagedLedgerException e) {
             throw new IllegalStateException(e);
         }
@@ -83,8 +85,8 @@ final class LakestreamReadOnlyManagedLedger implements ReadOnlyManagedLedger {
         }
 
         @Override
-        public void asyncReadEntries(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
-                                     Position maxPosition) {
+        public void asyncReadEntries(
+                int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx, Position maxPosition) {
             c.asyncReadEntries(n, maxSizeBytes, cb, ctx, maxPosition);
         }
 
@@ -105,15 +107,15 @@ final class LakestreamReadOnlyManagedLedger implements ReadOnlyManagedLedger {
 
         @Override
         public void skipEntries(int n) {
-            Position p = c.getManagedLedger().getPositionAfterN(c.getReadPosition(), n,
-                    org.apache.bookkeeper.mledger.PositionBound.startIncluded);
+            Position p = c.getManagedLedger()
+                    .getPositionAfterN(
+                            c.getReadPosition(), n, org.apache.bookkeeper.mledger.PositionBound.startIncluded);
             // As Pulsar's read-only cursor: the n-th entry counting the current one, then the one after it.
             c.seek(p.getNext(), true);
         }
 
         @Override
-        public Position findNewestMatching(ManagedCursor.FindPositionConstraint constraint,
-                                           Predicate<Entry> condition)
+        public Position findNewestMatching(ManagedCursor.FindPositionConstraint constraint, Predicate<Entry> condition)
                 throws InterruptedException, ManagedLedgerException {
             return c.findNewestMatching(constraint, condition);
         }

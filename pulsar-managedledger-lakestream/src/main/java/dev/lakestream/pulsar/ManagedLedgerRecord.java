@@ -1,11 +1,10 @@
 package dev.lakestream.pulsar;
 
-import dev.lakestream.pulsar.ledger.VirtualLedgers;
-
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
+import dev.lakestream.pulsar.ledger.VirtualLedgers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -31,6 +30,7 @@ public final class ManagedLedgerRecord {
     public long createdAt;
     /** Offset of the last entry when terminated, or null. */
     public Long terminatedOffset;
+
     public List<LedgerEntry> ledgers = new ArrayList<>();
     public Map<String, String> properties = new LinkedHashMap<>();
 
@@ -69,20 +69,23 @@ public final class ManagedLedgerRecord {
 
     /** Draws a new ledger id: the version id of an unconditional write of the generator key. */
     public static CompletableFuture<Long> newLedgerId(MetadataStore store, String root) {
-        return store.put(idGeneratorKey(root), new byte[0]).thenApply(p -> p.version().versionId());
+        return store.put(idGeneratorKey(root), new byte[0])
+                .thenApply(p -> p.version().versionId());
     }
 
-    public static CompletableFuture<Optional<ManagedLedgerRecord>> load(MetadataStore store, String root, long streamId) {
-        return store.get(key(root, streamId)).thenApply(r -> r.map(rec -> {
-            try {
-                ManagedLedgerRecord m = JSON.readValue(rec.value(), ManagedLedgerRecord.class);
-                m.storeVersion = rec.version().versionId();
-                return m;
-            } catch (IOException e) {
-                throw new IllegalStateException("managed-ledger record " + rec.key() + " is not valid JSON: "
-                        + e.getMessage(), e);
-            }
-        }));
+    public static CompletableFuture<Optional<ManagedLedgerRecord>> load(
+            MetadataStore store, String root, long streamId) {
+        return store.get(key(root, streamId))
+                .thenApply(r -> r.map(rec -> {
+                    try {
+                        ManagedLedgerRecord m = JSON.readValue(rec.value(), ManagedLedgerRecord.class);
+                        m.storeVersion = rec.version().versionId();
+                        return m;
+                    } catch (IOException e) {
+                        throw new IllegalStateException(
+                                "managed-ledger record " + rec.key() + " is not valid JSON: " + e.getMessage(), e);
+                    }
+                }));
     }
 
     /** Writes the record if it is still at {@link #storeVersion} (absent when -1); updates storeVersion. */
@@ -94,7 +97,8 @@ public final class ManagedLedgerRecord {
             throw new UncheckedIOException(e);
         }
         PutOptions opts = storeVersion < 0 ? PutOptions.ifAbsent() : PutOptions.ifVersion(storeVersion);
-        return store.put(key(root, streamId), bytes, opts).thenAccept(p -> storeVersion = p.version().versionId());
+        return store.put(key(root, streamId), bytes, opts)
+                .thenAccept(p -> storeVersion = p.version().versionId());
     }
 
     public ManagedLedgerRecord copy() {

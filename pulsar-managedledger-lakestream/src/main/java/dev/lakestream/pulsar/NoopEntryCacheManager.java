@@ -23,8 +23,7 @@ final class NoopEntryCacheManager implements EntryCacheManager {
     }
 
     @Override
-    public void removeEntryCache(String name) {
-    }
+    public void removeEntryCache(String name) {}
 
     @Override
     public long getSize() {
@@ -37,8 +36,7 @@ final class NoopEntryCacheManager implements EntryCacheManager {
     }
 
     @Override
-    public void clear() {
-    }
+    public void clear() {}
 
     @Override
     public void updateCacheSizeAndThreshold(long maxSize) {
@@ -56,14 +54,11 @@ final class NoopEntryCacheManager implements EntryCacheManager {
     }
 
     @Override
-    public void doCacheEviction() {
-    }
+    public void doCacheEviction() {}
 
     @Override
-    public void updateCacheEvictionExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes(int n) {
-    }
+    public void updateCacheEvictionExtendTTLOfEntriesWithRemainingExpectedReadsMaxTimes(int n) {}
 
     @Override
-    public void updateCacheEvictionExtendTTLOfRecentlyAccessed(boolean b) {
-    }
+    public void updateCacheEvictionExtendTTLOfRecentlyAccessed(boolean b) {}
 }

@@ -31,6 +31,7 @@ class BrokerNodeTest {
         // A protobuf whose first byte is '{' is not JSON: still BookKeeper's.
         byte[] brace = {'{', 0x01, 0x02};
         assertThat(BrokerNode.storageOf(brace)).contains(LakestreamManagedLedgerStorage.BOOKKEEPER);
-        assertThat(BrokerNode.isLakestream("{\"storage\":\"other\"}".getBytes(StandardCharsets.UTF_8))).isFalse();
+        assertThat(BrokerNode.isLakestream("{\"storage\":\"other\"}".getBytes(StandardCharsets.UTF_8)))
+                .isFalse();
     }
 }

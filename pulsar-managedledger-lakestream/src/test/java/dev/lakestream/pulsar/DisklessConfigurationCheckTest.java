@@ -34,25 +34,32 @@ class DisklessConfigurationCheckTest {
 
     @Test
     void theShippedFeatureSetPasses() {
-        assertThat(DisklessConfigurationCheck.problems(disklessWithEverything())).isEmpty();
+        assertThat(DisklessConfigurationCheck.problems(disklessWithEverything()))
+                .isEmpty();
     }
 
     @Test
     void systemTopicsNeedASchemaStorageWithoutBookKeeper() {
         // Pulsar's defaults: topic policies on, schemas in BookKeeper.
-        assertThat(DisklessConfigurationCheck.problems(new ServiceConfiguration())).singleElement().asString()
+        assertThat(DisklessConfigurationCheck.problems(new ServiceConfiguration()))
+                .singleElement()
+                .asString()
                 .startsWith("schemaRegistryStorageClassName=org.apache.pulsar.broker.service.schema"
                         + ".BookkeeperSchemaStorageFactory")
                 .contains(DisklessConfigurationCheck.SCHEMA_STORAGE);
         ServiceConfiguration off = new ServiceConfiguration();
         off.setTopicLevelPoliciesEnabled(false);
         off.setTransactionCoordinatorEnabled(false);
-        assertThat(DisklessConfigurationCheck.problems(off)).as("no system topics with a schema").isEmpty();
+        assertThat(DisklessConfigurationCheck.problems(off))
+                .as("no system topics with a schema")
+                .isEmpty();
         ServiceConfiguration txn = new ServiceConfiguration();
         txn.setTopicLevelPoliciesEnabled(false);
         txn.setTransactionCoordinatorEnabled(true);
         txn.setTransactionMetadataStoreProviderClassName(DisklessConfigurationCheck.TRANSACTION_STORE_PROVIDER);
-        assertThat(DisklessConfigurationCheck.problems(txn)).singleElement().asString()
+        assertThat(DisklessConfigurationCheck.problems(txn))
+                .singleElement()
+                .asString()
                 .startsWith("schemaRegistryStorageClassName=");
     }
 
@@ -66,7 +73,8 @@ class DisklessConfigurationCheckTest {
         c.setFunctionsWorkerEnabled(true);
         c.setEnablePackagesManagement(true);
         c.setManagedLedgerOffloadDriver("aws-s3");
-        assertThat(DisklessConfigurationCheck.problems(c)).hasSize(5)
+        assertThat(DisklessConfigurationCheck.problems(c))
+                .hasSize(5)
                 .anyMatch(p -> p.startsWith("delayedDeliveryTrackerFactoryClassName="))
                 .anyMatch(p -> p.startsWith("transactionMetadataStoreProviderClassName="))
                 .anyMatch(p -> p.startsWith("functionsWorkerEnabled=true"))
@@ -88,9 +96,9 @@ class DisklessConfigurationCheckTest {
         p.setProperty("lakestream.fs.root", dir.resolve("objects").toString());
         p.setProperty("lakestream.embedded.dataDir", dir.resolve("meta").toString());
         conf.setProperties(p);
-        try (MetadataStoreExtended broker = MetadataStoreExtended.create("memory:local",
-                MetadataStoreConfig.builder().build());
-             LakestreamManagedLedgerStorage storage = new LakestreamManagedLedgerStorage()) {
+        try (MetadataStoreExtended broker = MetadataStoreExtended.create(
+                        "memory:local", MetadataStoreConfig.builder().build());
+                LakestreamManagedLedgerStorage storage = new LakestreamManagedLedgerStorage()) {
             assertThatThrownBy(() -> storage.initialize(conf, broker, null, null, null))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("diskless")

@@ -35,15 +35,18 @@ class LakestreamManagedLedgerStorageTest {
         p.setProperty("lakestream.fs.root", dir.resolve("objects").toString());
         p.setProperty("lakestream.embedded.dataDir", dir.resolve("meta").toString());
         conf.setProperties(p);
-        try (MetadataStoreExtended broker = MetadataStoreExtended.create("memory:local",
-                MetadataStoreConfig.builder().build());
-             LakestreamManagedLedgerStorage storage = new LakestreamManagedLedgerStorage()) {
+        try (MetadataStoreExtended broker = MetadataStoreExtended.create(
+                        "memory:local", MetadataStoreConfig.builder().build());
+                LakestreamManagedLedgerStorage storage = new LakestreamManagedLedgerStorage()) {
             storage.initialize(conf, broker, null, null, null);
             assertThat(storage.mode()).isEqualTo(LakestreamManagedLedgerStorage.Mode.DISKLESS);
-            assertThat(storage.getStorageClasses()).extracting(ManagedLedgerStorageClass::getName)
+            assertThat(storage.getStorageClasses())
+                    .extracting(ManagedLedgerStorageClass::getName)
                     .containsExactly("lakestream");
-            assertThat(storage.getManagedLedgerStorageClass(null)).get()
-                    .extracting(ManagedLedgerStorageClass::getName).isEqualTo("lakestream");
+            assertThat(storage.getManagedLedgerStorageClass(null))
+                    .get()
+                    .extracting(ManagedLedgerStorageClass::getName)
+                    .isEqualTo("lakestream");
             assertThat(storage.getManagedLedgerStorageClass("bookkeeper")).isEmpty();
             assertThat(storage.getManagedLedgerStorageClass("s3")).isEmpty();
             var factory = storage.getDefaultStorageClass().getManagedLedgerFactory();
@@ -53,9 +56,12 @@ class LakestreamManagedLedgerStorageTest {
             var ml = factory.open("t/ns/persistent/a");
             ml.addEntry("x".getBytes());
             assertThat(ml.getStats()).isInstanceOf(ManagedLedgerMBeanImpl.class);
-            assertThat(((ManagedLedgerMBeanImpl) ml.getStats()).getStoredMessagesSize()).isEqualTo(1);
-            assertThat(((ManagedLedgerMBeanImpl) ml.getStats()).getPendingBookieOpsStats()).isNotNull();
-            assertThat(broker.exists("/managed-ledgers/t/ns/persistent/a").join()).isTrue();
+            assertThat(((ManagedLedgerMBeanImpl) ml.getStats()).getStoredMessagesSize())
+                    .isEqualTo(1);
+            assertThat(((ManagedLedgerMBeanImpl) ml.getStats()).getPendingBookieOpsStats())
+                    .isNotNull();
+            assertThat(broker.exists("/managed-ledgers/t/ns/persistent/a").join())
+                    .isTrue();
         }
     }
 
@@ -63,11 +69,11 @@ class LakestreamManagedLedgerStorageTest {
     void hybridModeDefaultsToBookKeeperAndOffersLakestreamByName() throws Exception {
         FileSystemObjectStore objects = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir.resolve("o")));
         EmbeddedMetadataStore meta = EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("m")));
-        try (MetadataStoreExtended broker = MetadataStoreExtended.create("memory:local",
-                MetadataStoreConfig.builder().build());
-             Lakestream log = Lakestream.open(objects, meta, LakestreamConfig.DEFAULT)) {
-            LakestreamManagedLedgerFactory f = new LakestreamManagedLedgerFactory(log, broker,
-                    new ManagedLedgerFactoryConfig());
+        try (MetadataStoreExtended broker = MetadataStoreExtended.create(
+                        "memory:local", MetadataStoreConfig.builder().build());
+                Lakestream log = Lakestream.open(objects, meta, LakestreamConfig.DEFAULT)) {
+            LakestreamManagedLedgerFactory f =
+                    new LakestreamManagedLedgerFactory(log, broker, new ManagedLedgerFactoryConfig());
             ManagedLedgerStorageClass bk = Mockito.mock(ManagedLedgerStorageClass.class);
             Mockito.when(bk.getName()).thenReturn("bookkeeper");
             LakestreamManagedLedgerStorage storage = new LakestreamManagedLedgerStorage();
@@ -75,8 +81,10 @@ class LakestreamManagedLedgerStorageTest {
             assertThat(storage.getDefaultStorageClass()).isSameAs(bk);
             assertThat(storage.getManagedLedgerStorageClass(null)).containsSame(bk);
             assertThat(storage.getManagedLedgerStorageClass("bookkeeper")).containsSame(bk);
-            assertThat(storage.getManagedLedgerStorageClass("lakestream")).get()
-                    .extracting(ManagedLedgerStorageClass::getManagedLedgerFactory).isSameAs(f);
+            assertThat(storage.getManagedLedgerStorageClass("lakestream"))
+                    .get()
+                    .extracting(ManagedLedgerStorageClass::getManagedLedgerFactory)
+                    .isSameAs(f);
             assertThat(storage.getManagedLedgerStorageClass("nope")).isEmpty();
             f.shutdown();
         } finally {

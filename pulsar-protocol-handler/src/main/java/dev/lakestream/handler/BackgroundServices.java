@@ -4,8 +4,8 @@ import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.gc.GcConfig;
 import dev.lakestream.core.gc.GcService;
-import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
 import dev.lakestream.handler.iceberg.IcebergHost;
+import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -45,17 +45,19 @@ final class BackgroundServices implements AutoCloseable {
         if (!(storage instanceof LakestreamManagedLedgerStorage lakestream) || lakestream.lakestream() == null) {
             throw new IllegalStateException("The Lakestream broker plugin needs the broker's managed-ledger storage to"
                     + " be " + StorageCheck.STORAGE_CLASS + " opened from the broker's configuration, but it is "
-                    + (storage == null ? "null" : storage.getClass().getName() + " from "
-                    + storage.getClass().getClassLoader()));
+                    + (storage == null
+                            ? "null"
+                            : storage.getClass().getName() + " from "
+                                    + storage.getClass().getClassLoader()));
         }
         ServiceConfiguration conf = pulsar.getConfiguration();
         GcConfig gcConfig = GcConfig.fromProperties(ConfigReader.of(conf.getProperties()));
         Lakestream log = lakestream.lakestream();
-        BackgroundServices services = new BackgroundServices(log, GcService.start(log, gcConfig),
-                Map.of("cluster", conf.getClusterName()));
+        BackgroundServices services =
+                new BackgroundServices(log, GcService.start(log, gcConfig), Map.of("cluster", conf.getClusterName()));
         try {
-            services.iceberg = IcebergHost.start(pulsar, log, icebergProperties(conf, lakestream),
-                    Path.of("data")).orElse(null);
+            services.iceberg = IcebergHost.start(pulsar, log, icebergProperties(conf, lakestream), Path.of("data"))
+                    .orElse(null);
         } catch (RuntimeException | Error e) {
             services.close();
             throw e;
@@ -72,8 +74,8 @@ final class BackgroundServices implements AutoCloseable {
      * The broker's properties with the storage's own {@code lakestream.*} values over them: the broker's copy of the
      * object-store credentials is masked once the storage has read it, and the Iceberg warehouse on S3 uses them.
      */
-    private static Map<String, String> icebergProperties(ServiceConfiguration conf,
-                                                         LakestreamManagedLedgerStorage storage) {
+    private static Map<String, String> icebergProperties(
+            ServiceConfiguration conf, LakestreamManagedLedgerStorage storage) {
         Map<String, String> props = new HashMap<>();
         Properties p = conf.getProperties();
         if (p != null) {

@@ -63,7 +63,7 @@ public class LakestreamProtocolHandler implements ProtocolHandler {
 
     @Override
     public Map<InetSocketAddress, ChannelInitializer<SocketChannel>> newChannelInitializers() {
-        return Map.of();   // no port: the plugin serves no protocol of its own
+        return Map.of(); // no port: the plugin serves no protocol of its own
     }
 
     @Override

@@ -26,22 +26,31 @@ import java.util.regex.Pattern;
  * @param removal        whether the request removes the policy (the next level's policy then applies: the
  *                       namespace's for a topic, the broker's default for a namespace)
  */
-public record PersistenceChange(Scope scope, String namespace, String topic, String storageClass, boolean namesClass,
-                                boolean changesStorage, boolean removal) {
+public record PersistenceChange(
+        Scope scope,
+        String namespace,
+        String topic,
+        String storageClass,
+        boolean namesClass,
+        boolean changesStorage,
+        boolean removal) {
 
     /** The body field of Pulsar's {@code PersistencePolicies}. */
     public static final String FIELD = "managedLedgerStorageClassName";
 
-    public enum Scope { NAMESPACE, TOPIC }
+    public enum Scope {
+        NAMESPACE,
+        TOPIC
+    }
 
     private static final String SEG = "([^/]+)";
     private static final Pattern NS_V2 = Pattern.compile("/admin/v2/namespaces/" + SEG + "/" + SEG + "/persistence/?");
-    private static final Pattern NS_V1 = Pattern.compile("/admin/namespaces/" + SEG + "/" + SEG + "/" + SEG
-            + "/persistence/?");
-    private static final Pattern TOPIC_V2 = Pattern.compile("/admin/v2/persistent/" + SEG + "/" + SEG + "/" + SEG
-            + "/persistence/?");
-    private static final Pattern TOPIC_V1 = Pattern.compile("/admin/persistent/" + SEG + "/" + SEG + "/" + SEG + "/"
-            + SEG + "/persistence/?");
+    private static final Pattern NS_V1 =
+            Pattern.compile("/admin/namespaces/" + SEG + "/" + SEG + "/" + SEG + "/persistence/?");
+    private static final Pattern TOPIC_V2 =
+            Pattern.compile("/admin/v2/persistent/" + SEG + "/" + SEG + "/" + SEG + "/persistence/?");
+    private static final Pattern TOPIC_V1 =
+            Pattern.compile("/admin/persistent/" + SEG + "/" + SEG + "/" + SEG + "/" + SEG + "/persistence/?");
     private static final Pattern CREATE_NS_V2 = Pattern.compile("/admin/v2/namespaces/" + SEG + "/" + SEG + "/?");
 
     /** The namespace or topic in Pulsar's words, for messages. */
@@ -65,15 +74,15 @@ public record PersistenceChange(Scope scope, String namespace, String topic, Str
             return Optional.of(of(Scope.NAMESPACE, x.group(1) + "/" + x.group(2), null, set, body, json, false));
         }
         if ((set || remove) && (x = NS_V1.matcher(path)).matches()) {
-            return Optional.of(of(Scope.NAMESPACE, x.group(1) + "/" + x.group(2) + "/" + x.group(3), null, set, body,
-                    json, false));
+            return Optional.of(of(
+                    Scope.NAMESPACE, x.group(1) + "/" + x.group(2) + "/" + x.group(3), null, set, body, json, false));
         }
         if ((set || remove) && (x = TOPIC_V2.matcher(path)).matches()) {
             return Optional.of(of(Scope.TOPIC, x.group(1) + "/" + x.group(2), x.group(3), set, body, json, false));
         }
         if ((set || remove) && (x = TOPIC_V1.matcher(path)).matches()) {
-            return Optional.of(of(Scope.TOPIC, x.group(1) + "/" + x.group(2) + "/" + x.group(3), x.group(4), set, body,
-                    json, false));
+            return Optional.of(of(
+                    Scope.TOPIC, x.group(1) + "/" + x.group(2) + "/" + x.group(3), x.group(4), set, body, json, false));
         }
         if (m.equals("PUT") && (x = CREATE_NS_V2.matcher(path)).matches()) {
             return Optional.of(of(Scope.NAMESPACE, x.group(1) + "/" + x.group(2), null, true, body, json, true));
@@ -81,8 +90,9 @@ public record PersistenceChange(Scope scope, String namespace, String topic, Str
         return Optional.empty();
     }
 
-    private static PersistenceChange of(Scope scope, String ns, String topic, boolean set, BodySource body,
-                                        ObjectMapper json, boolean creation) throws IOException {
+    private static PersistenceChange of(
+            Scope scope, String ns, String topic, boolean set, BodySource body, ObjectMapper json, boolean creation)
+            throws IOException {
         if (!set) {
             return new PersistenceChange(scope, ns, topic, null, false, true, true);
         }

@@ -7,8 +7,7 @@ import java.util.Properties;
 /** The plugin's version, from {@code plugin.properties} (filled in by the build); "dev" when it is missing. */
 final class PluginVersion {
 
-    private PluginVersion() {
-    }
+    private PluginVersion() {}
 
     static String get() {
         Properties p = new Properties();

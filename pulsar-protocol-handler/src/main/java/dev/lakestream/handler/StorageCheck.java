@@ -12,8 +12,7 @@ final class StorageCheck {
     static final String STORAGE_CLASS = "dev.lakestream.pulsar.LakestreamManagedLedgerStorage";
     static final String STORAGE_KEY = "managedLedgerStorageClassName";
 
-    private StorageCheck() {
-    }
+    private StorageCheck() {}
 
     /** Throws {@link IllegalStateException} naming what is missing when the broker does not run Lakestream. */
     static void require(ServiceConfiguration conf, ClassLoader brokerLoader) {
@@ -27,11 +26,14 @@ final class StorageCheck {
         try {
             Class.forName(STORAGE_CLASS, false, brokerLoader);
         } catch (ClassNotFoundException | LinkageError e) {
-            throw new IllegalStateException("The Lakestream broker plugin found " + STORAGE_KEY + "=" + STORAGE_CLASS
-                    + " but the broker's class path lacks that class: copy lakestream-pulsar-<version>.jar into"
-                    + " PULSAR_HOME/lib (bin/lakestream-install does), or add it to PULSAR_EXTRA_CLASSPATH. The storage"
-                    + " cannot come from the plugin's NAR: the broker creates it before it loads any plugin. (" + e
-                    + ")", e);
+            throw new IllegalStateException(
+                    "The Lakestream broker plugin found " + STORAGE_KEY + "=" + STORAGE_CLASS
+                            + " but the broker's class path lacks that class: copy lakestream-pulsar-<version>.jar into"
+                            + " PULSAR_HOME/lib (bin/lakestream-install does), or add it to PULSAR_EXTRA_CLASSPATH. The storage"
+                            + " cannot come from the plugin's NAR: the broker creates it before it loads any plugin. ("
+                            + e
+                            + ")",
+                    e);
         }
     }
 }

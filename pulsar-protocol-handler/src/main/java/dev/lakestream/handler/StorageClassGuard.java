@@ -57,6 +57,7 @@ public class StorageClassGuard implements BrokerInterceptor {
     static final int METADATA_TIMEOUT_SECONDS = 30;
     /** HTTP 412, as Pulsar answers other invalid persistence policies. */
     static final int PRECONDITION_FAILED = 412;
+
     static final int CONFLICT = 409;
 
     private final ObjectMapper json = ObjectMapperFactory.getMapper().getObjectMapper();
@@ -65,8 +66,11 @@ public class StorageClassGuard implements BrokerInterceptor {
     @Override
     public void initialize(PulsarService pulsar) {
         this.pulsar = pulsar;
-        LOG.info("Lakestream storage-class guard installed: persistence policies are checked against the storage"
-                + " classes {} (default '{}')", knownClasses(), defaultClass());
+        LOG.info(
+                "Lakestream storage-class guard installed: persistence policies are checked against the storage"
+                        + " classes {} (default '{}')",
+                knownClasses(),
+                defaultClass());
     }
 
     @Override
@@ -89,9 +93,11 @@ public class StorageClassGuard implements BrokerInterceptor {
     void check(PersistenceChange c) throws InterceptException {
         List<String> known = knownClasses();
         if (c.namesClass() && !known.contains(c.storageClass())) {
-            throw new InterceptException(PRECONDITION_FAILED, "Unknown managed-ledger storage class '"
-                    + c.storageClass() + "' for " + c.target() + ": this broker's storage offers " + known
-                    + " (default '" + defaultClass() + "'); leave the storage class out for the default");
+            throw new InterceptException(
+                    PRECONDITION_FAILED,
+                    "Unknown managed-ledger storage class '"
+                            + c.storageClass() + "' for " + c.target() + ": this broker's storage offers " + known
+                            + " (default '" + defaultClass() + "'); leave the storage class out for the default");
         }
         if (!c.changesStorage()) {
             return;
@@ -101,12 +107,16 @@ public class StorageClassGuard implements BrokerInterceptor {
         if (!elsewhere.isEmpty()) {
             List<String> lines = new ArrayList<>();
             elsewhere.forEach((topic, storage) -> lines.add(topic + " (in " + storage + ")"));
-            throw new InterceptException(CONFLICT, "Refusing to put " + c.target() + " on storage class '" + target
-                    + "': " + elsewhere.size() + " topic(s) already hold data in another storage and would reopen"
-                    + " empty there (Pulsar does not move data between storages): " + lines + ". Delete those"
-                    + " topics first, or set the policy on a new namespace or topic"
-                    + (elsewhere.keySet().stream().anyMatch(t -> t.contains("/__"))
-                    ? " (system topics count too: __change_events holds the namespace's topic-level policies)" : ""));
+            throw new InterceptException(
+                    CONFLICT,
+                    "Refusing to put " + c.target() + " on storage class '" + target
+                            + "': " + elsewhere.size()
+                            + " topic(s) already hold data in another storage and would reopen"
+                            + " empty there (Pulsar does not move data between storages): " + lines + ". Delete those"
+                            + " topics first, or set the policy on a new namespace or topic"
+                            + (elsewhere.keySet().stream().anyMatch(t -> t.contains("/__"))
+                                    ? " (system topics count too: __change_events holds the namespace's topic-level policies)"
+                                    : ""));
         }
     }
 
@@ -118,9 +128,13 @@ public class StorageClassGuard implements BrokerInterceptor {
         if (c.scope() == PersistenceChange.Scope.TOPIC && c.removal()) {
             // Without its own policy a topic follows its namespace's.
             String path = "policies of namespace " + c.namespace();
-            Optional<Policies> ns = await(pulsar.getPulsarResources().getNamespaceResources()
-                    .getPoliciesAsync(NamespaceName.get(c.namespace())), "reading the " + path);
-            String cls = ns.map(p -> p.persistence).map(PersistencePolicies::getManagedLedgerStorageClassName)
+            Optional<Policies> ns = await(
+                    pulsar.getPulsarResources()
+                            .getNamespaceResources()
+                            .getPoliciesAsync(NamespaceName.get(c.namespace())),
+                    "reading the " + path);
+            String cls = ns.map(p -> p.persistence)
+                    .map(PersistencePolicies::getManagedLedgerStorageClassName)
                     .orElse(null);
             if (cls != null) {
                 return cls;
@@ -137,15 +151,17 @@ public class StorageClassGuard implements BrokerInterceptor {
         MetadataStore store = pulsar.getLocalMetadataStore();
         String dir = MANAGED_LEDGERS + c.namespace() + "/persistent";
         List<String> children = await(store.getChildren(dir), "listing " + dir);
-        Pattern partitions = c.topic() == null ? null
-                : Pattern.compile(Pattern.quote(c.topic()) + "-partition-\\d+");
+        Pattern partitions = c.topic() == null ? null : Pattern.compile(Pattern.quote(c.topic()) + "-partition-\\d+");
         TreeMap<String, CompletableFuture<Optional<GetResult>>> reads = new TreeMap<>();
         for (String child : children) {
-            if (partitions == null || child.equals(c.topic()) || partitions.matcher(child).matches()) {
+            if (partitions == null
+                    || child.equals(c.topic())
+                    || partitions.matcher(child).matches()) {
                 reads.put(child, store.get(dir + "/" + child));
             }
         }
-        await(CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)),
+        await(
+                CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)),
                 "reading the " + reads.size() + " managed-ledger record(s) under " + dir);
         TreeMap<String, String> out = new TreeMap<>();
         reads.forEach((child, read) -> {
@@ -164,8 +180,10 @@ public class StorageClassGuard implements BrokerInterceptor {
             Thread.currentThread().interrupt();
             throw new InterceptException(503, "Interrupted while " + what);
         } catch (ExecutionException | TimeoutException e) {
-            throw new InterceptException(503, "Could not check the storage of existing topics: " + what
-                    + " in the metadata store failed: " + (e instanceof ExecutionException ? e.getCause() : e));
+            throw new InterceptException(
+                    503,
+                    "Could not check the storage of existing topics: " + what + " in the metadata store failed: "
+                            + (e instanceof ExecutionException ? e.getCause() : e));
         }
     }
 
@@ -197,18 +215,14 @@ public class StorageClassGuard implements BrokerInterceptor {
     // Hooks this interceptor has no use for.
 
     @Override
-    public void onPulsarCommand(BaseCommand command, ServerCnx cnx) {
-    }
+    public void onPulsarCommand(BaseCommand command, ServerCnx cnx) {}
 
     @Override
-    public void onConnectionClosed(ServerCnx cnx) {
-    }
+    public void onConnectionClosed(ServerCnx cnx) {}
 
     @Override
-    public void onWebserviceResponse(ServletRequest request, ServletResponse response) {
-    }
+    public void onWebserviceResponse(ServletRequest request, ServletResponse response) {}
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -10,8 +10,7 @@ public final class Await {
         boolean holds() throws Exception;
     }
 
-    private Await() {
-    }
+    private Await() {}
 
     /** Polls {@code condition} every 100 ms until it holds; fails naming {@code what} after {@code seconds}. */
     public static void until(String what, int seconds, Condition condition) throws Exception {

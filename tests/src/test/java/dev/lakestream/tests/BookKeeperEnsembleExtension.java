@@ -82,8 +82,14 @@ public final class BookKeeperEnsembleExtension implements BeforeAllCallback, Aft
         long t0 = System.nanoTime();
         dataDir = Files.createTempDirectory("bookkeeper-");
         zkPort = freePort();
-        LocalBookkeeperEnsemble e = new LocalBookkeeperEnsemble(bookies, zkPort, 0,
-                dataDir.resolve("zk").toString(), dataDir.resolve("bk").toString(), true, "127.0.0.1");
+        LocalBookkeeperEnsemble e = new LocalBookkeeperEnsemble(
+                bookies,
+                zkPort,
+                0,
+                dataDir.resolve("zk").toString(),
+                dataDir.resolve("bk").toString(),
+                true,
+                "127.0.0.1");
         // Consecutive ports from a free one; the bookie id is host:port, so ephemeral ports (0) cannot be used.
         e.setBookieBasePort(freePortRun(bookies));
         try {
@@ -101,12 +107,18 @@ public final class BookKeeperEnsembleExtension implements BeforeAllCallback, Aft
             } catch (Exception suppressed) {
                 ex.addSuppressed(suppressed);
             }
-            throw new IllegalStateException("The BookKeeper ensemble (ZooKeeper on port " + zkPort + ", " + bookies
-                    + " bookie(s), data " + dataDir + ") did not start: " + ex, ex);
+            throw new IllegalStateException(
+                    "The BookKeeper ensemble (ZooKeeper on port " + zkPort + ", " + bookies + " bookie(s), data "
+                            + dataDir + ") did not start: " + ex,
+                    ex);
         }
         ensemble = e;
-        LOG.info("ZooKeeper on 127.0.0.1:{} and {} bookie(s) started in {} ms (data {})", zkPort, bookies,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), dataDir);
+        LOG.info(
+                "ZooKeeper on 127.0.0.1:{} and {} bookie(s) started in {} ms (data {})",
+                zkPort,
+                bookies,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
+                dataDir);
         return this;
     }
 
@@ -150,8 +162,8 @@ public final class BookKeeperEnsembleExtension implements BeforeAllCallback, Aft
     /** The ids of the ledgers that exist in the bookies' metadata (every broker's), read with BookKeeper's admin. */
     public List<Long> ledgerIds() throws Exception {
         requireRunning();
-        ClientConfiguration c = new ClientConfiguration().setMetadataServiceUri("zk+null://" + zookeeperAddress()
-                + "/ledgers");
+        ClientConfiguration c =
+                new ClientConfiguration().setMetadataServiceUri("zk+null://" + zookeeperAddress() + "/ledgers");
         List<Long> ids = new ArrayList<>();
         try (BookKeeperAdmin admin = new BookKeeperAdmin(c)) {
             admin.listLedgers().forEach(ids::add);

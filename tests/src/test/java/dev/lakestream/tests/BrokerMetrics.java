@@ -10,14 +10,16 @@ import java.time.Duration;
 /** The broker's Prometheus endpoint ({@code /metrics/}), read as a scraper reads it. */
 final class BrokerMetrics {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     private BrokerMetrics() {}
 
     /** The endpoint's text; fails naming the status when it is not 200. */
     static String scrape(PulsarBrokerExtension broker) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(broker.webServiceUrl() + "/metrics/"))
-                .timeout(Duration.ofSeconds(30)).build();
+                .timeout(Duration.ofSeconds(30))
+                .build();
         HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IOException(request.uri() + " answered " + r.statusCode() + ": " + r.body());
@@ -29,7 +31,9 @@ final class BrokerMetrics {
     static double value(String text, String name, String label) {
         for (String line : text.split("\n")) {
             int close = line.lastIndexOf('}');
-            if (line.startsWith(name + "{") && close > 0 && line.substring(0, close).contains(label)) {
+            if (line.startsWith(name + "{")
+                    && close > 0
+                    && line.substring(0, close).contains(label)) {
                 return Double.parseDouble(line.substring(close + 1).trim().split(" ")[0]);
             }
         }

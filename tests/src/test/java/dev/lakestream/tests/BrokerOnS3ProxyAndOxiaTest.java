@@ -25,7 +25,10 @@ class BrokerOnS3ProxyAndOxiaTest {
 
     @Test
     void startsWithItsMetadataInOxia() throws Exception {
-        assertThat(BROKER.pulsar().getManagedLedgerStorage().getDefaultStorageClass().getName())
+        assertThat(BROKER.pulsar()
+                        .getManagedLedgerStorage()
+                        .getDefaultStorageClass()
+                        .getName())
                 .isEqualTo("lakestream");
         assertThat(BROKER.configuration().getMetadataStoreUrl()).startsWith("oxia://");
         assertThat(BROKER.admin().namespaces().getNamespaces("public")).contains("public/default");
@@ -41,7 +44,8 @@ class BrokerOnS3ProxyAndOxiaTest {
             }
         }
         // The entries are objects in the bucket.
-        assertThat(RoundTrips.filesUnder(BROKER.s3().dataDir().resolve(BROKER.bucket()))).isNotEmpty();
+        assertThat(RoundTrips.filesUnder(BROKER.s3().dataDir().resolve(BROKER.bucket())))
+                .isNotEmpty();
 
         BROKER.restart();
 

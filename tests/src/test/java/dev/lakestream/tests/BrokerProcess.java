@@ -50,8 +50,12 @@ public final class BrokerProcess implements AutoCloseable {
         Path dataDir = Files.createDirectories(workDir.resolve(name));
         Map<String, String> all = PulsarBrokerExtension.localBrokerSettings(brokerPort, webPort);
         // The broker plugin the configuration names, as bin/run-broker provides it.
-        all.put("brokerInterceptorsDirectory", PulsarBrokerExtension.pluginDirectory().toString());
-        all.put("protocolHandlerDirectory", PulsarBrokerExtension.pluginDirectory().toString());
+        all.put(
+                "brokerInterceptorsDirectory",
+                PulsarBrokerExtension.pluginDirectory().toString());
+        all.put(
+                "protocolHandlerDirectory",
+                PulsarBrokerExtension.pluginDirectory().toString());
         all.put("narExtractionDirectory", dataDir.resolve("nar").toString());
         all.putAll(overrides);
 
@@ -63,13 +67,16 @@ public final class BrokerProcess implements AutoCloseable {
         cmd.add("-XX:TieredStopAtLevel=1");
         // The module-access flags the test JVM got from surefire are the ones the broker needs too.
         for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (arg.startsWith("--add-opens") || arg.startsWith("--enable-native-access")
-                    || arg.startsWith("--sun-misc-unsafe") || arg.startsWith("-Dio.netty")
+            if (arg.startsWith("--add-opens")
+                    || arg.startsWith("--enable-native-access")
+                    || arg.startsWith("--sun-misc-unsafe")
+                    || arg.startsWith("-Dio.netty")
                     || arg.equals("-XX:+EnableDynamicAgentLoading")) {
                 cmd.add(arg);
             }
         }
-        cmd.add("-Dlog4j2.configurationFile=" + PulsarBrokerExtension.projectDir().resolve("conf/log4j2.xml"));
+        cmd.add("-Dlog4j2.configurationFile="
+                + PulsarBrokerExtension.projectDir().resolve("conf/log4j2.xml"));
         cmd.add("-cp");
         cmd.add(testClassPath());
         cmd.add(LakestreamBroker.class.getName());
@@ -86,9 +93,13 @@ public final class BrokerProcess implements AutoCloseable {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException("broker " + name + " is already running");
         }
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
-        pb.environment().put(LakestreamBroker.DATA_DIR_ENV, logFile.getParent().resolve(name).toString());
+        pb.environment()
+                .put(
+                        LakestreamBroker.DATA_DIR_ENV,
+                        logFile.getParent().resolve(name).toString());
         pb.environment().put("LAKESTREAM_LOG_LEVEL", "INFO");
         long logStart = Files.exists(logFile) ? Files.size(logFile) : 0;
         process = pb.start();
@@ -98,8 +109,8 @@ public final class BrokerProcess implements AutoCloseable {
                 return this;
             }
             if (!process.isAlive()) {
-                throw new IllegalStateException("broker " + name + " exited with " + process.exitValue()
-                        + " before serving; log: " + logFile);
+                throw new IllegalStateException(
+                        "broker " + name + " exited with " + process.exitValue() + " before serving; log: " + logFile);
             }
             Thread.sleep(200);
         }
@@ -143,7 +154,9 @@ public final class BrokerProcess implements AutoCloseable {
         if (process == null || !process.isAlive()) {
             throw new IllegalStateException("broker " + name + " is not running; cannot send SIG" + sig);
         }
-        Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid()))
+                .inheritIO()
+                .start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new IOException("kill -" + sig + " " + process.pid() + " (broker " + name + ") failed");
         }

@@ -23,8 +23,8 @@ class BrokerRestartMidStreamTest {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerRestartMidStreamTest.class);
 
     @RegisterExtension
-    static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.onS3ProxyAndOxia()
-            .config("lakestream.writer.flushDelay", "5ms");
+    static final PulsarBrokerExtension BROKER =
+            PulsarBrokerExtension.onS3ProxyAndOxia().config("lakestream.writer.flushDelay", "5ms");
 
     @Test
     void restartMidStreamKeepsEveryAcknowledgedMessageOnceAndResumesTheCursor() throws Exception {
@@ -36,11 +36,15 @@ class BrokerRestartMidStreamTest {
         PulsarClient client = BROKER.newClient(b -> b.operationTimeout(30, TimeUnit.SECONDS));
         int count = 1500;
         try (KeyedTraffic traffic = new KeyedTraffic(client, topic, "counted").start(count, 150)) {
-            Await.until("400 acknowledgements confirmed to the consumer", 120,
+            Await.until(
+                    "400 acknowledgements confirmed to the consumer",
+                    120,
                     () -> traffic.ackConfirmed().size() >= 400);
             Set<Integer> confirmedBeforeStop = traffic.ackConfirmed();
             BROKER.restart();
-            LOG.info("Restarted after {} sends, {} acknowledgements confirmed", traffic.sent(),
+            LOG.info(
+                    "Restarted after {} sends, {} acknowledgements confirmed",
+                    traffic.sent(),
                     confirmedBeforeStop.size());
 
             traffic.assertSettled(120);
@@ -50,9 +54,14 @@ class BrokerRestartMidStreamTest {
                     .isEmpty();
             Map<Integer, Integer> stored = KeyedTraffic.stored(client, topic).counts();
             assertThat(stored.keySet()).as("stored messages").containsAll(traffic.acked());
-            assertThat(stored.entrySet()).as("messages stored more than once, deduplication on")
-                    .filteredOn(e -> e.getValue() > 1).isEmpty();
-            LOG.info("{} acknowledged, {} stored, {} redelivered", traffic.ackedCount(), stored.size(),
+            assertThat(stored.entrySet())
+                    .as("messages stored more than once, deduplication on")
+                    .filteredOn(e -> e.getValue() > 1)
+                    .isEmpty();
+            LOG.info(
+                    "{} acknowledged, {} stored, {} redelivered",
+                    traffic.ackedCount(),
+                    stored.size(),
                     traffic.redelivered());
         }
     }

@@ -42,12 +42,15 @@ class BrokerSmokeTest {
     void updatingTheTopicPropertiesOfALoadedTopicAnswers() throws Exception {
         String topic = "persistent://public/default/props";
         PulsarClient client = BROKER.newClient();
-        try (Producer<String> p = client.newProducer(org.apache.pulsar.client.api.Schema.STRING).topic(topic)
+        try (Producer<String> p = client.newProducer(org.apache.pulsar.client.api.Schema.STRING)
+                .topic(topic)
                 .create()) {
             p.send("x");
             // The broker's callback copies the properties into the ledger's config map; it used to throw there
             // (an immutable map) and the request never answered.
-            BROKER.admin().topics().updatePropertiesAsync(topic, java.util.Map.of("lakestream.iceberg", "disabled"))
+            BROKER.admin()
+                    .topics()
+                    .updatePropertiesAsync(topic, java.util.Map.of("lakestream.iceberg", "disabled"))
                     .get(20, TimeUnit.SECONDS);
             assertThat(BROKER.admin().topics().getProperties(topic)).containsEntry("lakestream.iceberg", "disabled");
         }
@@ -58,7 +61,8 @@ class BrokerSmokeTest {
         ManagedLedgerStorage storage = BROKER.pulsar().getManagedLedgerStorage();
         assertThat(storage.getClass().getName()).isEqualTo(PulsarBrokerExtension.STORAGE_CLASS);
         assertThat(storage.getDefaultStorageClass().getName()).isEqualTo("lakestream");
-        assertThat(BROKER.configuration().getProperties().getProperty("lakestreamStorageMode")).isEqualTo("diskless");
+        assertThat(BROKER.configuration().getProperties().getProperty("lakestreamStorageMode"))
+                .isEqualTo("diskless");
         // The cluster metadata bin/run-broker writes on first start.
         PulsarAdmin admin = BROKER.admin();
         assertThat(admin.clusters().getClusters()).containsExactly("lakestream");
@@ -69,7 +73,12 @@ class BrokerSmokeTest {
     @Test
     void adminCreatesTenantAndNamespace() throws Exception {
         PulsarAdmin admin = BROKER.admin();
-        admin.tenants().createTenant("smoke", TenantInfo.builder().allowedClusters(Set.of("lakestream")).build());
+        admin.tenants()
+                .createTenant(
+                        "smoke",
+                        TenantInfo.builder()
+                                .allowedClusters(Set.of("lakestream"))
+                                .build());
         admin.namespaces().createNamespace("smoke/ns1");
         admin.namespaces().setPersistence("smoke/ns1", new PersistencePolicies(1, 1, 1, 0, "lakestream"));
 
@@ -83,23 +92,33 @@ class BrokerSmokeTest {
     void anUnknownStorageClassIsRefusedWhenSet() throws Exception {
         // The broker plugin the diskless configuration loads: in diskless mode "lakestream" is the only class.
         PulsarAdmin admin = BROKER.admin();
-        admin.tenants().createTenant("typo", TenantInfo.builder().allowedClusters(Set.of("lakestream")).build());
+        admin.tenants()
+                .createTenant(
+                        "typo",
+                        TenantInfo.builder()
+                                .allowedClusters(Set.of("lakestream"))
+                                .build());
         admin.namespaces().createNamespace("typo/ns");
         for (String wrong : new String[] {"lakestraem", "bookkeeper"}) {
-            assertThatThrownBy(() -> admin.namespaces().setPersistence("typo/ns",
-                    new PersistencePolicies(1, 1, 1, 0, wrong)))
+            assertThatThrownBy(() ->
+                            admin.namespaces().setPersistence("typo/ns", new PersistencePolicies(1, 1, 1, 0, wrong)))
                     .isInstanceOf(PulsarAdminException.PreconditionFailedException.class)
-                    .hasMessageContaining("'" + wrong + "'").hasMessageContaining("[lakestream]");
+                    .hasMessageContaining("'" + wrong + "'")
+                    .hasMessageContaining("[lakestream]");
         }
-        assertThat(admin.namespaces().getPersistence("typo/ns")).as("nothing stored").isNull();
+        assertThat(admin.namespaces().getPersistence("typo/ns"))
+                .as("nothing stored")
+                .isNull();
     }
 
     @Test
     void nonPersistentTopicRoundTrip() throws Exception {
         String topic = "non-persistent://public/default/smoke-np";
         try (PulsarClient client = BROKER.newClient();
-                Consumer<byte[]> consumer = client.newConsumer().topic(topic).subscriptionName("s").subscribe();
-                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+                Consumer<byte[]> consumer =
+                        client.newConsumer().topic(topic).subscriptionName("s").subscribe();
+                Producer<byte[]> producer =
+                        client.newProducer().topic(topic).enableBatching(false).create()) {
             for (int i = 0; i < 10; i++) {
                 producer.send(("np-" + i).getBytes());
             }
@@ -125,7 +144,12 @@ class BrokerSmokeTest {
     @Test
     void persistentTopicInANamespaceSetToLakestream() throws Exception {
         PulsarAdmin admin = BROKER.admin();
-        admin.tenants().createTenant("policy", TenantInfo.builder().allowedClusters(Set.of("lakestream")).build());
+        admin.tenants()
+                .createTenant(
+                        "policy",
+                        TenantInfo.builder()
+                                .allowedClusters(Set.of("lakestream"))
+                                .build());
         admin.namespaces().createNamespace("policy/ns");
         // What the README tells a user to type (pulsar-admin namespaces set-persistence ... --ml-storage-class).
         admin.namespaces().setPersistence("policy/ns", new PersistencePolicies(1, 1, 1, 0, "lakestream"));
@@ -146,8 +170,11 @@ class BrokerSmokeTest {
             produce(client, topic, "x", 5);
             // Both read the topic itself: nothing is compacted yet.
             for (boolean compacted : new boolean[] {false, true}) {
-                try (Reader<byte[]> reader = client.newReader().topic(topic).startMessageId(MessageId.earliest)
-                        .readCompacted(compacted).create()) {
+                try (Reader<byte[]> reader = client.newReader()
+                        .topic(topic)
+                        .startMessageId(MessageId.earliest)
+                        .readCompacted(compacted)
+                        .create()) {
                     List<String> got = new ArrayList<>();
                     while (reader.hasMessageAvailable()) {
                         got.add(new String(reader.readNext(20, TimeUnit.SECONDS).getValue()));
@@ -167,18 +194,29 @@ class BrokerSmokeTest {
     void compactionKeepsTheLatestValuePerKey() throws Exception {
         String topic = "persistent://public/default/smoke-compact";
         try (PulsarClient client = BROKER.newClient();
-                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+                Producer<byte[]> producer =
+                        client.newProducer().topic(topic).enableBatching(false).create()) {
             for (String kv : new String[] {"a=1", "b=1", "a=2"}) {
-                producer.newMessage().key(kv.substring(0, 1)).value(kv.getBytes()).send();
+                producer.newMessage()
+                        .key(kv.substring(0, 1))
+                        .value(kv.getBytes())
+                        .send();
             }
             BROKER.admin().topics().triggerCompaction(topic);
-            Await.until("compaction of " + topic + " to finish", 60, () -> BROKER.admin().topics()
-                    .compactionStatus(topic).status != LongRunningProcessStatus.Status.RUNNING);
+            Await.until(
+                    "compaction of " + topic + " to finish",
+                    60,
+                    () -> BROKER.admin().topics().compactionStatus(topic).status
+                            != LongRunningProcessStatus.Status.RUNNING);
             LongRunningProcessStatus status = BROKER.admin().topics().compactionStatus(topic);
-            assertThat(status.status).as("compaction status (%s)", status.lastError)
+            assertThat(status.status)
+                    .as("compaction status (%s)", status.lastError)
                     .isEqualTo(LongRunningProcessStatus.Status.SUCCESS);
-            try (Reader<byte[]> reader = client.newReader().topic(topic).startMessageId(MessageId.earliest)
-                    .readCompacted(true).create()) {
+            try (Reader<byte[]> reader = client.newReader()
+                    .topic(topic)
+                    .startMessageId(MessageId.earliest)
+                    .readCompacted(true)
+                    .create()) {
                 List<String> got = new ArrayList<>();
                 while (reader.hasMessageAvailable()) {
                     got.add(new String(reader.readNext(20, TimeUnit.SECONDS).getValue()));
@@ -208,8 +246,8 @@ class BrokerSmokeTest {
             // ...a new one reads everything, and the topic takes more messages.
             produce(after, topic, "r2", 2);
             try (Consumer<byte[]> consumer = subscribe(after, topic, "all")) {
-                assertThat(receive(consumer, 12)).containsExactlyElementsOf(concat(expected("r", 0, 10),
-                        expected("r2", 0, 2)));
+                assertThat(receive(consumer, 12))
+                        .containsExactlyElementsOf(concat(expected("r", 0, 10), expected("r2", 0, 2)));
             }
         }
         assertThat(BROKER.admin().tenants().getTenants()).contains("public");

@@ -13,17 +13,16 @@ import java.util.concurrent.TimeUnit;
 /** Runs {@code bin/pulsar-admin} and {@code bin/pulsar-client} as processes, as a user types them. */
 final class Cli {
 
-    private Cli() {
-    }
+    private Cli() {}
 
-    record Result(int exitCode, String stdout, String stderr) {
-    }
+    record Result(int exitCode, String stdout, String stderr) {}
 
     /** As {@link #run}, and fails (showing both outputs) unless the tool exits with 0. */
     static Result runOk(String tool, String... args) throws IOException, InterruptedException {
         Result r = run(tool, args);
-        assertThat(r.exitCode()).as("exit code of bin/%s %s; stdout:%n%s%nstderr:%n%s", tool, List.of(args),
-                r.stdout(), r.stderr()).isZero();
+        assertThat(r.exitCode())
+                .as("exit code of bin/%s %s; stdout:%n%s%nstderr:%n%s", tool, List.of(args), r.stdout(), r.stderr())
+                .isZero();
         return r;
     }
 
@@ -36,8 +35,10 @@ final class Cli {
         Path out = Files.createTempFile("cli-", ".out");
         Path err = Files.createTempFile("cli-", ".err");
         try {
-            ProcessBuilder pb = new ProcessBuilder(command).directory(root.toFile())
-                    .redirectOutput(out.toFile()).redirectError(err.toFile());
+            ProcessBuilder pb = new ProcessBuilder(command)
+                    .directory(root.toFile())
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile());
             pb.environment().put("LAKESTREAM_SKIP_BUILD", "1");
             pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
             Process p = pb.start();
@@ -45,7 +46,9 @@ final class Cli {
                 p.destroyForcibly();
                 throw new AssertionError(command + " did not finish within 120 s; stderr:\n" + Files.readString(err));
             }
-            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+            return new Result(
+                    p.exitValue(),
+                    Files.readString(out, StandardCharsets.UTF_8),
                     Files.readString(err, StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);

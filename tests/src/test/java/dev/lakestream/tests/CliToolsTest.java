@@ -23,23 +23,32 @@ class CliToolsTest {
     void adminListsTenantsAndNamespaces() throws Exception {
         Result tenants = Cli.runOk("pulsar-admin", "--admin-url", BROKER.webServiceUrl(), "tenants", "list");
         assertThat(tenants.stdout().lines()).contains("public", "pulsar");
-        Result namespaces = Cli.runOk("pulsar-admin", "--admin-url", BROKER.webServiceUrl(), "namespaces", "list",
-                "public");
+        Result namespaces =
+                Cli.runOk("pulsar-admin", "--admin-url", BROKER.webServiceUrl(), "namespaces", "list", "public");
         assertThat(namespaces.stdout().lines()).contains("public/default");
     }
 
     @Test
     void clientProducesAndConsumesAPersistentTopic() throws Exception {
         String topic = "persistent://public/default/cli";
-        Result produced = Cli.runOk("pulsar-client", "--url", BROKER.brokerServiceUrl(), "produce", topic,
-                "-m", "hello",
-                "-n", "3");
+        Result produced = Cli.runOk(
+                "pulsar-client", "--url", BROKER.brokerServiceUrl(), "produce", topic, "-m", "hello", "-n", "3");
         assertThat(produced.stderr()).contains("3 messages successfully produced");
 
-        Result consumed = Cli.runOk("pulsar-client", "--url", BROKER.brokerServiceUrl(), "consume", topic,
-                "-s", "sub",
-                "-n", "3", "-p", "Earliest");
-        assertThat(consumed.stdout().lines().filter(l -> l.endsWith("content:hello"))).hasSize(3);
+        Result consumed = Cli.runOk(
+                "pulsar-client",
+                "--url",
+                BROKER.brokerServiceUrl(),
+                "consume",
+                topic,
+                "-s",
+                "sub",
+                "-n",
+                "3",
+                "-p",
+                "Earliest");
+        assertThat(consumed.stdout().lines().filter(l -> l.endsWith("content:hello")))
+                .hasSize(3);
         assertThat(consumed.stderr()).contains("3 messages successfully consumed");
     }
 }

@@ -32,6 +32,7 @@ abstract class CompactionScenarios {
 
     /** The broker configuration key and value that turn Lakestream's compaction on. */
     static final String FACTORY_KEY = "compactionServiceFactoryClassName";
+
     static final String FACTORY = "dev.lakestream.pulsar.compaction.LakestreamCompactionServiceFactory";
 
     abstract PulsarBrokerExtension broker();
@@ -47,7 +48,8 @@ abstract class CompactionScenarios {
     void compactedReaderSeesTheLatestValuePerKeyThenNewMessages() throws Exception {
         String topic = "persistent://public/default/compact-basic";
         try (PulsarClient client = broker().newClient();
-                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+                Producer<byte[]> producer =
+                        client.newProducer().topic(topic).enableBatching(false).create()) {
             send(producer, "k1", "a");
             send(producer, "k2", "a");
             send(producer, "k1", "b");
@@ -59,7 +61,8 @@ abstract class CompactionScenarios {
 
             compactAndWait(topic);
             // Removed: k1=a and k3=a (replaced), k2's tombstone, the message without a key.
-            assertThat(compactionStats(topic).getLastCompactionRemovedEventCount()).isEqualTo(4);
+            assertThat(compactionStats(topic).getLastCompactionRemovedEventCount())
+                    .isEqualTo(4);
 
             try (Reader<byte[]> reader = reader(client, topic, true)) {
                 assertThat(readAvailable(reader)).containsExactly("k1=b", "k4=a", "k3=b");
@@ -69,8 +72,9 @@ abstract class CompactionScenarios {
             }
             // A reader of the topic itself still sees every message.
             try (Reader<byte[]> reader = reader(client, topic, false)) {
-                assertThat(readAvailable(reader)).containsExactly("k1=a", "k2=a", "k1=b", "k3=a", "k2=null",
-                        "=no-key", "k4=a", "k3=b", "k5=new", "k1=c");
+                assertThat(readAvailable(reader))
+                        .containsExactly(
+                                "k1=a", "k2=a", "k1=b", "k3=a", "k2=null", "=no-key", "k4=a", "k3=b", "k5=new", "k1=c");
             }
             // A second run starts from the first one's view.
             compactAndWait(topic);
@@ -78,7 +82,9 @@ abstract class CompactionScenarios {
                 assertThat(readAvailable(reader)).containsExactly("k4=a", "k3=b", "k5=new", "k1=c");
             }
             CompactionStats stats = compactionStats(topic);
-            assertThat(stats.getLastCompactionRemovedEventCount()).as("k1=b replaced").isEqualTo(1);
+            assertThat(stats.getLastCompactionRemovedEventCount())
+                    .as("k1=b replaced")
+                    .isEqualTo(1);
             assertThat(stats.getLastCompactionSucceedTimestamp()).isPositive();
             assertThat(stats.getLastCompactionFailedTimestamp()).isZero();
             // The same statistics in the broker's Prometheus metrics, as operators' dashboards read them.
@@ -88,8 +94,10 @@ abstract class CompactionScenarios {
                 metrics[0] = BrokerMetrics.scrape(broker());
                 return BrokerMetrics.value(metrics[0], "pulsar_compaction_succeed_count", label) == 2.0;
             });
-            assertThat(BrokerMetrics.value(metrics[0], "pulsar_compaction_removed_event_count", label)).isEqualTo(5.0);
-            assertThat(BrokerMetrics.value(metrics[0], "pulsar_compaction_failed_count", label)).isZero();
+            assertThat(BrokerMetrics.value(metrics[0], "pulsar_compaction_removed_event_count", label))
+                    .isEqualTo(5.0);
+            assertThat(BrokerMetrics.value(metrics[0], "pulsar_compaction_failed_count", label))
+                    .isZero();
             // The last message id a compacted reader is told about is the topic's.
             try (Reader<byte[]> reader = reader(client, topic, true)) {
                 assertThat(reader.hasMessageAvailable()).isTrue();
@@ -101,15 +109,20 @@ abstract class CompactionScenarios {
     void aCompactedSubscriptionConsumesTheViewThenTheTopic() throws Exception {
         String topic = "persistent://public/default/compact-subscription";
         try (PulsarClient client = broker().newClient();
-                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+                Producer<byte[]> producer =
+                        client.newProducer().topic(topic).enableBatching(false).create()) {
             for (int i = 0; i < 9; i++) {
                 send(producer, "k" + (i % 3), "v" + i);
             }
             compactAndWait(topic);
             send(producer, "k0", "after");
-            try (Consumer<byte[]> consumer = client.newConsumer().topic(topic).subscriptionName("compacted")
-                    .subscriptionType(SubscriptionType.Exclusive).readCompacted(true)
-                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe()) {
+            try (Consumer<byte[]> consumer = client.newConsumer()
+                    .topic(topic)
+                    .subscriptionName("compacted")
+                    .subscriptionType(SubscriptionType.Exclusive)
+                    .readCompacted(true)
+                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                    .subscribe()) {
                 List<String> got = new ArrayList<>();
                 for (int i = 0; i < 4; i++) {
                     Message<byte[]> m = consumer.receive(30, TimeUnit.SECONDS);
@@ -127,12 +140,19 @@ abstract class CompactionScenarios {
     void batchedMessagesAreCompacted() throws Exception {
         String topic = "persistent://public/default/compact-batches";
         try (PulsarClient client = broker().newClient();
-                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(true)
-                        .batchingMaxMessages(7).batchingMaxPublishDelay(50, TimeUnit.MILLISECONDS)
-                        .compressionType(CompressionType.LZ4).create()) {
+                Producer<byte[]> producer = client.newProducer()
+                        .topic(topic)
+                        .enableBatching(true)
+                        .batchingMaxMessages(7)
+                        .batchingMaxPublishDelay(50, TimeUnit.MILLISECONDS)
+                        .compressionType(CompressionType.LZ4)
+                        .create()) {
             List<java.util.concurrent.CompletableFuture<MessageId>> sends = new ArrayList<>();
             for (int i = 0; i < 60; i++) {
-                sends.add(producer.newMessage().key("k" + (i % 6)).value(("v" + i).getBytes(UTF_8)).sendAsync());
+                sends.add(producer.newMessage()
+                        .key("k" + (i % 6))
+                        .value(("v" + i).getBytes(UTF_8))
+                        .sendAsync());
             }
             sends.add(producer.newMessage().key("k0").value(null).sendAsync());
             producer.flush();
@@ -143,8 +163,8 @@ abstract class CompactionScenarios {
             compactAndWait(topic);
 
             try (Reader<byte[]> reader = reader(client, topic, true)) {
-                assertThat(readAvailable(reader)).containsExactlyInAnyOrder("k1=v55", "k2=v56", "k3=v57", "k4=v58",
-                        "k5=v59");
+                assertThat(readAvailable(reader))
+                        .containsExactlyInAnyOrder("k1=v55", "k2=v56", "k3=v57", "k4=v58", "k5=v59");
             }
         }
     }
@@ -153,7 +173,8 @@ abstract class CompactionScenarios {
     void compactionSurvivesABrokerRestart() throws Exception {
         String topic = "persistent://public/default/compact-restart";
         try (PulsarClient client = broker().newClient();
-                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+                Producer<byte[]> producer =
+                        client.newProducer().topic(topic).enableBatching(false).create()) {
             for (int i = 0; i < 20; i++) {
                 send(producer, "k" + (i % 4), "v" + i);
             }
@@ -166,7 +187,8 @@ abstract class CompactionScenarios {
             try (Reader<byte[]> reader = reader(client, topic, true)) {
                 assertThat(readAvailable(reader)).containsExactly("k0=v16", "k1=v17", "k2=v18", "k3=v19");
             }
-            try (Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+            try (Producer<byte[]> producer =
+                    client.newProducer().topic(topic).enableBatching(false).create()) {
                 send(producer, "k0", "after");
             }
             compactAndWait(topic);
@@ -184,13 +206,15 @@ abstract class CompactionScenarios {
         admin.namespaces().setCompactionThreshold(ns, 512L);
         String topic = "persistent://" + ns + "/t";
         try (PulsarClient client = broker().newClient();
-                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+                Producer<byte[]> producer =
+                        client.newProducer().topic(topic).enableBatching(false).create()) {
             for (int i = 0; i < 40; i++) {
                 send(producer, "k" + (i % 3), "value-" + i + "-" + "x".repeat(40));
             }
             // No one asks: the broker's compaction monitor sees the backlog over the threshold and compacts.
-            waitFor("automatic compaction of " + topic, () ->
-                    admin.topics().compactionStatus(topic).status == LongRunningProcessStatus.Status.SUCCESS);
+            waitFor(
+                    "automatic compaction of " + topic,
+                    () -> admin.topics().compactionStatus(topic).status == LongRunningProcessStatus.Status.SUCCESS);
             try (Reader<byte[]> reader = reader(client, topic, true)) {
                 List<String> got = readAvailable(reader);
                 assertThat(got).hasSizeLessThan(40).contains("k0=value-39-" + "x".repeat(40));
@@ -203,7 +227,8 @@ abstract class CompactionScenarios {
     void pulsarAdminCliCompactsATopic() throws Exception {
         String topic = "persistent://public/default/compact-cli";
         try (PulsarClient client = broker().newClient();
-                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+                Producer<byte[]> producer =
+                        client.newProducer().topic(topic).enableBatching(false).create()) {
             send(producer, "a", "1");
             send(producer, "a", "2");
             String url = broker().webServiceUrl();
@@ -221,7 +246,8 @@ abstract class CompactionScenarios {
     void aTopicWhoseKeysWereAllDeletedHasAnEmptyView() throws Exception {
         String topic = "persistent://public/default/compact-empty";
         try (PulsarClient client = broker().newClient();
-                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+                Producer<byte[]> producer =
+                        client.newProducer().topic(topic).enableBatching(false).create()) {
             send(producer, "a", "1");
             send(producer, "b", "1");
             send(producer, "a", null);
@@ -239,19 +265,22 @@ abstract class CompactionScenarios {
     void deletingATopicDeletesItsCompactedStreams() throws Exception {
         String topic = "persistent://public/default/compact-delete";
         try (PulsarClient client = broker().newClient();
-                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+                Producer<byte[]> producer =
+                        client.newProducer().topic(topic).enableBatching(false).create()) {
             send(producer, "a", "1");
         }
         compactAndWait(topic);
         String namespace = "pulsar-compacted/" + TopicName.get(topic).getPersistenceNamingEncoding();
-        var catalog = ((LakestreamManagedLedgerStorage) broker().pulsar().getManagedLedgerStorage()).lakestream()
+        var catalog = ((LakestreamManagedLedgerStorage) broker().pulsar().getManagedLedgerStorage())
+                .lakestream()
                 .catalog();
         assertThat(catalog.list(namespace).get(30, TimeUnit.SECONDS)).hasSize(1);
 
         broker().admin().topics().delete(topic, true);
 
-        waitFor("the compacted streams of deleted " + topic, () ->
-                catalog.list(namespace).get(30, TimeUnit.SECONDS).isEmpty());
+        waitFor(
+                "the compacted streams of deleted " + topic,
+                () -> catalog.list(namespace).get(30, TimeUnit.SECONDS).isEmpty());
     }
 
     // -------------------------------------------------------------------------------------------------- helpers
@@ -261,7 +290,10 @@ abstract class CompactionScenarios {
     }
 
     private static void send(Producer<byte[]> producer, String key, String value) throws Exception {
-        producer.newMessage().key(key).value(value == null ? null : value.getBytes(UTF_8)).send();
+        producer.newMessage()
+                .key(key)
+                .value(value == null ? null : value.getBytes(UTF_8))
+                .send();
     }
 
     void compactAndWait(String topic) throws Exception {
@@ -272,12 +304,17 @@ abstract class CompactionScenarios {
             last[0] = admin.topics().compactionStatus(topic);
             return last[0].status != LongRunningProcessStatus.Status.RUNNING;
         });
-        assertThat(last[0].status).as("compaction of %s: %s", topic, last[0].lastError)
+        assertThat(last[0].status)
+                .as("compaction of %s: %s", topic, last[0].lastError)
                 .isEqualTo(LongRunningProcessStatus.Status.SUCCESS);
     }
 
     private static Reader<byte[]> reader(PulsarClient client, String topic, boolean compacted) throws Exception {
-        return client.newReader().topic(topic).startMessageId(MessageId.earliest).readCompacted(compacted).create();
+        return client.newReader()
+                .topic(topic)
+                .startMessageId(MessageId.earliest)
+                .readCompacted(compacted)
+                .create();
     }
 
     private static String text(Message<byte[]> m) {
@@ -288,7 +325,9 @@ abstract class CompactionScenarios {
         List<String> got = new ArrayList<>();
         while (reader.hasMessageAvailable()) {
             Message<byte[]> m = reader.readNext(30, TimeUnit.SECONDS);
-            assertThat(m).as("a message announced by hasMessageAvailable; got so far %s", got).isNotNull();
+            assertThat(m)
+                    .as("a message announced by hasMessageAvailable; got so far %s", got)
+                    .isNotNull();
             got.add(text(m));
         }
         return got;

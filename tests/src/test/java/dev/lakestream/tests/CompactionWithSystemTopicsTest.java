@@ -23,7 +23,8 @@ class CompactionWithSystemTopicsTest {
 
     @RegisterExtension
     static final PulsarBrokerExtension BROKER = CompactionScenarios.configure(PulsarBrokerExtension.embedded())
-            .config("systemTopicEnabled", "true").config("topicLevelPoliciesEnabled", "true");
+            .config("systemTopicEnabled", "true")
+            .config("topicLevelPoliciesEnabled", "true");
 
     @Test
     void topicPoliciesAreReadThroughACompactedSystemTopic() throws Exception {
@@ -31,12 +32,14 @@ class CompactionWithSystemTopicsTest {
         String topic = "persistent://public/default/policy-compact";
         String changeEvents = "persistent://public/default/__change_events";
         try (PulsarClient client = BROKER.newClient();
-                Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false).create()) {
+                Producer<byte[]> producer =
+                        client.newProducer().topic(topic).enableBatching(false).create()) {
             producer.newMessage().key("k").value("v0".getBytes()).send();
             admin.topicPolicies().setMaxConsumers(topic, 7);
             admin.topicPolicies().setMaxConsumers(topic, 8);
-            CompactionScenarios.waitFor("the topic policy", () ->
-                    Integer.valueOf(8).equals(admin.topicPolicies().getMaxConsumers(topic)));
+            CompactionScenarios.waitFor(
+                    "the topic policy",
+                    () -> Integer.valueOf(8).equals(admin.topicPolicies().getMaxConsumers(topic)));
 
             // Compact the system topic the policies service reads with readCompacted. The broker may be compacting
             // it already (system topics have a compaction threshold of their own): then wait and ask again, so that
@@ -49,28 +52,36 @@ class CompactionWithSystemTopicsTest {
                     return false;
                 }
             });
-            CompactionScenarios.waitFor("compaction of " + changeEvents, () ->
-                    admin.topics().compactionStatus(changeEvents).status != LongRunningProcessStatus.Status.RUNNING);
+            CompactionScenarios.waitFor(
+                    "compaction of " + changeEvents,
+                    () -> admin.topics().compactionStatus(changeEvents).status
+                            != LongRunningProcessStatus.Status.RUNNING);
             LongRunningProcessStatus st = admin.topics().compactionStatus(changeEvents);
             assertThat(st.status).as("%s", st.lastError).isEqualTo(LongRunningProcessStatus.Status.SUCCESS);
 
             // A topic-level threshold: the broker compacts the topic by itself.
             admin.topicPolicies().setCompactionThreshold(topic, 256L);
-            CompactionScenarios.waitFor("the threshold policy", () ->
-                    Long.valueOf(256L).equals(admin.topicPolicies().getCompactionThreshold(topic)));
+            CompactionScenarios.waitFor(
+                    "the threshold policy",
+                    () -> Long.valueOf(256L).equals(admin.topicPolicies().getCompactionThreshold(topic)));
             for (int i = 0; i < 20; i++) {
-                producer.newMessage().key("k").value(("v" + i + "-" + "x".repeat(40)).getBytes()).send();
+                producer.newMessage()
+                        .key("k")
+                        .value(("v" + i + "-" + "x".repeat(40)).getBytes())
+                        .send();
             }
-            CompactionScenarios.waitFor("automatic compaction of " + topic, () ->
-                    admin.topics().compactionStatus(topic).status == LongRunningProcessStatus.Status.SUCCESS);
+            CompactionScenarios.waitFor(
+                    "automatic compaction of " + topic,
+                    () -> admin.topics().compactionStatus(topic).status == LongRunningProcessStatus.Status.SUCCESS);
         }
 
         BROKER.restart();
 
         // After a restart the policies service reads __change_events again: compacted view, then the rest.
         PulsarAdmin after = BROKER.admin();
-        CompactionScenarios.waitFor("the topic policies after a restart", () ->
-                Integer.valueOf(8).equals(after.topicPolicies().getMaxConsumers(topic))
+        CompactionScenarios.waitFor(
+                "the topic policies after a restart",
+                () -> Integer.valueOf(8).equals(after.topicPolicies().getMaxConsumers(topic))
                         && Long.valueOf(256L).equals(after.topicPolicies().getCompactionThreshold(topic)));
     }
 }

@@ -39,19 +39,21 @@ class ConfigurationSafetyTest {
     /** Every log event of this JVM from the start of the class (INFO and above, as configured), rendered. */
     private static final ConcurrentLinkedQueue<String> LOG_LINES = new ConcurrentLinkedQueue<>();
 
-    private static final AbstractAppender CAPTURE = new AbstractAppender("configuration-safety-capture", null, null,
-            true, Property.EMPTY_ARRAY) {
-        @Override
-        public void append(LogEvent event) {
-            StringBuilder line = new StringBuilder(event.getLoggerName()).append(' ')
-                    .append(event.getMessage().getFormattedMessage()).append(' ')
-                    .append(event.getContextData().toMap());
-            if (event.getThrown() != null) {
-                line.append('\n').append(stackTrace(event.getThrown()));
-            }
-            LOG_LINES.add(line.toString());
-        }
-    };
+    private static final AbstractAppender CAPTURE =
+            new AbstractAppender("configuration-safety-capture", null, null, true, Property.EMPTY_ARRAY) {
+                @Override
+                public void append(LogEvent event) {
+                    StringBuilder line = new StringBuilder(event.getLoggerName())
+                            .append(' ')
+                            .append(event.getMessage().getFormattedMessage())
+                            .append(' ')
+                            .append(event.getContextData().toMap());
+                    if (event.getThrown() != null) {
+                        line.append('\n').append(stackTrace(event.getThrown()));
+                    }
+                    LOG_LINES.add(line.toString());
+                }
+            };
 
     static {
         // Attached before the extension below starts the servers and the broker.
@@ -64,7 +66,8 @@ class ConfigurationSafetyTest {
     @RegisterExtension
     static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.onS3ProxyAndOxia();
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @AfterAll
     static void detach() {
@@ -100,7 +103,8 @@ class ConfigurationSafetyTest {
         String secret = BROKER.s3().secretKey();
         String accessKeyId = BROKER.s3().accessKey();
         assertThat(BROKER.configuration().getProperties().getProperty("lakestream.s3.secretAccessKey"))
-                .as("the broker runs with the S3Proxy's secret").isEqualTo(secret);
+                .as("the broker runs with the S3Proxy's secret")
+                .isEqualTo(secret);
 
         String topic = "persistent://public/default/secret-check";
         PulsarClient client = BROKER.newClient();
@@ -112,31 +116,44 @@ class ConfigurationSafetyTest {
         // Everything an operator or a scraper reads from the broker.
         String path = "/admin/v2/persistent/public/default/secret-check";
         Map<String, String> answers = new LinkedHashMap<>();
-        for (String p : List.of(path + "/stats", path + "/internalStats", path + "/partitioned-stats",
-                "/admin/v2/brokers/configuration/runtime", "/admin/v2/brokers/configuration/values",
-                "/admin/v2/broker-stats/topics", "/admin/v2/broker-stats/metrics", "/metrics/")) {
+        for (String p : List.of(
+                path + "/stats",
+                path + "/internalStats",
+                path + "/partitioned-stats",
+                "/admin/v2/brokers/configuration/runtime",
+                "/admin/v2/brokers/configuration/values",
+                "/admin/v2/broker-stats/topics",
+                "/admin/v2/broker-stats/metrics",
+                "/metrics/")) {
             answers.put(p, get(p));
         }
         assertThat(answers.get(path + "/internalStats")).contains("ledgers");
         assertThat(answers.get("/metrics/")).contains("pulsar_in_messages_total");
-        answers.forEach((p, body) -> assertThat(body).as(p).doesNotContain(secret).doesNotContain(accessKeyId));
+        answers.forEach(
+                (p, body) -> assertThat(body).as(p).doesNotContain(secret).doesNotContain(accessKeyId));
 
         // The config object the storage builds from those properties.
-        String config = S3ObjectStoreConfig.fromProperties(ConfigReader.of(BROKER.configuration().getProperties()))
+        String config = S3ObjectStoreConfig.fromProperties(
+                        ConfigReader.of(BROKER.configuration().getProperties()))
                 .toString();
-        assertThat(config).contains("secretAccessKey=****").doesNotContain(secret).doesNotContain(accessKeyId);
+        assertThat(config)
+                .contains("secretAccessKey=****")
+                .doesNotContain(secret)
+                .doesNotContain(accessKeyId);
 
         assertThat(LOG_LINES).as("log lines captured").hasSizeGreaterThan(50);
         // Pulsar logs every custom broker property once the broker is ready; the storage masked the credentials.
-        assertThat(LOG_LINES).anyMatch(l -> l.contains("Messaging service is ready")
-                && l.contains("lakestream.s3.secretAccessKey=****"));
+        assertThat(LOG_LINES)
+                .anyMatch(l ->
+                        l.contains("Messaging service is ready") && l.contains("lakestream.s3.secretAccessKey=****"));
         assertThat(LOG_LINES).noneMatch(l -> l.contains(secret));
         assertThat(LOG_LINES).noneMatch(l -> l.contains(accessKeyId));
     }
 
     private static String get(String path) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(BROKER.webServiceUrl() + path))
-                .timeout(Duration.ofSeconds(30)).build();
+                .timeout(Duration.ofSeconds(30))
+                .build();
         HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         // A 4xx (an endpoint this broker does not serve for a non-partitioned topic) is still searched.
         assertThat(r.statusCode()).as(path + " answered " + r.body()).isLessThan(500);

@@ -52,8 +52,12 @@ class DeduplicationAndTransactionsTest {
     }
 
     private static Producer<byte[]> producer(String topic, String name) throws Exception {
-        return client.newProducer().topic(topic).producerName(name).enableBatching(false)
-                .sendTimeout(0, TimeUnit.SECONDS).create();
+        return client.newProducer()
+                .topic(topic)
+                .producerName(name)
+                .enableBatching(false)
+                .sendTimeout(0, TimeUnit.SECONDS)
+                .create();
     }
 
     @Test
@@ -62,7 +66,10 @@ class DeduplicationAndTransactionsTest {
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "s")) {
             try (Producer<byte[]> p = producer(t, "orders-producer")) {
                 for (long seq = 0; seq < 5; seq++) {
-                    p.newMessage().sequenceId(seq).value(("o-" + seq).getBytes()).send();
+                    p.newMessage()
+                            .sequenceId(seq)
+                            .value(("o-" + seq).getBytes())
+                            .send();
                 }
                 // A resend of what the broker already has (as after a lost receipt).
                 p.newMessage().sequenceId(3).value("o-3".getBytes()).send();
@@ -74,7 +81,8 @@ class DeduplicationAndTransactionsTest {
             // The topic is reloaded: the broker rebuilds the producer's last sequence id from the managed ledger.
             BROKER.admin().topics().unload(t);
             try (Producer<byte[]> p = producer(t, "orders-producer")) {
-                assertThat(p.getLastSequenceId()).as("last sequence id told to the reconnected producer")
+                assertThat(p.getLastSequenceId())
+                        .as("last sequence id told to the reconnected producer")
                         .isEqualTo(4);
                 p.newMessage().sequenceId(4).value("o-4".getBytes()).send();
                 p.newMessage().sequenceId(5).value("o-5".getBytes()).send();
@@ -83,9 +91,12 @@ class DeduplicationAndTransactionsTest {
         }
         assertThat(BROKER.admin().topics().getInternalStats(t).cursors).containsKey("pulsar.dedup");
         assertThat(BROKER.admin().topics().getInternalStats(t).entriesAddedCounter)
-                .as("entries stored since the reload").isEqualTo(1);
+                .as("entries stored since the reload")
+                .isEqualTo(1);
         List<String> all = new ArrayList<>();
-        try (var r = client.newReader().topic(t).startMessageId(org.apache.pulsar.client.api.MessageId.earliest)
+        try (var r = client.newReader()
+                .topic(t)
+                .startMessageId(org.apache.pulsar.client.api.MessageId.earliest)
                 .create()) {
             while (r.hasMessageAvailable()) {
                 all.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue()));
@@ -97,40 +108,69 @@ class DeduplicationAndTransactionsTest {
     @Test
     void committedTransactionsAreVisibleAndAbortedOnesAreNot() throws Exception {
         String t = "persistent://public/default/txn-produce";
-        try (Consumer<byte[]> c = client.newConsumer().topic(t).subscriptionName("s")
-                .subscriptionType(SubscriptionType.Shared)
-                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
-             Producer<byte[]> p = client.newProducer().topic(t).sendTimeout(0, TimeUnit.SECONDS)
-                     .enableBatching(false).create()) {
-            Transaction committed = client.newTransaction().withTransactionTimeout(2, TimeUnit.MINUTES).build().get();
+        try (Consumer<byte[]> c = client.newConsumer()
+                        .topic(t)
+                        .subscriptionName("s")
+                        .subscriptionType(SubscriptionType.Shared)
+                        .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                        .subscribe();
+                Producer<byte[]> p = client.newProducer()
+                        .topic(t)
+                        .sendTimeout(0, TimeUnit.SECONDS)
+                        .enableBatching(false)
+                        .create()) {
+            Transaction committed = client.newTransaction()
+                    .withTransactionTimeout(2, TimeUnit.MINUTES)
+                    .build()
+                    .get();
             for (int i = 0; i < 3; i++) {
                 p.newMessage(committed).value(("a-" + i).getBytes()).send();
             }
-            assertThat(c.receive(1500, TimeUnit.MILLISECONDS)).as("nothing visible before the commit").isNull();
+            assertThat(c.receive(1500, TimeUnit.MILLISECONDS))
+                    .as("nothing visible before the commit")
+                    .isNull();
             committed.commit().get(30, TimeUnit.SECONDS);
             assertThat(RoundTrips.receive(c, 3)).isEqualTo(RoundTrips.expected("a", 0, 3));
 
-            Transaction aborted = client.newTransaction().withTransactionTimeout(2, TimeUnit.MINUTES).build().get();
+            Transaction aborted = client.newTransaction()
+                    .withTransactionTimeout(2, TimeUnit.MINUTES)
+                    .build()
+                    .get();
             p.newMessage(aborted).value("b-0".getBytes()).send();
             p.newMessage(aborted).value("b-1".getBytes()).send();
             aborted.abort().get(30, TimeUnit.SECONDS);
             p.send("c-0".getBytes());
-            assertThat(drain(c, 2000)).as("aborted messages are never delivered").containsExactly("c-0");
+            assertThat(drain(c, 2000))
+                    .as("aborted messages are never delivered")
+                    .containsExactly("c-0");
         }
-        assertThat(BROKER.admin().topics().getStats(t).getSubscriptions().get("s").getMsgBacklog()).isZero();
+        assertThat(BROKER.admin()
+                        .topics()
+                        .getStats(t)
+                        .getSubscriptions()
+                        .get("s")
+                        .getMsgBacklog())
+                .isZero();
     }
 
     @Test
     void acknowledgementsInATransactionCountOnlyOnCommit() throws Exception {
         String t = "persistent://public/default/txn-ack";
-        try (Producer<byte[]> p = client.newProducer().topic(t).enableBatching(false).create();
-             Consumer<byte[]> c = client.newConsumer().topic(t).subscriptionName("s")
-                     .subscriptionType(SubscriptionType.Shared)
-                     .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe()) {
+        try (Producer<byte[]> p =
+                        client.newProducer().topic(t).enableBatching(false).create();
+                Consumer<byte[]> c = client.newConsumer()
+                        .topic(t)
+                        .subscriptionName("s")
+                        .subscriptionType(SubscriptionType.Shared)
+                        .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                        .subscribe()) {
             p.send("d-0".getBytes());
             Message<byte[]> m = c.receive(20, TimeUnit.SECONDS);
 
-            Transaction aborted = client.newTransaction().withTransactionTimeout(2, TimeUnit.MINUTES).build().get();
+            Transaction aborted = client.newTransaction()
+                    .withTransactionTimeout(2, TimeUnit.MINUTES)
+                    .build()
+                    .get();
             c.acknowledgeAsync(m.getMessageId(), aborted).get(30, TimeUnit.SECONDS);
             aborted.abort().get(30, TimeUnit.SECONDS);
             c.redeliverUnacknowledgedMessages();
@@ -138,20 +178,38 @@ class DeduplicationAndTransactionsTest {
             assertThat(again).as("redelivered after the aborted ack").isNotNull();
             assertThat(new String(again.getValue())).isEqualTo("d-0");
 
-            Transaction committed = client.newTransaction().withTransactionTimeout(2, TimeUnit.MINUTES).build().get();
+            Transaction committed = client.newTransaction()
+                    .withTransactionTimeout(2, TimeUnit.MINUTES)
+                    .build()
+                    .get();
             c.acknowledgeAsync(again.getMessageId(), committed).get(30, TimeUnit.SECONDS);
             committed.commit().get(30, TimeUnit.SECONDS);
         }
-        Await.until("the committed ack reaches the subscription", 30, () -> BROKER.admin().topics().getStats(t)
-                .getSubscriptions().get("s").getMsgBacklog() == 0);
-        try (Consumer<byte[]> c = client.newConsumer().topic(t).subscriptionName("s")
-                .subscriptionType(SubscriptionType.Shared).subscribe()) {
+        Await.until(
+                "the committed ack reaches the subscription",
+                30,
+                () -> BROKER.admin()
+                                .topics()
+                                .getStats(t)
+                                .getSubscriptions()
+                                .get("s")
+                                .getMsgBacklog()
+                        == 0);
+        try (Consumer<byte[]> c = client.newConsumer()
+                .topic(t)
+                .subscriptionName("s")
+                .subscriptionType(SubscriptionType.Shared)
+                .subscribe()) {
             RoundTrips.assertNothingMore(c, 1500);
         }
         // The subscription's pending acks are kept in a managed ledger of their own, on Lakestream.
-        assertThat(BROKER.pulsar().getManagedLedgerStorage().getDefaultStorageClass().getManagedLedgerFactory()
-                .asyncExists("public/default/persistent/txn-ack-s__transaction_pending_ack")
-                .get(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(BROKER.pulsar()
+                        .getManagedLedgerStorage()
+                        .getDefaultStorageClass()
+                        .getManagedLedgerFactory()
+                        .asyncExists("public/default/persistent/txn-ack-s__transaction_pending_ack")
+                        .get(30, TimeUnit.SECONDS))
+                .isTrue();
     }
 
     /** Last, as it restarts the broker: what deduplication and the coordinators keep survives a restart. */
@@ -166,9 +224,15 @@ class DeduplicationAndTransactionsTest {
             }
         }
         client.newConsumer().topic(txnTopic).subscriptionName("s").subscribe().close();
-        Transaction open = client.newTransaction().withTransactionTimeout(5, TimeUnit.MINUTES).build().get();
-        try (Producer<byte[]> p = client.newProducer().topic(txnTopic).sendTimeout(0, TimeUnit.SECONDS)
-                .enableBatching(false).create()) {
+        Transaction open = client.newTransaction()
+                .withTransactionTimeout(5, TimeUnit.MINUTES)
+                .build()
+                .get();
+        try (Producer<byte[]> p = client.newProducer()
+                .topic(txnTopic)
+                .sendTimeout(0, TimeUnit.SECONDS)
+                .enableBatching(false)
+                .create()) {
             p.newMessage(open).value("t-0".getBytes()).send();
             p.newMessage(open).value("t-1".getBytes()).send();
         }
@@ -181,8 +245,10 @@ class DeduplicationAndTransactionsTest {
             p.newMessage().sequenceId(3).value("r-3".getBytes()).send();
         }
         List<String> all = new ArrayList<>();
-        try (var r = client.newReader().topic(dedupTopic)
-                .startMessageId(org.apache.pulsar.client.api.MessageId.earliest).create()) {
+        try (var r = client.newReader()
+                .topic(dedupTopic)
+                .startMessageId(org.apache.pulsar.client.api.MessageId.earliest)
+                .create()) {
             while (r.hasMessageAvailable()) {
                 all.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue()));
             }
@@ -191,8 +257,11 @@ class DeduplicationAndTransactionsTest {
 
         // The coordinator recovered the open transaction from its log; committing it now publishes its messages.
         open.commit().get(60, TimeUnit.SECONDS);
-        try (Consumer<byte[]> c = client.newConsumer().topic(txnTopic).subscriptionName("s")
-                .subscriptionType(SubscriptionType.Shared).subscribe()) {
+        try (Consumer<byte[]> c = client.newConsumer()
+                .topic(txnTopic)
+                .subscriptionName("s")
+                .subscriptionType(SubscriptionType.Shared)
+                .subscribe()) {
             assertThat(drain(c, 3000)).isEqualTo(List.of("t-0", "t-1"));
         }
     }

@@ -11,7 +11,6 @@ import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Reader;
-import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.api.SubscriptionType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,7 +37,8 @@ class DelayedDeliverySeekAndReadersTest {
 
     private static List<MessageId> send(String topic, String prefix, int n) throws Exception {
         List<MessageId> ids = new ArrayList<>();
-        try (Producer<byte[]> p = client.newProducer().topic(topic).enableBatching(false).create()) {
+        try (Producer<byte[]> p =
+                client.newProducer().topic(topic).enableBatching(false).create()) {
             for (int i = 0; i < n; i++) {
                 ids.add(p.send((prefix + "-" + i).getBytes()));
             }
@@ -49,11 +49,18 @@ class DelayedDeliverySeekAndReadersTest {
     @Test
     void deliverAfterAndDeliverAtHoldMessagesBack() throws Exception {
         String t = topic("delayed");
-        try (Consumer<byte[]> c = client.newConsumer().topic(t).subscriptionName("d")
-                .subscriptionType(SubscriptionType.Shared).subscribe();
-             Producer<byte[]> p = client.newProducer().topic(t).enableBatching(false).create()) {
+        try (Consumer<byte[]> c = client.newConsumer()
+                        .topic(t)
+                        .subscriptionName("d")
+                        .subscriptionType(SubscriptionType.Shared)
+                        .subscribe();
+                Producer<byte[]> p =
+                        client.newProducer().topic(t).enableBatching(false).create()) {
             long sentAt = System.currentTimeMillis();
-            p.newMessage().value("after".getBytes()).deliverAfter(4, TimeUnit.SECONDS).send();
+            p.newMessage()
+                    .value("after".getBytes())
+                    .deliverAfter(4, TimeUnit.SECONDS)
+                    .send();
             p.newMessage().value("at".getBytes()).deliverAt(sentAt + 4_000).send();
             p.newMessage().value("now".getBytes()).send();
 
@@ -65,7 +72,8 @@ class DelayedDeliverySeekAndReadersTest {
                 Message<byte[]> m = c.receive(30, TimeUnit.SECONDS);
                 assertThat(m).as("delayed message %d", i).isNotNull();
                 // The in-memory tracker delivers at most one tick (1 s) early.
-                assertThat(System.currentTimeMillis() - sentAt).as("delay of %s", new String(m.getValue()))
+                assertThat(System.currentTimeMillis() - sentAt)
+                        .as("delay of %s", new String(m.getValue()))
                         .isGreaterThanOrEqualTo(2_900);
                 delayed.add(new String(m.getValue()));
                 c.acknowledge(m);
@@ -73,7 +81,13 @@ class DelayedDeliverySeekAndReadersTest {
             assertThat(delayed).containsExactlyInAnyOrder("after", "at");
             RoundTrips.assertNothingMore(c, 1000);
         }
-        assertThat(BROKER.admin().topics().getStats(t).getSubscriptions().get("d").getMsgBacklog()).isZero();
+        assertThat(BROKER.admin()
+                        .topics()
+                        .getStats(t)
+                        .getSubscriptions()
+                        .get("d")
+                        .getMsgBacklog())
+                .isZero();
     }
 
     @Test
@@ -104,8 +118,11 @@ class DelayedDeliverySeekAndReadersTest {
         Await.until("the clock moves past the early messages", 10, () -> System.currentTimeMillis() > lastEarly + 5);
         List<MessageId> late = send(t, "late", 5);
         long boundary;
-        try (Reader<byte[]> r = client.newReader().topic(t).startMessageId(late.get(0))
-                .startMessageIdInclusive().create()) {
+        try (Reader<byte[]> r = client.newReader()
+                .topic(t)
+                .startMessageId(late.get(0))
+                .startMessageIdInclusive()
+                .create()) {
             boundary = r.readNext(20, TimeUnit.SECONDS).getPublishTime();
         }
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "s")) {
@@ -123,7 +140,8 @@ class DelayedDeliverySeekAndReadersTest {
         String t = topic("reader");
         List<MessageId> ids = send(t, "r", 10);
 
-        try (Reader<byte[]> r = client.newReader().topic(t).startMessageId(MessageId.earliest).create()) {
+        try (Reader<byte[]> r =
+                client.newReader().topic(t).startMessageId(MessageId.earliest).create()) {
             List<String> got = new ArrayList<>();
             while (r.hasMessageAvailable()) {
                 got.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue()));
@@ -131,23 +149,32 @@ class DelayedDeliverySeekAndReadersTest {
             assertThat(got).isEqualTo(RoundTrips.expected("r", 0, 10));
             assertThat(r.hasMessageAvailable()).isFalse();
         }
-        try (Reader<byte[]> r = client.newReader().topic(t).startMessageId(ids.get(3)).startMessageIdInclusive()
+        try (Reader<byte[]> r = client.newReader()
+                .topic(t)
+                .startMessageId(ids.get(3))
+                .startMessageIdInclusive()
                 .create()) {
             assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue())).isEqualTo("r-3");
         }
-        try (Reader<byte[]> r = client.newReader().topic(t).startMessageId(ids.get(3)).create()) {
+        try (Reader<byte[]> r =
+                client.newReader().topic(t).startMessageId(ids.get(3)).create()) {
             assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue())).isEqualTo("r-4");
         }
-        try (Reader<byte[]> r = client.newReader().topic(t).startMessageId(MessageId.latest).create()) {
+        try (Reader<byte[]> r =
+                client.newReader().topic(t).startMessageId(MessageId.latest).create()) {
             assertThat(r.hasMessageAvailable()).isFalse();
             send(t, "tail", 1);
             assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue())).isEqualTo("tail-0");
         }
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "last")) {
             MessageId last = c.getLastMessageId();
-            try (Reader<byte[]> r = client.newReader().topic(t).startMessageId(last).startMessageIdInclusive()
+            try (Reader<byte[]> r = client.newReader()
+                    .topic(t)
+                    .startMessageId(last)
+                    .startMessageIdInclusive()
                     .create()) {
-                assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue())).isEqualTo("tail-0");
+                assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue()))
+                        .isEqualTo("tail-0");
             }
             assertThat(last).isNotEqualTo(ids.get(9)).isGreaterThan(ids.get(9));
         }

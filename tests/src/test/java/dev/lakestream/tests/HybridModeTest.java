@@ -47,8 +47,13 @@ class HybridModeTest {
     @BeforeAll
     static void tenant() throws Exception {
         PulsarAdmin admin = BROKER.admin();
-        admin.tenants().createTenant(TENANT, TenantInfo.builder()
-                .allowedClusters(Set.of(BROKER.pulsar().getConfiguration().getClusterName())).build());
+        admin.tenants()
+                .createTenant(
+                        TENANT,
+                        TenantInfo.builder()
+                                .allowedClusters(Set.of(
+                                        BROKER.pulsar().getConfiguration().getClusterName()))
+                                .build());
     }
 
     // --------------------------------------------------------------------------------------- placement and basics
@@ -63,18 +68,26 @@ class HybridModeTest {
         assertThat(admin.tenants().getTenants()).contains("public", "pulsar");
         assertThat(admin.namespaces().getNamespaces("public")).contains("public/default");
         assertThat(admin.namespaces().getNamespaces("pulsar")).contains("pulsar/system");
-        assertThat(admin.namespaces().getBundles("public/default").getNumBundles()).isEqualTo(32);
-        assertThat(admin.topics().getPartitionedTopicMetadata("persistent://pulsar/system/transaction_coordinator_assign")
-                .partitions).isEqualTo(16);
-        assertThat(BROKER.pulsar().getLocalMetadataStore().exists("/bookies").get()).isTrue();
+        assertThat(admin.namespaces().getBundles("public/default").getNumBundles())
+                .isEqualTo(32);
+        assertThat(admin.topics()
+                        .getPartitionedTopicMetadata("persistent://pulsar/system/transaction_coordinator_assign")
+                        .partitions)
+                .isEqualTo(16);
+        assertThat(BROKER.pulsar().getLocalMetadataStore().exists("/bookies").get())
+                .isTrue();
     }
 
     @Test
     void theBrokerRunsTheHybridStorageAndLoadsThePlugin() throws Exception {
-        assertThat(BROKER.pulsar().getManagedLedgerStorage().getDefaultStorageClass().getName())
+        assertThat(BROKER.pulsar()
+                        .getManagedLedgerStorage()
+                        .getDefaultStorageClass()
+                        .getName())
                 .isEqualTo("bookkeeper");
         assertThat(BROKER.pulsar().getManagedLedgerStorage().getStorageClasses())
-                .extracting(c -> c.getName()).containsExactly("bookkeeper", "lakestream");
+                .extracting(c -> c.getName())
+                .containsExactly("bookkeeper", "lakestream");
         // Loaded from the NAR (a NarClassLoader), not from the test classpath.
         assertThat(BROKER.pulsar().getBrokerInterceptor()).isNotNull();
         assertThat(BROKER.pulsar().getConfiguration().getBrokerInterceptors()).containsExactly("lakestream");
@@ -94,7 +107,8 @@ class HybridModeTest {
         }
         List<Long> ledgers = ledgerIds(topic);
         assertThat(ledgers).isNotEmpty();
-        assertThat(BROKER.bookkeeper().ledgerIds()).as("the topic's ledgers are BookKeeper ledgers")
+        assertThat(BROKER.bookkeeper().ledgerIds())
+                .as("the topic's ledgers are BookKeeper ledgers")
                 .containsAll(ledgers);
         assertThat(storageOfNode(topic)).isEqualTo("bookkeeper");
         assertThat(managedLedgerClass(topic)).isEqualTo("ManagedLedgerImpl");
@@ -121,7 +135,8 @@ class HybridModeTest {
         PulsarClient client = BROKER.newClient();
         for (String cls : new String[] {null, "lakestream"}) {
             String topic = "persistent://" + namespace(cls == null ? "shared-bk" : "shared-ls", cls) + "/t";
-            try (Consumer<byte[]> c1 = shared(client, topic); Consumer<byte[]> c2 = shared(client, topic)) {
+            try (Consumer<byte[]> c1 = shared(client, topic);
+                    Consumer<byte[]> c2 = shared(client, topic)) {
                 RoundTrips.produce(client, topic, "m", 20);
                 Set<String> got = new HashSet<>();
                 List<String> all = new ArrayList<>();
@@ -136,11 +151,19 @@ class HybridModeTest {
                         }
                     }
                 }
-                assertThat(got).as("%s: every message once across both consumers", topic)
+                assertThat(got)
+                        .as("%s: every message once across both consumers", topic)
                         .containsExactlyInAnyOrderElementsOf(RoundTrips.expected("m", 0, 20));
                 assertThat(all).hasSize(20);
-                waitFor(() -> BROKER.admin().topics().getStats(topic).getSubscriptions().get("shared")
-                        .getMsgBacklog() == 0, topic + ": backlog 0 after acknowledging everything");
+                waitFor(
+                        () -> BROKER.admin()
+                                        .topics()
+                                        .getStats(topic)
+                                        .getSubscriptions()
+                                        .get("shared")
+                                        .getMsgBacklog()
+                                == 0,
+                        topic + ": backlog 0 after acknowledging everything");
             }
         }
     }
@@ -183,7 +206,9 @@ class HybridModeTest {
                 .isInstanceOf(PulsarAdminException.PreconditionFailedException.class)
                 .hasMessageContaining("Unknown managed-ledger storage class 'lakestraem'")
                 .hasMessageContaining("[bookkeeper, lakestream]");
-        assertThat(admin.namespaces().getPersistence(ns)).as("the policy was not stored").isNull();
+        assertThat(admin.namespaces().getPersistence(ns))
+                .as("the policy was not stored")
+                .isNull();
 
         assertThatThrownBy(() -> admin.topics().setPersistence(topic, typo))
                 .isInstanceOf(PulsarAdminException.PreconditionFailedException.class)
@@ -194,16 +219,31 @@ class HybridModeTest {
 
         // Known classes pass (Pulsar then applies the policy as usual).
         admin.namespaces().setPersistence(ns, new PersistencePolicies(1, 1, 1, 0, "lakestream"));
-        assertThat(admin.namespaces().getPersistence(ns).getManagedLedgerStorageClassName()).isEqualTo("lakestream");
+        assertThat(admin.namespaces().getPersistence(ns).getManagedLedgerStorageClassName())
+                .isEqualTo("lakestream");
     }
 
     @Test
     void theCliReportsAnUnknownStorageClass() throws Exception {
         String ns = namespace("cli", null);
-        Cli.Result r = Cli.run("pulsar-admin", "--admin-url", BROKER.webServiceUrl(), "namespaces",
-                "set-persistence", ns, "-e", "1", "-w", "1", "-a", "1", "-c", "s3");
+        Cli.Result r = Cli.run(
+                "pulsar-admin",
+                "--admin-url",
+                BROKER.webServiceUrl(),
+                "namespaces",
+                "set-persistence",
+                ns,
+                "-e",
+                "1",
+                "-w",
+                "1",
+                "-a",
+                "1",
+                "-c",
+                "s3");
         assertThat(r.exitCode()).isNotZero();
-        assertThat(r.stdout() + r.stderr()).contains("Unknown managed-ledger storage class 's3'")
+        assertThat(r.stdout() + r.stderr())
+                .contains("Unknown managed-ledger storage class 's3'")
                 .contains("[bookkeeper, lakestream]");
         assertThat(BROKER.admin().namespaces().getPersistence(ns)).isNull();
     }
@@ -290,8 +330,11 @@ class HybridModeTest {
         admin.topics().unload(bkTopic);
         String bkLedger = TopicName.get(bkTopic).getPersistenceNamingEncoding();
 
-        ManagedLedgerFactory lakestream = BROKER.pulsar().getManagedLedgerStorage()
-                .getManagedLedgerStorageClass("lakestream").orElseThrow().getManagedLedgerFactory();
+        ManagedLedgerFactory lakestream = BROKER.pulsar()
+                .getManagedLedgerStorage()
+                .getManagedLedgerStorageClass("lakestream")
+                .orElseThrow()
+                .getManagedLedgerFactory();
         assertThatThrownBy(() -> lakestream.open(bkLedger))
                 .isInstanceOf(ManagedLedgerException.class)
                 .hasMessageContaining("was created in another storage")
@@ -306,11 +349,15 @@ class HybridModeTest {
         RoundTrips.produce(client, lsTopic, "l", 3);
         admin.topics().unload(lsTopic);
         String lsLedger = TopicName.get(lsTopic).getPersistenceNamingEncoding();
-        ManagedLedgerFactory bookkeeper = BROKER.pulsar().getManagedLedgerStorage()
-                .getManagedLedgerStorageClass("bookkeeper").orElseThrow().getManagedLedgerFactory();
+        ManagedLedgerFactory bookkeeper = BROKER.pulsar()
+                .getManagedLedgerStorage()
+                .getManagedLedgerStorageClass("bookkeeper")
+                .orElseThrow()
+                .getManagedLedgerFactory();
         // Pulsar's BookKeeper factory cannot parse Lakestream's node (JSON, not a ManagedLedgerInfo): it refuses.
         // (Pulsar 5.0.1: "MetaStoreException: java.lang.IllegalArgumentException: Invalid unknonwn tag type: 3".)
-        assertThatThrownBy(() -> bookkeeper.open(lsLedger)).isInstanceOf(ManagedLedgerException.class)
+        assertThatThrownBy(() -> bookkeeper.open(lsLedger))
+                .isInstanceOf(ManagedLedgerException.class)
                 .hasMessageContaining("tag type");
         assertThat(storageOfNode(lsTopic)).isEqualTo("lakestream");
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, lsTopic, "s")) {
@@ -331,18 +378,25 @@ class HybridModeTest {
     }
 
     private static Consumer<byte[]> shared(PulsarClient client, String topic) throws Exception {
-        return client.newConsumer().topic(topic).subscriptionName("shared")
-                .subscriptionType(SubscriptionType.Shared).receiverQueueSize(5).subscribe();
+        return client.newConsumer()
+                .topic(topic)
+                .subscriptionName("shared")
+                .subscriptionType(SubscriptionType.Shared)
+                .receiverQueueSize(5)
+                .subscribe();
     }
 
     private static List<Long> ledgerIds(String topic) throws Exception {
         return BROKER.admin().topics().getInternalStats(topic).ledgers.stream()
-                .map((LedgerInfo l) -> l.ledgerId).toList();
+                .map((LedgerInfo l) -> l.ledgerId)
+                .toList();
     }
 
     /** The class of the loaded topic's managed ledger (ManagedLedgerImpl is BookKeeper's). */
     private static String managedLedgerClass(String topic) throws Exception {
-        PersistentTopic t = (PersistentTopic) BROKER.pulsar().getBrokerService().getTopicReference(topic)
+        PersistentTopic t = (PersistentTopic) BROKER.pulsar()
+                .getBrokerService()
+                .getTopicReference(topic)
                 .orElseThrow(() -> new AssertionError(topic + " is not loaded"));
         return t.getManagedLedger().getClass().getSimpleName();
     }
@@ -350,13 +404,15 @@ class HybridModeTest {
     /** The storage the topic's /managed-ledgers node names: "lakestream" (our JSON), "bookkeeper" or "none". */
     static String storageOfNode(String topic) throws Exception {
         String path = "/managed-ledgers/" + TopicName.get(topic).getPersistenceNamingEncoding();
-        Optional<GetResult> node = BROKER.pulsar().getLocalMetadataStore().get(path).get(30, TimeUnit.SECONDS);
+        Optional<GetResult> node =
+                BROKER.pulsar().getLocalMetadataStore().get(path).get(30, TimeUnit.SECONDS);
         assertThat(node).as("node %s", path).isPresent();
         byte[] v = node.get().getValue();
         if (v.length == 0) {
             return "none";
         }
-        return new String(v, StandardCharsets.UTF_8).startsWith("{\"storage\":\"lakestream\"") ? "lakestream"
+        return new String(v, StandardCharsets.UTF_8).startsWith("{\"storage\":\"lakestream\"")
+                ? "lakestream"
                 : "bookkeeper";
     }
 

@@ -113,7 +113,8 @@ class IcebergStandaloneTest {
         props.put("lakestream.materialize.statusFile", dir.resolve(statusFile).toString());
         Path file = dir.resolve(statusFile + ".conf");
         StringBuilder sb = new StringBuilder();
-        new TreeMap<>(props).forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+        new TreeMap<>(props)
+                .forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
         Files.writeString(file, sb.toString());
         return file;
     }
@@ -130,7 +131,8 @@ class IcebergStandaloneTest {
     }
 
     static byte[] order(long id) {
-        GenericData.Record customer = new GenericData.Record(AVRO.getField("customer").schema());
+        GenericData.Record customer =
+                new GenericData.Record(AVRO.getField("customer").schema());
         customer.put("name", "customer-" + (id % 7));
         customer.put("tags", List.of("t" + (id % 3), "u" + id));
         GenericData.Record r = new GenericData.Record(AVRO);
@@ -171,13 +173,21 @@ class IcebergStandaloneTest {
     }
 
     private static void publish(PulsarClient client, long from, int count, long pauseEvery) throws Exception {
-        try (Producer<byte[]> producer = client.newProducer(Schema.NATIVE_AVRO(AVRO)).topic(TOPIC)
-                .enableBatching(true).batchingMaxMessages(10).batchingMaxPublishDelay(5, TimeUnit.MILLISECONDS)
-                .compressionType(CompressionType.LZ4).create()) {
+        try (Producer<byte[]> producer = client.newProducer(Schema.NATIVE_AVRO(AVRO))
+                .topic(TOPIC)
+                .enableBatching(true)
+                .batchingMaxMessages(10)
+                .batchingMaxPublishDelay(5, TimeUnit.MILLISECONDS)
+                .compressionType(CompressionType.LZ4)
+                .create()) {
             List<CompletableFuture<MessageId>> sent = new ArrayList<>();
             for (long id = from; id < from + count; id++) {
-                sent.add(producer.newMessage().key("k" + id).property("n", Long.toString(id))
-                        .eventTime(1_764_000_000_000L + id).value(order(id)).sendAsync());
+                sent.add(producer.newMessage()
+                        .key("k" + id)
+                        .property("n", Long.toString(id))
+                        .eventTime(1_764_000_000_000L + id)
+                        .value(order(id))
+                        .sendAsync());
                 if (pauseEvery > 0 && id % pauseEvery == 0) {
                     producer.flush();
                     Thread.sleep(20);
@@ -191,8 +201,8 @@ class IcebergStandaloneTest {
     }
 
     private static Catalog catalog() {
-        return Catalogs.open(new CatalogConfig(CatalogConfig.DEFAULT_NAME, "jdbc", "jdbc:sqlite:" + catalogDb(),
-                warehouse(), Map.of()));
+        return Catalogs.open(new CatalogConfig(
+                CatalogConfig.DEFAULT_NAME, "jdbc", "jdbc:sqlite:" + catalogDb(), warehouse(), Map.of()));
     }
 
     private static List<Record> rows(Table table) throws IOException {
@@ -215,7 +225,9 @@ class IcebergStandaloneTest {
             seen.merge(id, 1, Integer::sum);
             assertThat(r.getField("_pulsar_key")).isEqualTo("k" + id);
             assertThat(r.getField("_pulsar_properties")).isEqualTo(Map.of("n", Long.toString(id)));
-            assertThat(((OffsetDateTime) r.getField("_pulsar_event_time")).toInstant().toEpochMilli())
+            assertThat(((OffsetDateTime) r.getField("_pulsar_event_time"))
+                            .toInstant()
+                            .toEpochMilli())
                     .isEqualTo(1_764_000_000_000L + id);
             Record customer = (Record) r.getField("customer");
             assertThat(customer.getField("name")).isEqualTo("customer-" + (id % 7));
@@ -227,8 +239,11 @@ class IcebergStandaloneTest {
             assertThat(r.getField("attrs")).isEqualTo(Map.of("qty", (int) (id % 5), "rank", (int) id));
             assertThat(r.getField("note")).isEqualTo(id % 4 == 0 ? null : "note " + id);
         }
-        List<Long> duplicates = seen.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey)
-                .sorted().toList();
+        List<Long> duplicates = seen.entrySet().stream()
+                .filter(e -> e.getValue() > 1)
+                .map(Map.Entry::getKey)
+                .sorted()
+                .toList();
         List<Long> missing = new ArrayList<>();
         for (long id = 0; id < n; id++) {
             if (!seen.containsKey(id)) {
@@ -249,30 +264,41 @@ class IcebergStandaloneTest {
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = MaterializeCommand.run(new String[] {"--conf", conf("once").toString(), "--once"},
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+        int code = MaterializeCommand.run(
+                new String[] {"--conf", conf("once").toString(), "--once"},
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
                 null);
         assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains(TOPIC + "-partition-0 -> public.default.orders")
-                .contains(TOPIC + "-partition-1 -> public.default.orders").contains("2 topic partitions, 0 incomplete");
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains(TOPIC + "-partition-0 -> public.default.orders")
+                .contains(TOPIC + "-partition-1 -> public.default.orders")
+                .contains("2 topic partitions, 0 incomplete");
 
         Catalog catalog = catalog();
         Table table = catalog.loadTable(TABLE);
         List<Record> rows = rows(table);
         assertExactlyOnce(rows, FIRST);
         assertThat(rows).extracting(r -> r.getField("_pulsar_partition")).containsOnly(0, 1);
-        assertThat(rows).allSatisfy(r -> assertThat((Long) r.getField("_pulsar_ledger_id")).isNotNegative());
+        assertThat(rows)
+                .allSatisfy(
+                        r -> assertThat((Long) r.getField("_pulsar_ledger_id")).isNotNegative());
 
-        JsonNode py = PyIceberg.readTable(catalogDb(), warehouse(), CatalogConfig.DEFAULT_NAME, "public.default.orders");
-        JsonNode java = JSON.readTree(JSON.writeValueAsString(plainRows(table.schema().asStruct(), rows)));
+        JsonNode py =
+                PyIceberg.readTable(catalogDb(), warehouse(), CatalogConfig.DEFAULT_NAME, "public.default.orders");
+        JsonNode java =
+                JSON.readTree(JSON.writeValueAsString(plainRows(table.schema().asStruct(), rows)));
         assertThat(py.get("rows").size()).isEqualTo(FIRST);
         for (int i = 0; i < FIRST; i++) {
-            assertThat(py.get("rows").get(i)).as("row %d (pyiceberg vs IcebergGenerics)", i)
+            assertThat(py.get("rows").get(i))
+                    .as("row %d (pyiceberg vs IcebergGenerics)", i)
                     .isEqualTo(java.get(i));
         }
-        JsonNode summary = py.get("snapshot_summaries").get(py.get("snapshot_summaries").size() - 1);
+        JsonNode summary =
+                py.get("snapshot_summaries").get(py.get("snapshot_summaries").size() - 1);
         Map<Long, Long> offsets = CommitSummary.committedOffsets(table);
-        offsets.forEach((stream, offset) -> assertThat(summary.get(CommitSummary.OFFSET_PREFIX + stream).asText())
+        offsets.forEach((stream, offset) -> assertThat(
+                        summary.get(CommitSummary.OFFSET_PREFIX + stream).asText())
                 .isEqualTo(Long.toString(offset)));
     }
 
@@ -280,16 +306,26 @@ class IcebergStandaloneTest {
     @Order(2)
     void aStandaloneProcessRacingAnotherMaterializerCommitsEachMessageOnce() throws Exception {
         Path processLog = dir.resolve("process.log");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "--add-opens", "java.base/java.nio=ALL-UNNAMED", "--add-opens",
-                "java.base/jdk.internal.misc=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true",
-                "--enable-native-access=ALL-UNNAMED", "-Xmx512m",
-                "-cp", System.getProperty("java.class.path"), MaterializeCommand.class.getName(),
-                "--conf", conf("process").toString()));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--add-opens",
+                "java.base/java.nio=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/jdk.internal.misc=ALL-UNNAMED",
+                "-Dio.netty.tryReflectionSetAccessible=true",
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx512m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                MaterializeCommand.class.getName(),
+                "--conf",
+                conf("process").toString()));
         if (Runtime.version().feature() >= 24) {
             command.add(1, "--sun-misc-unsafe-memory-access=allow");
         }
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(processLog.toFile())
+        Process process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(processLog.toFile())
                 .start();
         CountDownLatch stop = new CountDownLatch(1);
         Path inProcessConf = conf("inprocess");
@@ -311,20 +347,29 @@ class IcebergStandaloneTest {
             process.destroy(); // SIGTERM: commits what is pending, then exits
             stop.countDown();
         }
-        assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("the process stopped on SIGTERM").isTrue();
+        assertThat(process.waitFor(120, TimeUnit.SECONDS))
+                .as("the process stopped on SIGTERM")
+                .isTrue();
         assertThat(inProcess.get(120, TimeUnit.SECONDS)).isZero();
         String log = Files.readString(processLog);
-        assertThat(log).as(log).contains("materializing persistent://public/default/orders-partition-0")
-                .contains("stopping: committing what is pending").doesNotContain("Exception in thread");
+        assertThat(log)
+                .as(log)
+                .contains("materializing persistent://public/default/orders-partition-0")
+                .contains("stopping: committing what is pending")
+                .doesNotContain("Exception in thread");
 
         // Both took part: each committed ranges or found that the other had committed them first.
         for (String who : List.of("process", "inprocess")) {
             StatusFile.Snapshot last = StatusFile.read(dir.resolve(who)).orElseThrow();
             assertThat(last.running()).isFalse();
-            long commits = last.topics().stream().mapToLong(StatusFile.Topic::commits).sum();
-            long conflicts = last.topics().stream().mapToLong(t -> t.conflicts()).sum();
+            long commits =
+                    last.topics().stream().mapToLong(StatusFile.Topic::commits).sum();
+            long conflicts =
+                    last.topics().stream().mapToLong(t -> t.conflicts()).sum();
             System.out.printf("[IcebergStandaloneTest] %s: %d commits, %d conflicts%n", who, commits, conflicts);
-            assertThat(commits + conflicts).as("%s committed or lost a race", who).isPositive();
+            assertThat(commits + conflicts)
+                    .as("%s committed or lost a race", who)
+                    .isPositive();
         }
         Table table = catalog().loadTable(TABLE);
         assertExactlyOnce(rows(table), FIRST + RACED);
@@ -344,7 +389,8 @@ class IcebergStandaloneTest {
         assertThat(ranges).hasSize(2);
         ranges.forEach((stream, list) -> {
             for (int i = 1; i < list.size(); i++) {
-                assertThat(list.get(i)[0]).as("stream %d commit %d starts where commit %d ended", stream, i, i - 1)
+                assertThat(list.get(i)[0])
+                        .as("stream %d commit %d starts where commit %d ended", stream, i, i - 1)
                         .isEqualTo(list.get(i - 1)[1]);
             }
         });
@@ -368,7 +414,11 @@ class IcebergStandaloneTest {
     }
 
     private static Object plain(Object v) {
-        if (v == null || v instanceof Boolean || v instanceof Integer || v instanceof Long || v instanceof String
+        if (v == null
+                || v instanceof Boolean
+                || v instanceof Integer
+                || v instanceof Long
+                || v instanceof String
                 || v instanceof Double) {
             return v;
         }
@@ -400,8 +450,11 @@ class IcebergStandaloneTest {
             return Base64.getEncoder().encodeToString(bytes);
         }
         if (v instanceof UUID u) {
-            return Base64.getEncoder().encodeToString(ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
-                    .putLong(u.getLeastSignificantBits()).array());
+            return Base64.getEncoder()
+                    .encodeToString(ByteBuffer.allocate(16)
+                            .putLong(u.getMostSignificantBits())
+                            .putLong(u.getLeastSignificantBits())
+                            .array());
         }
         if (v instanceof Record r) {
             return plainStruct(r.struct(), r);
@@ -416,5 +469,4 @@ class IcebergStandaloneTest {
         }
         throw new IllegalArgumentException("no plain form for " + v.getClass() + ": " + v);
     }
-
 }

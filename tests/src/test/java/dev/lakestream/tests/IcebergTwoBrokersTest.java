@@ -70,6 +70,7 @@ class IcebergTwoBrokersTest {
     private static Path workDir;
     /** The catalog database and warehouse every materializer here shares. */
     private static Path icebergDir;
+
     private static Map<String, String> stores;
     private static BrokerProcess brokerA;
     private static BrokerProcess brokerB;
@@ -118,8 +119,8 @@ class IcebergTwoBrokersTest {
 
     @AfterAll
     static void stopEverything() {
-        for (AutoCloseable c : new AutoCloseable[] {catalog instanceof AutoCloseable a ? a : null, brokerA, brokerB,
-                oxia, s3}) {
+        for (AutoCloseable c :
+                new AutoCloseable[] {catalog instanceof AutoCloseable a ? a : null, brokerA, brokerB, oxia, s3}) {
             if (c != null) {
                 try {
                     c.close();
@@ -138,16 +139,26 @@ class IcebergTwoBrokersTest {
         String ns = "public/iceberg-txn";
         String topic = "persistent://" + ns + "/payments";
         try (PulsarAdmin admin = admin(brokerA, brokerB);
-             PulsarClient client = PulsarClient.builder().serviceUrl(serviceUrl(brokerA, brokerB))
-                     .enableTransaction(true).operationTimeout(30, TimeUnit.SECONDS).build()) {
+                PulsarClient client = PulsarClient.builder()
+                        .serviceUrl(serviceUrl(brokerA, brokerB))
+                        .enableTransaction(true)
+                        .operationTimeout(30, TimeUnit.SECONDS)
+                        .build()) {
             enabledNamespace(admin, ns);
             admin.topics().createNonPartitionedTopic(topic);
-            try (Producer<byte[]> producer = client.newProducer().topic(topic).sendTimeout(0, TimeUnit.SECONDS)
-                    .enableBatching(false).create()) {
+            try (Producer<byte[]> producer = client.newProducer()
+                    .topic(topic)
+                    .sendTimeout(0, TimeUnit.SECONDS)
+                    .enableBatching(false)
+                    .create()) {
                 send(producer, null, "before");
-                Transaction committed = client.newTransaction().withTransactionTimeout(2, TimeUnit.MINUTES).build()
+                Transaction committed = client.newTransaction()
+                        .withTransactionTimeout(2, TimeUnit.MINUTES)
+                        .build()
                         .get();
-                Transaction aborted = client.newTransaction().withTransactionTimeout(2, TimeUnit.MINUTES).build()
+                Transaction aborted = client.newTransaction()
+                        .withTransactionTimeout(2, TimeUnit.MINUTES)
+                        .build()
                         .get();
                 // Interleaved, so the aborted messages sit between committed ones in the stream.
                 for (int i = 0; i < 10; i++) {
@@ -159,7 +170,9 @@ class IcebergTwoBrokersTest {
                 committed.commit().get(30, TimeUnit.SECONDS);
                 send(producer, null, "after");
             }
-            Await.until("the message after both transactions in the table", 120,
+            Await.until(
+                    "the message after both transactions in the table",
+                    120,
                     () -> values(topic).contains("after"));
             List<String> values = values(topic);
             List<String> expected = new ArrayList<>(List.of("before", "between", "after"));
@@ -178,15 +191,22 @@ class IcebergTwoBrokersTest {
         String topic = "persistent://" + ns + "/orders";
         int count = 600;
         Path processLog = workDir.resolve("standalone.log");
-        try (PulsarAdmin admin = admin(brokerA, brokerB); PulsarClient client = client(brokerA, brokerB)) {
+        try (PulsarAdmin admin = admin(brokerA, brokerB);
+                PulsarClient client = client(brokerA, brokerB)) {
             enabledNamespace(admin, ns);
             admin.topics().createNonPartitionedTopic(topic);
             Process process = startStandalone(ns, processLog);
             try {
-                Await.until("the standalone process materializing " + topic, 180,
+                Await.until(
+                        "the standalone process materializing " + topic,
+                        180,
                         () -> Files.readString(processLog).contains("materializing " + topic));
-                try (Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(true)
-                        .batchingMaxMessages(10).batchingMaxPublishDelay(5, TimeUnit.MILLISECONDS).create()) {
+                try (Producer<byte[]> producer = client.newProducer()
+                        .topic(topic)
+                        .enableBatching(true)
+                        .batchingMaxMessages(10)
+                        .batchingMaxPublishDelay(5, TimeUnit.MILLISECONDS)
+                        .create()) {
                     List<CompletableFuture<MessageId>> sent = new ArrayList<>();
                     for (int i = 0; i < count; i++) {
                         sent.add(producer.sendAsync(Integer.toString(i).getBytes(StandardCharsets.UTF_8)));
@@ -196,24 +216,38 @@ class IcebergTwoBrokersTest {
                         }
                     }
                     producer.flush();
-                    CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+                    CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
+                            .get(60, TimeUnit.SECONDS);
                 }
-                Await.until("every message in the table", 120, () -> values(topic).size() >= count);
+                Await.until(
+                        "every message in the table", 120, () -> values(topic).size() >= count);
             } finally {
                 process.destroy(); // SIGTERM: commits what is pending, then exits
             }
-            assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("the process stopped on SIGTERM").isTrue();
-            StatusFile.Snapshot last = StatusFile.read(workDir.resolve("standalone-status")).orElseThrow();
-            long commits = last.topics().stream().mapToLong(StatusFile.Topic::commits).sum();
-            long conflicts = last.topics().stream().mapToLong(StatusFile.Topic::conflicts).sum();
+            assertThat(process.waitFor(120, TimeUnit.SECONDS))
+                    .as("the process stopped on SIGTERM")
+                    .isTrue();
+            StatusFile.Snapshot last =
+                    StatusFile.read(workDir.resolve("standalone-status")).orElseThrow();
+            long commits =
+                    last.topics().stream().mapToLong(StatusFile.Topic::commits).sum();
+            long conflicts = last.topics().stream()
+                    .mapToLong(StatusFile.Topic::conflicts)
+                    .sum();
             Table table = catalog.loadTable(TableNames.of(TopicRef.parse(topic)));
             List<long[]> ranges = ranges(table);
-            LOG.info("race with a broker: standalone process {} commits, {} conflicts; table {} commits",
-                    commits, conflicts, ranges.size());
-            assertThat(commits + conflicts).as("the process committed or lost a race").isPositive();
+            LOG.info(
+                    "race with a broker: standalone process {} commits, {} conflicts; table {} commits",
+                    commits,
+                    conflicts,
+                    ranges.size());
+            assertThat(commits + conflicts)
+                    .as("the process committed or lost a race")
+                    .isPositive();
             assertExactlyOnce(values(topic), count);
             for (int i = 1; i < ranges.size(); i++) {
-                assertThat(ranges.get(i)[0]).as("commit %d starts where commit %d ended", i, i - 1)
+                assertThat(ranges.get(i)[0])
+                        .as("commit %d starts where commit %d ended", i, i - 1)
                         .isEqualTo(ranges.get(i - 1)[1]);
             }
         }
@@ -225,7 +259,8 @@ class IcebergTwoBrokersTest {
         String ns = "public/iceberg-failover";
         String topic = "persistent://" + ns + "/orders";
         int count = 4000;
-        try (PulsarAdmin admin = admin(brokerA, brokerB); PulsarClient client = client(brokerA, brokerB)) {
+        try (PulsarAdmin admin = admin(brokerA, brokerB);
+                PulsarClient client = client(brokerA, brokerB)) {
             enabledNamespace(admin, ns);
             admin.namespaces().setDeduplicationStatus(ns, true);
             admin.topics().createNonPartitionedTopic(topic);
@@ -234,23 +269,36 @@ class IcebergTwoBrokersTest {
                 Await.until("1000 sends issued", 120, () -> traffic.sent() >= 1000);
                 // Ideally the owner has committed rows already; on a slow machine the kill comes at 3/4 regardless,
                 // so that it always falls in the middle of the stream.
-                Await.until("rows in the table, or 3/4 of the sends issued", 60,
+                Await.until(
+                        "rows in the table, or 3/4 of the sends issued",
+                        60,
                         () -> traffic.sent() >= count * 3 / 4 || !values(topic).isEmpty());
-                assertThat(traffic.sent()).as("sends issued before the kill (mid-stream)").isLessThan(count);
+                assertThat(traffic.sent())
+                        .as("sends issued before the kill (mid-stream)")
+                        .isLessThan(count);
                 String owner = admin.lookups().lookupTopic(topic);
                 BrokerProcess victim = owner.endsWith(brokerA.brokerAddress()) ? brokerA : brokerB;
                 int rowsBefore = values(topic).size();
                 victim.kill();
-                LOG.info("Killed {} (owner of {}) after {} sends, {} acknowledged, {} rows in the table", victim,
-                        topic, traffic.sent(), traffic.ackedCount(), rowsBefore);
+                LOG.info(
+                        "Killed {} (owner of {}) after {} sends, {} acknowledged, {} rows in the table",
+                        victim,
+                        topic,
+                        traffic.sent(),
+                        traffic.ackedCount(),
+                        rowsBefore);
                 traffic.assertSettled(180);
                 assertThat(traffic.failed()).as("sends that failed").isEmpty();
 
                 BrokerProcess survivor = victim == brokerA ? brokerB : brokerA;
                 try (PulsarClient survivorClient = client(survivor)) {
-                    Map<Integer, Integer> stored = KeyedTraffic.stored(survivorClient, topic).counts();
-                    int storedTotal = stored.values().stream().mapToInt(Integer::intValue).sum();
-                    Await.until("every stored message in the table", 120,
+                    Map<Integer, Integer> stored =
+                            KeyedTraffic.stored(survivorClient, topic).counts();
+                    int storedTotal =
+                            stored.values().stream().mapToInt(Integer::intValue).sum();
+                    Await.until(
+                            "every stored message in the table",
+                            120,
                             () -> values(topic).size() >= storedTotal);
                     List<Record> rows = rows(topic);
                     Map<Integer, Integer> inTable = new TreeMap<>();
@@ -261,16 +309,28 @@ class IcebergTwoBrokersTest {
                     }
                     Set<Integer> missingAcked = new HashSet<>(traffic.acked());
                     missingAcked.removeAll(inTable.keySet());
-                    long duplicates = positions.values().stream().filter(c -> c > 1).count();
-                    LOG.info("failover: {} acknowledged, {} stored, {} rows ({} distinct messages), {} positions in"
-                            + " the table more than once, {} acknowledged messages missing", traffic.ackedCount(),
-                            storedTotal, rows.size(), inTable.size(), duplicates, missingAcked.size());
-                    assertThat(missingAcked).as("acknowledged messages missing from the table (gaps)").isEmpty();
-                    assertThat(positions.entrySet()).as("stored messages (positions) in the table more than once")
-                            .filteredOn(e -> e.getValue() > 1).isEmpty();
+                    long duplicates =
+                            positions.values().stream().filter(c -> c > 1).count();
+                    LOG.info(
+                            "failover: {} acknowledged, {} stored, {} rows ({} distinct messages), {} positions in"
+                                    + " the table more than once, {} acknowledged messages missing",
+                            traffic.ackedCount(),
+                            storedTotal,
+                            rows.size(),
+                            inTable.size(),
+                            duplicates,
+                            missingAcked.size());
+                    assertThat(missingAcked)
+                            .as("acknowledged messages missing from the table (gaps)")
+                            .isEmpty();
+                    assertThat(positions.entrySet())
+                            .as("stored messages (positions) in the table more than once")
+                            .filteredOn(e -> e.getValue() > 1)
+                            .isEmpty();
                     // The table holds what the topic holds: each stored message as often as it is stored (once,
                     // with deduplication on, unless the storage itself kept a message twice).
-                    assertThat(inTable).as("table rows per message vs the topic's stored messages")
+                    assertThat(inTable)
+                            .as("table rows per message vs the topic's stored messages")
                             .isEqualTo(stored);
                     assertThat(rows).hasSize(storedTotal);
                 }
@@ -287,8 +347,10 @@ class IcebergTwoBrokersTest {
     }
 
     private static void send(Producer<byte[]> producer, Transaction txn, String value) throws Exception {
-        (txn == null ? producer.newMessage() : producer.newMessage(txn)).value(value.getBytes(StandardCharsets.UTF_8))
-                .sendAsync().get(30, TimeUnit.SECONDS);
+        (txn == null ? producer.newMessage() : producer.newMessage(txn))
+                .value(value.getBytes(StandardCharsets.UTF_8))
+                .sendAsync()
+                .get(30, TimeUnit.SECONDS);
     }
 
     /** The standalone materializer in its own JVM, on the brokers' stores and the same catalog. */
@@ -296,8 +358,8 @@ class IcebergTwoBrokersTest {
         // The brokers' storage settings: those of their configuration file, with the test's stores over them.
         Map<String, String> props = new TreeMap<>();
         java.util.Properties brokerConf = new java.util.Properties();
-        try (var in = Files.newBufferedReader(PulsarBrokerExtension.projectDir()
-                .resolve("conf/broker-diskless.conf"))) {
+        try (var in =
+                Files.newBufferedReader(PulsarBrokerExtension.projectDir().resolve("conf/broker-diskless.conf"))) {
             brokerConf.load(in);
         }
         brokerConf.stringPropertyNames().stream()
@@ -311,20 +373,37 @@ class IcebergTwoBrokersTest {
         props.put("lakestream.iceberg.pollInterval", "100ms");
         props.put("lakestream.materialize.topics", namespace);
         props.put("lakestream.materialize.discoveryInterval", "500ms");
-        props.put("lakestream.materialize.dataDir", workDir.resolve("standalone").toString());
-        props.put("lakestream.materialize.statusFile", workDir.resolve("standalone-status").toString());
+        props.put(
+                "lakestream.materialize.dataDir", workDir.resolve("standalone").toString());
+        props.put(
+                "lakestream.materialize.statusFile",
+                workDir.resolve("standalone-status").toString());
         StringBuilder sb = new StringBuilder();
         props.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
         Path conf = Files.writeString(workDir.resolve("standalone.conf"), sb.toString());
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "--add-opens", "java.base/java.nio=ALL-UNNAMED", "--add-opens",
-                "java.base/jdk.internal.misc=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true",
-                "--enable-native-access=ALL-UNNAMED", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", classPath(), MaterializeCommand.class.getName(), "--conf", conf.toString()));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--add-opens",
+                "java.base/java.nio=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/jdk.internal.misc=ALL-UNNAMED",
+                "-Dio.netty.tryReflectionSetAccessible=true",
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx384m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                classPath(),
+                MaterializeCommand.class.getName(),
+                "--conf",
+                conf.toString()));
         if (Runtime.version().feature() >= 24) {
             command.add(1, "--sun-misc-unsafe-memory-access=allow");
         }
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
     }
 
     private static String classPath() {
@@ -338,7 +417,9 @@ class IcebergTwoBrokersTest {
     }
 
     private static String value(Record r) {
-        return StandardCharsets.UTF_8.decode(((ByteBuffer) r.getField("value")).duplicate()).toString();
+        return StandardCharsets.UTF_8
+                .decode(((ByteBuffer) r.getField("value")).duplicate())
+                .toString();
     }
 
     /** The message's position (ledger:entry:batch index), unique per message of a non-partitioned topic. */
@@ -365,8 +446,11 @@ class IcebergTwoBrokersTest {
     private static void assertExactlyOnce(List<String> values, int n) {
         Map<Integer, Integer> seen = new HashMap<>();
         values.forEach(v -> seen.merge(Integer.parseInt(v), 1, Integer::sum));
-        List<Integer> duplicates = seen.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey)
-                .sorted().toList();
+        List<Integer> duplicates = seen.entrySet().stream()
+                .filter(e -> e.getValue() > 1)
+                .map(Map.Entry::getKey)
+                .sorted()
+                .toList();
         List<Integer> missing = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             if (!seen.containsKey(i)) {
@@ -405,7 +489,10 @@ class IcebergTwoBrokersTest {
     }
 
     private static PulsarClient client(BrokerProcess... brokers) throws Exception {
-        return PulsarClient.builder().serviceUrl(serviceUrl(brokers)).operationTimeout(30, TimeUnit.SECONDS).build();
+        return PulsarClient.builder()
+                .serviceUrl(serviceUrl(brokers))
+                .operationTimeout(30, TimeUnit.SECONDS)
+                .build();
     }
 
     private static PulsarAdmin admin(BrokerProcess... brokers) throws Exception {
@@ -413,8 +500,11 @@ class IcebergTwoBrokersTest {
         for (BrokerProcess b : brokers) {
             addresses.add(b.webAddress());
         }
-        return PulsarAdmin.builder().serviceHttpUrl("http://" + String.join(",", addresses))
-                .connectionTimeout(10, TimeUnit.SECONDS).readTimeout(60, TimeUnit.SECONDS)
-                .requestTimeout(90, TimeUnit.SECONDS).build();
+        return PulsarAdmin.builder()
+                .serviceHttpUrl("http://" + String.join(",", addresses))
+                .connectionTimeout(10, TimeUnit.SECONDS)
+                .readTimeout(60, TimeUnit.SECONDS)
+                .requestTimeout(90, TimeUnit.SECONDS)
+                .build();
     }
 }

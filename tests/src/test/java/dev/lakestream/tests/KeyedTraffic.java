@@ -46,10 +46,12 @@ public final class KeyedTraffic implements AutoCloseable {
     private final Map<Integer, String> failed = new ConcurrentHashMap<>();
     /** Sends the broker answered as duplicates (no message id): it found their sequence id already persisted. */
     private final Set<Integer> ackedAsDuplicate = ConcurrentHashMap.newKeySet();
+
     private final Map<Integer, AtomicInteger> received = new ConcurrentHashMap<>();
     private final int[] highestPerKey = new int[KEYS];
     /** Messages whose acknowledgement by the consumer the broker confirmed (ack receipts). */
     private final Set<Integer> ackConfirmed = ConcurrentHashMap.newKeySet();
+
     private final AtomicInteger orderViolations = new AtomicInteger();
     private final AtomicInteger sent = new AtomicInteger();
     private final AtomicLong lastAckNanos = new AtomicLong();
@@ -81,12 +83,22 @@ public final class KeyedTraffic implements AutoCloseable {
     /** As {@link #start(int)}, sending {@code count} messages in all. */
     public KeyedTraffic start(int count, int perSecond) throws PulsarClientException {
         // Ack receipts: the broker confirms each acknowledgement, so a test knows which ones it holds.
-        consumer = client.newConsumer().topic(topic).subscriptionName("checker")
-                .subscriptionType(SubscriptionType.Failover).isAckReceiptEnabled(true)
-                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
-        producer = client.newProducer().topic(topic).producerName(name)
-                .sendTimeout(0, TimeUnit.SECONDS).blockIfQueueFull(true).maxPendingMessages(2000)
-                .enableBatching(true).batchingMaxPublishDelay(2, TimeUnit.MILLISECONDS).create();
+        consumer = client.newConsumer()
+                .topic(topic)
+                .subscriptionName("checker")
+                .subscriptionType(SubscriptionType.Failover)
+                .isAckReceiptEnabled(true)
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                .subscribe();
+        producer = client.newProducer()
+                .topic(topic)
+                .producerName(name)
+                .sendTimeout(0, TimeUnit.SECONDS)
+                .blockIfQueueFull(true)
+                .maxPendingMessages(2000)
+                .enableBatching(true)
+                .batchingMaxPublishDelay(2, TimeUnit.MILLISECONDS)
+                .create();
         long intervalNanos = TimeUnit.SECONDS.toNanos(1) / perSecond;
         producerThread = Thread.ofPlatform().name("keyed-producer-" + name).start(() -> {
             long next = System.nanoTime();
@@ -94,12 +106,17 @@ public final class KeyedTraffic implements AutoCloseable {
                 int n = i;
                 long t0 = System.nanoTime();
                 sentAt.put(n, t0);
-                producer.newMessage().key("k" + (n % KEYS)).value(Integer.toString(n).getBytes()).sendAsync()
+                producer.newMessage()
+                        .key("k" + (n % KEYS))
+                        .value(Integer.toString(n).getBytes())
+                        .sendAsync()
                         .whenComplete((id, e) -> {
                             long now = System.nanoTime();
                             if (e == null) {
                                 ackedAt.put(n, now);
-                                if (id instanceof MessageIdAdv adv && adv.getLedgerId() == -1 && adv.getEntryId() == -1) {
+                                if (id instanceof MessageIdAdv adv
+                                        && adv.getLedgerId() == -1
+                                        && adv.getEntryId() == -1) {
                                     ackedAsDuplicate.add(n);
                                 }
                                 lastAckNanos.accumulateAndGet(now, Math::max);
@@ -137,7 +154,8 @@ public final class KeyedTraffic implements AutoCloseable {
                     continue;
                 }
                 int n = Integer.parseInt(value);
-                int times = received.computeIfAbsent(n, k -> new AtomicInteger()).incrementAndGet();
+                int times =
+                        received.computeIfAbsent(n, k -> new AtomicInteger()).incrementAndGet();
                 int key = n % KEYS;
                 if (times == 1 && n < highestPerKey[key]) {
                     orderViolations.incrementAndGet();
@@ -168,7 +186,10 @@ public final class KeyedTraffic implements AutoCloseable {
 
     /** The first acknowledgement at or after {@code nanos}, or -1 if none yet. */
     public long firstAckAtOrAfter(long nanos) {
-        return ackedAt.values().stream().filter(t -> t >= nanos).min(Long::compare).orElse(-1L);
+        return ackedAt.values().stream()
+                .filter(t -> t >= nanos)
+                .min(Long::compare)
+                .orElse(-1L);
     }
 
     /**
@@ -178,7 +199,8 @@ public final class KeyedTraffic implements AutoCloseable {
     public long storedInWindow(long fromNanos, long toNanos) {
         return ackedAt.entrySet().stream()
                 .filter(e -> sentAt.getOrDefault(e.getKey(), Long.MIN_VALUE) >= fromNanos && e.getValue() < toNanos)
-                .filter(e -> !ackedAsDuplicate.contains(e.getKey())).count();
+                .filter(e -> !ackedAsDuplicate.contains(e.getKey()))
+                .count();
     }
 
     public boolean wasReceived(int n) {
@@ -198,7 +220,8 @@ public final class KeyedTraffic implements AutoCloseable {
     public boolean awaitSettled(int seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
-            if (!producerThread.isAlive() && ackedAt.size() + failed.size() >= sent.get()
+            if (!producerThread.isAlive()
+                    && ackedAt.size() + failed.size() >= sent.get()
                     && notReceived().isEmpty()) {
                 return true;
             }
@@ -213,9 +236,12 @@ public final class KeyedTraffic implements AutoCloseable {
      */
     public void assertSettled(int seconds) throws InterruptedException {
         boolean settled = awaitSettled(seconds);
-        assertThat(unanswered()).as("sends never answered (acked %d, failed %d)", ackedAt.size(), failed.size())
+        assertThat(unanswered())
+                .as("sends never answered (acked %d, failed %d)", ackedAt.size(), failed.size())
                 .isZero();
-        assertThat(notReceived()).as("acknowledged to the producer but never received by the consumer").isEmpty();
+        assertThat(notReceived())
+                .as("acknowledged to the producer but never received by the consumer")
+                .isEmpty();
         assertThat(settled).as("producer still sending").isTrue();
         assertThat(consumerError.get()).as("consumer error").isNull();
     }
@@ -227,7 +253,9 @@ public final class KeyedTraffic implements AutoCloseable {
 
     /** Of {@code messages}, those the consumer received more than once. */
     public List<Integer> receivedTwiceAmong(Set<Integer> messages) {
-        return messages.stream().filter(n -> received.get(n) != null && received.get(n).get() > 1).sorted()
+        return messages.stream()
+                .filter(n -> received.get(n) != null && received.get(n).get() > 1)
+                .sorted()
                 .toList();
     }
 
@@ -299,7 +327,10 @@ public final class KeyedTraffic implements AutoCloseable {
         Map<Integer, Integer> counts = new TreeMap<>();
         int idsOutOfOrder = 0;
         MessageId previous = null;
-        try (Reader<byte[]> reader = client.newReader().topic(topic).startMessageId(MessageId.earliest).create()) {
+        try (Reader<byte[]> reader = client.newReader()
+                .topic(topic)
+                .startMessageId(MessageId.earliest)
+                .create()) {
             while (reader.hasMessageAvailable()) {
                 Message<byte[]> m = reader.readNext(30, TimeUnit.SECONDS);
                 if (m == null) {

@@ -67,8 +67,8 @@ import org.slf4j.LoggerFactory;
  * restart); tests may close them earlier. Also usable without JUnit ({@link #start()}, {@link #close()}), e.g. by the
  * broker benchmark.
  */
-public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback,
-        AfterEachCallback, AutoCloseable {
+public final class PulsarBrokerExtension
+        implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PulsarBrokerExtension.class);
 
@@ -102,6 +102,7 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
     private final BookKeeperEnsembleExtension bk;
     /** Whether this extension started {@link #bk} (and so stops it), or found it running (registered on its own). */
     private boolean ownsBookKeeper;
+
     private final Map<String, String> overrides = new LinkedHashMap<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
 
@@ -195,13 +196,20 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
             p.start();
         } catch (Exception e) {
             closeQuietly(p);
-            throw new IllegalStateException("The broker did not start (" + stores + ", storage "
-                    + c.getManagedLedgerStorageClassName() + "): " + e, e);
+            throw new IllegalStateException(
+                    "The broker did not start (" + stores + ", storage " + c.getManagedLedgerStorageClassName() + "): "
+                            + e,
+                    e);
         }
         pulsar = p;
         conf = c;
-        LOG.info("Broker started in {} ms: {} {} ({}, data {})", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
-                p.getBrokerServiceUrl(), p.getWebServiceAddress(), stores, dataDir);
+        LOG.info(
+                "Broker started in {} ms: {} {} ({}, data {})",
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
+                p.getBrokerServiceUrl(),
+                p.getWebServiceAddress(),
+                stores,
+                dataDir);
     }
 
     /**
@@ -275,7 +283,8 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
         }
         Map<String, String> all = new LinkedHashMap<>(fixedOverrides());
         all.putAll(overrides);
-        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(SYSTEM_PROPERTY_PREFIX))
+        System.getProperties().stringPropertyNames().stream()
+                .filter(k -> k.startsWith(SYSTEM_PROPERTY_PREFIX))
                 .forEach(k -> all.put(k.substring(SYSTEM_PROPERTY_PREFIX.length()), System.getProperty(k)));
         return LakestreamBroker.loadConfiguration(confFile(), dataDir, all);
     }
@@ -336,13 +345,12 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
 
     /** A new client of this broker, closed with the extension. */
     public PulsarClient newClient() throws PulsarClientException {
-        return newClient(b -> { });
+        return newClient(b -> {});
     }
 
     /** A new client of this broker with more settings, closed with the extension. */
     public PulsarClient newClient(Consumer<ClientBuilder> customizer) throws PulsarClientException {
-        ClientBuilder b = PulsarClient.builder().serviceUrl(brokerServiceUrl())
-                .operationTimeout(15, TimeUnit.SECONDS);
+        ClientBuilder b = PulsarClient.builder().serviceUrl(brokerServiceUrl()).operationTimeout(15, TimeUnit.SECONDS);
         customizer.accept(b);
         PulsarClient client = b.build();
         synchronized (this) {
@@ -370,8 +378,10 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
     }
 
     private PulsarAdminBuilder adminBuilder() {
-        return PulsarAdmin.builder().serviceHttpUrl(webServiceUrl())
-                .connectionTimeout(10, TimeUnit.SECONDS).readTimeout(30, TimeUnit.SECONDS)
+        return PulsarAdmin.builder()
+                .serviceHttpUrl(webServiceUrl())
+                .connectionTimeout(10, TimeUnit.SECONDS)
+                .readTimeout(30, TimeUnit.SECONDS)
                 .requestTimeout(60, TimeUnit.SECONDS);
     }
 
@@ -486,7 +496,6 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
                 + " -Dtest=HybridModeTest, or bin/test)");
     }
 
-
     private Path confFile() {
         String name = switch (stores) {
             case EMBEDDED -> "broker-diskless-embedded.conf";
@@ -499,7 +508,9 @@ public final class PulsarBrokerExtension implements BeforeAllCallback, AfterAllC
     /** The repository root: from surefire's {@code lakestream.projectDir}, else the parent of the module. */
     public static Path projectDir() {
         String p = System.getProperty("lakestream.projectDir");
-        Path dir = p != null && !p.isBlank() ? Path.of(p) : Path.of("").toAbsolutePath().getParent();
+        Path dir = p != null && !p.isBlank()
+                ? Path.of(p)
+                : Path.of("").toAbsolutePath().getParent();
         if (!Files.isDirectory(dir.resolve("conf"))) {
             throw new IllegalStateException("No conf/ directory in " + dir
                     + " (set the system property lakestream.projectDir to the repository root)");

@@ -51,7 +51,9 @@ final class PyIceberg {
         // The environment bin/pyiceberg-env makes: ~/.cache/lakestream/pyiceberg-<sha-256 of requirements, 12 hex>.
         try {
             byte[] req = Files.readAllBytes(SCRIPT_DIR.resolve("requirements.txt"));
-            String hash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(req)).substring(0, 12);
+            String hash = HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(req))
+                    .substring(0, 12);
             String cache = Optional.ofNullable(System.getenv("LAKESTREAM_CACHE_DIR"))
                     .orElse(System.getProperty("user.home") + "/.cache/lakestream");
             Path venv = Path.of(cache, "pyiceberg-" + hash);
@@ -72,11 +74,21 @@ final class PyIceberg {
         Path out = Files.createTempFile("pyiceberg-", ".json");
         Path err = Files.createTempFile("pyiceberg-", ".err");
         try {
-            Process p = new ProcessBuilder(List.of(python().toString(), SCRIPT_DIR.resolve("read_table.py").toString(),
-                    catalogDb.toString(), warehouse, catalogName, table))
-                    .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("pyiceberg finished").isTrue();
-            assertThat(p.exitValue()).as("pyiceberg failed: %s", Files.readString(err, StandardCharsets.UTF_8))
+            Process p = new ProcessBuilder(List.of(
+                            python().toString(),
+                            SCRIPT_DIR.resolve("read_table.py").toString(),
+                            catalogDb.toString(),
+                            warehouse,
+                            catalogName,
+                            table))
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile())
+                    .start();
+            assertThat(p.waitFor(180, TimeUnit.SECONDS))
+                    .as("pyiceberg finished")
+                    .isTrue();
+            assertThat(p.exitValue())
+                    .as("pyiceberg failed: %s", Files.readString(err, StandardCharsets.UTF_8))
                     .isZero();
             return JSON.readTree(out.toFile());
         } finally {

@@ -42,15 +42,16 @@ class RetentionQuotasAndPoliciesTest {
     @BeforeAll
     static void setUp() throws Exception {
         client = BROKER.newClient();
-        for (String ns : List.of("public/keep", "public/drop", "public/quota-exception", "public/quota-hold",
-                "public/quota-evict")) {
+        for (String ns : List.of(
+                "public/keep", "public/drop", "public/quota-exception", "public/quota-hold", "public/quota-evict")) {
             BROKER.admin().namespaces().createNamespace(ns);
         }
     }
 
     private static List<MessageId> send(String topic, String prefix, int n) throws Exception {
         List<MessageId> ids = new ArrayList<>();
-        try (Producer<byte[]> p = client.newProducer().topic(topic).enableBatching(false).create()) {
+        try (Producer<byte[]> p =
+                client.newProducer().topic(topic).enableBatching(false).create()) {
             for (int i = 0; i < n; i++) {
                 ids.add(p.send((prefix + "-" + i).getBytes()));
             }
@@ -60,7 +61,10 @@ class RetentionQuotasAndPoliciesTest {
 
     private static List<String> readAll(String topic) throws Exception {
         List<String> got = new ArrayList<>();
-        try (Reader<byte[]> r = client.newReader().topic(topic).startMessageId(MessageId.earliest).create()) {
+        try (Reader<byte[]> r = client.newReader()
+                .topic(topic)
+                .startMessageId(MessageId.earliest)
+                .create()) {
             while (r.hasMessageAvailable()) {
                 got.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue()));
             }
@@ -69,7 +73,12 @@ class RetentionQuotasAndPoliciesTest {
     }
 
     private static long backlog(String topic, String sub) throws Exception {
-        return BROKER.admin().topics().getStats(topic).getSubscriptions().get(sub).getMsgBacklog();
+        return BROKER.admin()
+                .topics()
+                .getStats(topic)
+                .getSubscriptions()
+                .get(sub)
+                .getMsgBacklog();
     }
 
     @Test
@@ -86,11 +95,14 @@ class RetentionQuotasAndPoliciesTest {
                 }
             }
         }
-        assertThat(BROKER.admin().topics().getInternalStats(unconsumed).ledgers).as("ledgers of 5 entries, the last"
-                + " empty").hasSize(5);
+        assertThat(BROKER.admin().topics().getInternalStats(unconsumed).ledgers)
+                .as("ledgers of 5 entries, the last" + " empty")
+                .hasSize(5);
 
         // Without retention, the consumed ledgers go (all but the current one).
-        Await.until("consumed ledgers of " + dropped + " trimmed", 60,
+        Await.until(
+                "consumed ledgers of " + dropped + " trimmed",
+                60,
                 () -> BROKER.admin().topics().getInternalStats(dropped).ledgers.size() == 1);
         assertThat(readAll(dropped)).as("nothing left to read").isEmpty();
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, dropped, "late")) {
@@ -112,7 +124,9 @@ class RetentionQuotasAndPoliciesTest {
         assertThat(backlog(t, "slow")).isEqualTo(8);
         long sent = System.currentTimeMillis();
         BROKER.admin().topicPolicies().setMessageTTL(t, 1);
-        Await.until("the TTL policy is visible", 30,
+        Await.until(
+                "the TTL policy is visible",
+                30,
                 () -> Integer.valueOf(1).equals(BROKER.admin().topicPolicies().getMessageTTL(t)));
         Await.until("the messages are older than the TTL", 10, () -> System.currentTimeMillis() > sent + 1500);
         Await.until("the backlog expires", 60, () -> {
@@ -126,7 +140,8 @@ class RetentionQuotasAndPoliciesTest {
     }
 
     private static void sendKilobytes(String topic, int n) throws Exception {
-        try (Producer<byte[]> p = client.newProducer().topic(topic).enableBatching(false).create()) {
+        try (Producer<byte[]> p =
+                client.newProducer().topic(topic).enableBatching(false).create()) {
             for (int i = 0; i < n; i++) {
                 p.newMessage().value(KB).property("i", Integer.toString(i)).send();
             }
@@ -134,7 +149,10 @@ class RetentionQuotasAndPoliciesTest {
     }
 
     private static BacklogQuota quota(BacklogQuota.RetentionPolicy policy) {
-        return BacklogQuota.builder().limitSize(4 * 1024).retentionPolicy(policy).build();
+        return BacklogQuota.builder()
+                .limitSize(4 * 1024)
+                .retentionPolicy(policy)
+                .build();
     }
 
     @Test
@@ -170,8 +188,10 @@ class RetentionQuotasAndPoliciesTest {
         String t = "persistent://" + ns + "/t";
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "slow")) {
             sendKilobytes(t, 10);
-            CompletableFuture<Producer<byte[]>> held = client.newProducer().topic(t)
-                    .sendTimeout(60, TimeUnit.SECONDS).createAsync();
+            CompletableFuture<Producer<byte[]>> held = client.newProducer()
+                    .topic(t)
+                    .sendTimeout(60, TimeUnit.SECONDS)
+                    .createAsync();
             // The broker refuses it and the client retries: still not created after 3 s.
             assertThatThrownBy(() -> held.get(3, TimeUnit.SECONDS))
                     .isInstanceOf(java.util.concurrent.TimeoutException.class);
@@ -189,8 +209,7 @@ class RetentionQuotasAndPoliciesTest {
     @Test
     void backlogQuotaConsumerEvictionDropsTheOldestBacklog() throws Exception {
         String ns = "public/quota-evict";
-        BROKER.admin().namespaces().setBacklogQuota(ns,
-                quota(BacklogQuota.RetentionPolicy.consumer_backlog_eviction));
+        BROKER.admin().namespaces().setBacklogQuota(ns, quota(BacklogQuota.RetentionPolicy.consumer_backlog_eviction));
         String t = "persistent://" + ns + "/t";
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "slow")) {
             c.pause();
@@ -228,12 +247,15 @@ class RetentionQuotasAndPoliciesTest {
         BROKER.admin().topicPolicies().setMaxProducers(t, 1);
         BROKER.admin().topicPolicies().setRetention(t, new RetentionPolicies(30, 10));
         BROKER.admin().topicPolicies().setMaxUnackedMessagesOnConsumer(t, 7);
-        Await.until("topic policies visible", 30,
+        Await.until(
+                "topic policies visible",
+                30,
                 () -> Integer.valueOf(1).equals(BROKER.admin().topicPolicies().getMaxProducers(t))
                         && BROKER.admin().topicPolicies().getRetention(t) != null
                         && BROKER.admin().topicPolicies().getMaxUnackedMessagesOnConsumer(t) != null);
         assertThat(BROKER.admin().topicPolicies().getRetention(t)).isEqualTo(new RetentionPolicies(30, 10));
-        assertThat(BROKER.admin().topicPolicies().getMaxUnackedMessagesOnConsumer(t)).isEqualTo(7);
+        assertThat(BROKER.admin().topicPolicies().getMaxUnackedMessagesOnConsumer(t))
+                .isEqualTo(7);
 
         try (Producer<byte[]> first = client.newProducer().topic(t).create()) {
             Await.until("a second producer is refused", 30, () -> {
@@ -248,10 +270,13 @@ class RetentionQuotasAndPoliciesTest {
         // The policies live in the namespace's __change_events topic, itself on Lakestream: an unload keeps them.
         BROKER.admin().topics().unload(t);
         assertThat(BROKER.admin().topicPolicies().getMaxProducers(t)).isEqualTo(1);
-        assertThat(BROKER.admin().topics().getInternalStats("persistent://public/drop/__change_events")
-                .numberOfEntries).isPositive();
+        assertThat(BROKER.admin().topics().getInternalStats("persistent://public/drop/__change_events").numberOfEntries)
+                .isPositive();
         BROKER.admin().topicPolicies().removeMaxProducers(t);
-        Await.until("max producers removed", 30, () -> BROKER.admin().topicPolicies().getMaxProducers(t) == null);
+        Await.until(
+                "max producers removed",
+                30,
+                () -> BROKER.admin().topicPolicies().getMaxProducers(t) == null);
     }
 
     @Test
@@ -271,7 +296,8 @@ class RetentionQuotasAndPoliciesTest {
         send(t, "new", 3);
         assertThat(readAll(t)).as("no old data resurrected").isEqualTo(RoundTrips.expected("new", 0, 3));
         assertThat(BROKER.admin().topics().getStats(t).getSubscriptions()).doesNotContainKey("s");
-        assertThat(BROKER.admin().topics().getInternalStats(t).entriesAddedCounter).isEqualTo(3);
+        assertThat(BROKER.admin().topics().getInternalStats(t).entriesAddedCounter)
+                .isEqualTo(3);
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "s")) {
             assertThat(RoundTrips.receive(c, 3)).isEqualTo(RoundTrips.expected("new", 0, 3));
             RoundTrips.assertNothingMore(c, 1000);

@@ -19,13 +19,15 @@ import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 /** Produce and consume with the real client, as the end-to-end tests do it. */
 final class RoundTrips {
 
-    private RoundTrips() {
-    }
+    private RoundTrips() {}
 
     /** Sends {@code prefix-0 .. prefix-(n-1)} (bytes, no schema) and waits for every acknowledgement. */
     static void produce(PulsarClient client, String topic, String prefix, int n) throws PulsarClientException {
-        try (Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false)
-                .sendTimeout(30, TimeUnit.SECONDS).create()) {
+        try (Producer<byte[]> producer = client.newProducer()
+                .topic(topic)
+                .enableBatching(false)
+                .sendTimeout(30, TimeUnit.SECONDS)
+                .create()) {
             for (int i = 0; i < n; i++) {
                 producer.send((prefix + "-" + i).getBytes());
             }
@@ -35,8 +37,11 @@ final class RoundTrips {
     /** A durable subscription starting at the earliest message. */
     static Consumer<byte[]> subscribe(PulsarClient client, String topic, String subscription)
             throws PulsarClientException {
-        return client.newConsumer().topic(topic).subscriptionName(subscription)
-                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
+        return client.newConsumer()
+                .topic(topic)
+                .subscriptionName(subscription)
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                .subscribe();
     }
 
     /** Receives exactly {@code n} messages (failing after 20 s without one), acknowledging each; their payloads. */
@@ -44,7 +49,9 @@ final class RoundTrips {
         List<String> got = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Message<byte[]> m = consumer.receive(20, TimeUnit.SECONDS);
-            assertThat(m).as("message %d of %d on %s (got %s)", i + 1, n, consumer.getTopic(), got).isNotNull();
+            assertThat(m)
+                    .as("message %d of %d on %s (got %s)", i + 1, n, consumer.getTopic(), got)
+                    .isNotNull();
             got.add(new String(m.getValue()));
             consumer.acknowledge(m);
         }
@@ -71,7 +78,10 @@ final class RoundTrips {
             return List.of();
         }
         try (Stream<Path> s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).map(p -> dir.relativize(p).toString()).sorted().toList();
+            return s.filter(Files::isRegularFile)
+                    .map(p -> dir.relativize(p).toString())
+                    .sorted()
+                    .toList();
         }
     }
 }

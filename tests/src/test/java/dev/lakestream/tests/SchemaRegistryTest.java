@@ -39,8 +39,8 @@ class SchemaRegistryTest {
     class Embedded extends Scenarios {
 
         @RegisterExtension
-        static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.embedded()
-                .config("schemaRegistryStorageClassName", FACTORY);
+        static final PulsarBrokerExtension BROKER =
+                PulsarBrokerExtension.embedded().config("schemaRegistryStorageClassName", FACTORY);
 
         @Override
         PulsarBrokerExtension broker() {
@@ -52,8 +52,8 @@ class SchemaRegistryTest {
     class OnS3ProxyAndOxia extends Scenarios {
 
         @RegisterExtension
-        static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.onS3ProxyAndOxia()
-                .config("schemaRegistryStorageClassName", FACTORY);
+        static final PulsarBrokerExtension BROKER =
+                PulsarBrokerExtension.onS3ProxyAndOxia().config("schemaRegistryStorageClassName", FACTORY);
 
         @Override
         PulsarBrokerExtension broker() {
@@ -67,8 +67,7 @@ class SchemaRegistryTest {
             public String name;
             public int age;
 
-            public User() {
-            }
+            public User() {}
 
             User(String name, int age) {
                 this.name = name;
@@ -84,8 +83,7 @@ class SchemaRegistryTest {
             public int age;
             public String email;
 
-            public User() {
-            }
+            public User() {}
 
             User(String name, int age, String email) {
                 this.name = name;
@@ -101,8 +99,7 @@ class SchemaRegistryTest {
             public String name;
             public String age;
 
-            public User() {
-            }
+            public User() {}
 
             User(String name, String age) {
                 this.name = name;
@@ -121,21 +118,29 @@ class SchemaRegistryTest {
         }
 
         <T> Producer<T> producer(PulsarClient client, Schema<T> schema, String topic) throws PulsarClientException {
-            return client.newProducer(schema).topic(topic).enableBatching(false)
-                    .sendTimeout(30, TimeUnit.SECONDS).create();
+            return client.newProducer(schema)
+                    .topic(topic)
+                    .enableBatching(false)
+                    .sendTimeout(30, TimeUnit.SECONDS)
+                    .create();
         }
 
         <T> Consumer<T> consumer(PulsarClient client, Schema<T> schema, String topic, String sub)
                 throws PulsarClientException {
-            return client.newConsumer(schema).topic(topic).subscriptionName(sub)
-                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
+            return client.newConsumer(schema)
+                    .topic(topic)
+                    .subscriptionName(sub)
+                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                    .subscribe();
         }
 
         <T> List<Message<T>> receive(Consumer<T> consumer, int n) throws PulsarClientException {
             List<Message<T>> got = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 Message<T> m = consumer.receive(20, TimeUnit.SECONDS);
-                assertThat(m).as("message %d of %d on %s", i + 1, n, consumer.getTopic()).isNotNull();
+                assertThat(m)
+                        .as("message %d of %d on %s", i + 1, n, consumer.getTopic())
+                        .isNotNull();
                 got.add(m);
                 consumer.acknowledge(m);
             }
@@ -150,8 +155,8 @@ class SchemaRegistryTest {
         void avroRoundTripRegistersVersionZero() throws Exception {
             String topic = topic("avro");
             try (PulsarClient client = broker().newClient();
-                 Consumer<V1.User> consumer = consumer(client, Schema.AVRO(V1.User.class), topic, "sub");
-                 Producer<V1.User> producer = producer(client, Schema.AVRO(V1.User.class), topic)) {
+                    Consumer<V1.User> consumer = consumer(client, Schema.AVRO(V1.User.class), topic, "sub");
+                    Producer<V1.User> producer = producer(client, Schema.AVRO(V1.User.class), topic)) {
                 for (int i = 0; i < 3; i++) {
                     producer.send(new V1.User("u" + i, 20 + i));
                 }
@@ -168,31 +173,36 @@ class SchemaRegistryTest {
             assertThat(withVersion.getVersion()).isZero();
             assertThat(admin.schemas().getAllSchemas(topic)).hasSize(1);
             var schemaLedgers = admin.topics().getInternalStats(topic).schemaLedgers;
-            assertThat(schemaLedgers == null || schemaLedgers.isEmpty()).as("no BookKeeper ledgers").isTrue();
+            assertThat(schemaLedgers == null || schemaLedgers.isEmpty())
+                    .as("no BookKeeper ledgers")
+                    .isTrue();
             // Known gap (docs/schema-registry.md): Pulsar's handler casts the storage to BookkeeperSchemaStorage.
             assertThatThrownBy(() -> admin.schemas().getSchemaMetadata(topic))
-                    .isInstanceOfSatisfying(PulsarAdminException.class, e -> assertThat(e.getStatusCode()).isEqualTo(500));
+                    .isInstanceOfSatisfying(
+                            PulsarAdminException.class,
+                            e -> assertThat(e.getStatusCode()).isEqualTo(500));
         }
 
         @Test
         void jsonRoundTrip() throws Exception {
             String topic = topic("json");
             try (PulsarClient client = broker().newClient();
-                 Consumer<V1.User> consumer = consumer(client, Schema.JSON(V1.User.class), topic, "sub");
-                 Producer<V1.User> producer = producer(client, Schema.JSON(V1.User.class), topic)) {
+                    Consumer<V1.User> consumer = consumer(client, Schema.JSON(V1.User.class), topic, "sub");
+                    Producer<V1.User> producer = producer(client, Schema.JSON(V1.User.class), topic)) {
                 producer.send(new V1.User("j", 7));
                 Message<V1.User> m = receive(consumer, 1).get(0);
                 assertThat(m.getValue().name).isEqualTo("j");
                 assertThat(m.getValue().age).isEqualTo(7);
             }
-            assertThat(broker().admin().schemas().getSchemaInfo(topic).getType()).isEqualTo(SchemaType.JSON);
+            assertThat(broker().admin().schemas().getSchemaInfo(topic).getType())
+                    .isEqualTo(SchemaType.JSON);
         }
 
         @Test
         void aCompatibleChangeIsVersionOneAndOldReadersStillRead() throws Exception {
             String topic = topic("evolve");
             try (PulsarClient client = broker().newClient();
-                 Consumer<V1.User> oldReader = consumer(client, Schema.AVRO(V1.User.class), topic, "old")) {
+                    Consumer<V1.User> oldReader = consumer(client, Schema.AVRO(V1.User.class), topic, "old")) {
                 try (Producer<V1.User> p1 = producer(client, Schema.AVRO(V1.User.class), topic)) {
                     p1.send(new V1.User("a", 1));
                 }
@@ -206,16 +216,23 @@ class SchemaRegistryTest {
                 assertThat(got).extracting(Scenarios::version).containsExactly(0L, 1L);
                 try (Consumer<V2.User> newReader = consumer(client, Schema.AVRO(V2.User.class), topic, "new")) {
                     List<Message<V2.User>> all = receive(newReader, 2);
-                    assertThat(all.get(0).getValue().email).as("absent in version 0: the default").isNull();
+                    assertThat(all.get(0).getValue().email)
+                            .as("absent in version 0: the default")
+                            .isNull();
                     assertThat(all.get(1).getValue().email).isEqualTo("b@example.com");
                 }
             }
             PulsarAdmin admin = broker().admin();
             assertThat(admin.schemas().getAllSchemas(topic)).hasSize(2);
-            assertThat(admin.schemas().getSchemaInfoWithVersion(topic).getVersion()).isEqualTo(1);
-            assertThat(admin.schemas().getSchemaInfo(topic, 0).getSchemaDefinition()).doesNotContain("email");
-            assertThat(admin.schemas().getSchemaInfo(topic, 1).getSchemaDefinition()).contains("email");
-            assertThat(admin.schemas().getVersionBySchema(topic, Schema.AVRO(V1.User.class).getSchemaInfo()))
+            assertThat(admin.schemas().getSchemaInfoWithVersion(topic).getVersion())
+                    .isEqualTo(1);
+            assertThat(admin.schemas().getSchemaInfo(topic, 0).getSchemaDefinition())
+                    .doesNotContain("email");
+            assertThat(admin.schemas().getSchemaInfo(topic, 1).getSchemaDefinition())
+                    .contains("email");
+            assertThat(admin.schemas()
+                            .getVersionBySchema(
+                                    topic, Schema.AVRO(V1.User.class).getSchemaInfo()))
                     .isZero();
         }
 
@@ -223,14 +240,16 @@ class SchemaRegistryTest {
         void anIncompatibleChangeIsRefusedWithTheBrokersError() throws Exception {
             String topic = topic("incompatible");
             try (PulsarClient client = broker().newClient();
-                 Producer<V1.User> p1 = producer(client, Schema.AVRO(V1.User.class), topic)) {
+                    Producer<V1.User> p1 = producer(client, Schema.AVRO(V1.User.class), topic)) {
                 p1.send(new V1.User("a", 1));
-                assertThatThrownBy(() -> producer(client, Schema.AVRO(V3.User.class), topic).close())
+                assertThatThrownBy(() -> producer(client, Schema.AVRO(V3.User.class), topic)
+                                .close())
                         .isInstanceOf(PulsarClientException.IncompatibleSchemaException.class)
                         .hasMessageContaining("Error during schema compatibility check with strategy FULL")
                         .hasMessageContaining("age");
             }
-            assertThat(broker().admin().schemas().getAllSchemas(topic)).as("nothing stored for the refused one")
+            assertThat(broker().admin().schemas().getAllSchemas(topic))
+                    .as("nothing stored for the refused one")
                     .hasSize(1);
         }
 
@@ -250,7 +269,8 @@ class SchemaRegistryTest {
                 try (Producer<V3.User> p = producer(client, Schema.AVRO(V3.User.class), topic)) {
                     p.send(new V3.User("b", "two"));
                 }
-                assertThat(admin.schemas().getSchemaInfoWithVersion(topic).getVersion()).isEqualTo(2);
+                assertThat(admin.schemas().getSchemaInfoWithVersion(topic).getVersion())
+                        .isEqualTo(2);
 
                 admin.schemas().deleteSchema(topic, true);
                 assertThatThrownBy(() -> admin.schemas().getSchemaInfo(topic))
@@ -259,7 +279,8 @@ class SchemaRegistryTest {
                     p.send(new V1.User("c", 3));
                 }
                 assertThat(admin.schemas().getSchemaInfoWithVersion(topic).getVersion())
-                        .as("a forced delete removes every version").isZero();
+                        .as("a forced delete removes every version")
+                        .isZero();
             }
         }
 
@@ -281,13 +302,15 @@ class SchemaRegistryTest {
             PulsarAdmin admin = broker().admin();
             assertThat(admin.schemas().getAllSchemas(topic)).hasSize(2);
             try (PulsarClient client = broker().newClient();
-                 Consumer<V1.User> consumer = consumer(client, Schema.AVRO(V1.User.class), topic, "sub")) {
+                    Consumer<V1.User> consumer = consumer(client, Schema.AVRO(V1.User.class), topic, "sub")) {
                 List<Message<V1.User>> got = receive(consumer, 2);
                 assertThat(got).extracting(m -> m.getValue().name).containsExactly("a", "b");
                 try (Producer<V1.User> again = producer(client, Schema.AVRO(V1.User.class), topic)) {
                     again.send(new V1.User("c", 3));
                 }
-                assertThat(version(receive(consumer, 1).get(0))).as("the stored version 0 is found again").isZero();
+                assertThat(version(receive(consumer, 1).get(0)))
+                        .as("the stored version 0 is found again")
+                        .isZero();
                 try (Producer<V3.User> bad = producer(client, Schema.AVRO(V3.User.class), topic)) {
                     throw new AssertionError("an incompatible producer was accepted after the restart: " + bad);
                 } catch (PulsarClientException.IncompatibleSchemaException expected) {

@@ -28,8 +28,10 @@ class StatsMetricsAndStartupChecksTest {
     @RegisterExtension
     static final PulsarBrokerExtension BROKER = PulsarBrokerExtension.embedded()
             // Broker entry metadata (index and broker timestamp), written by managed-ledger interceptors.
-            .config("brokerEntryMetadataInterceptors", "org.apache.pulsar.common.intercept.AppendIndexMetadataInterceptor,"
-                    + "org.apache.pulsar.common.intercept.AppendBrokerTimestampMetadataInterceptor")
+            .config(
+                    "brokerEntryMetadataInterceptors",
+                    "org.apache.pulsar.common.intercept.AppendIndexMetadataInterceptor,"
+                            + "org.apache.pulsar.common.intercept.AppendBrokerTimestampMetadataInterceptor")
             .config("exposingBrokerEntryMetadataToClientEnabled", "true");
 
     private static final String TOPIC = "persistent://public/default/stats-topic";
@@ -37,7 +39,8 @@ class StatsMetricsAndStartupChecksTest {
     private static List<MessageId> produceAndAckFour(PulsarClient client) throws Exception {
         List<MessageId> ids = new ArrayList<>();
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, TOPIC, "s");
-             Producer<byte[]> p = client.newProducer().topic(TOPIC).enableBatching(false).create()) {
+                Producer<byte[]> p =
+                        client.newProducer().topic(TOPIC).enableBatching(false).create()) {
             for (int i = 0; i < 10; i++) {
                 ids.add(p.send(new byte[100]));
             }
@@ -54,8 +57,16 @@ class StatsMetricsAndStartupChecksTest {
     void topicStatsInternalStatsAndPrometheusMetrics() throws Exception {
         PulsarClient client = BROKER.newClient();
         List<MessageId> ids = produceAndAckFour(client);
-        Await.until("the mark-delete of s reaches the cursor", 30,
-                () -> BROKER.admin().topics().getStats(TOPIC).getSubscriptions().get("s").getMsgBacklog() == 6);
+        Await.until(
+                "the mark-delete of s reaches the cursor",
+                30,
+                () -> BROKER.admin()
+                                .topics()
+                                .getStats(TOPIC)
+                                .getSubscriptions()
+                                .get("s")
+                                .getMsgBacklog()
+                        == 6);
 
         TopicStats stats = BROKER.admin().topics().getStats(TOPIC);
         assertThat(stats.getMsgInCounter()).isEqualTo(10);
@@ -71,7 +82,8 @@ class StatsMetricsAndStartupChecksTest {
         assertThat(internal.totalSize).isGreaterThanOrEqualTo(1000);
         assertThat(internal.ledgers).isNotEmpty();
         assertThat(internal.lastConfirmedEntry)
-                .isEqualTo(((MessageIdImpl) ids.get(9)).getLedgerId() + ":" + ((MessageIdImpl) ids.get(9)).getEntryId());
+                .isEqualTo(
+                        ((MessageIdImpl) ids.get(9)).getLedgerId() + ":" + ((MessageIdImpl) ids.get(9)).getEntryId());
         assertThat(internal.cursors.get("s").markDeletePosition)
                 .isEqualTo(fourth.getLedgerId() + ":" + fourth.getEntryId());
 
@@ -88,8 +100,10 @@ class StatsMetricsAndStartupChecksTest {
             body[0] = BrokerMetrics.scrape(BROKER);
             return BrokerMetrics.value(body[0], "pulsar_msg_backlog", topicLabel) == 6.0;
         });
-        assertThat(BrokerMetrics.value(body[0], "pulsar_in_messages_total", topicLabel)).isEqualTo(10.0);
-        assertThat(BrokerMetrics.value(body[0], "pulsar_storage_size", topicLabel)).isGreaterThanOrEqualTo(1000.0);
+        assertThat(BrokerMetrics.value(body[0], "pulsar_in_messages_total", topicLabel))
+                .isEqualTo(10.0);
+        assertThat(BrokerMetrics.value(body[0], "pulsar_storage_size", topicLabel))
+                .isGreaterThanOrEqualTo(1000.0);
     }
 
     @Test
@@ -118,9 +132,11 @@ class StatsMetricsAndStartupChecksTest {
     @Test
     void aDisklessBrokerRefusesToStartWithFeaturesThatNeedBookKeeper() {
         PulsarBrokerExtension bad = PulsarBrokerExtension.embedded()
-                .config("delayedDeliveryTrackerFactoryClassName",
+                .config(
+                        "delayedDeliveryTrackerFactoryClassName",
                         "org.apache.pulsar.broker.delayed.BucketDelayedDeliveryTrackerFactory")
-                .config("transactionMetadataStoreProviderClassName",
+                .config(
+                        "transactionMetadataStoreProviderClassName",
                         "org.apache.pulsar.transaction.coordinator.impl.MLTransactionMetadataStoreProvider");
         try {
             assertThatThrownBy(bad::start)

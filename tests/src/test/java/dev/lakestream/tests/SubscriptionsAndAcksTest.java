@@ -48,8 +48,12 @@ class SubscriptionsAndAcksTest {
     }
 
     private static List<MessageId> send(String topic, String prefix, int n, boolean batching) throws Exception {
-        try (Producer<byte[]> p = client.newProducer().topic(topic).enableBatching(batching)
-                .batchingMaxPublishDelay(50, TimeUnit.MILLISECONDS).batchingMaxMessages(n).create()) {
+        try (Producer<byte[]> p = client.newProducer()
+                .topic(topic)
+                .enableBatching(batching)
+                .batchingMaxPublishDelay(50, TimeUnit.MILLISECONDS)
+                .batchingMaxMessages(n)
+                .create()) {
             List<CompletableFuture<MessageId>> fs = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 fs.add(p.sendAsync((prefix + "-" + i).getBytes()));
@@ -65,9 +69,13 @@ class SubscriptionsAndAcksTest {
 
     private static Consumer<byte[]> consumer(String topic, String sub, SubscriptionType type)
             throws PulsarClientException {
-        return client.newConsumer().topic(topic).subscriptionName(sub).subscriptionType(type)
+        return client.newConsumer()
+                .topic(topic)
+                .subscriptionName(sub)
+                .subscriptionType(type)
                 .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
-                .acknowledgmentGroupTime(0, TimeUnit.MILLISECONDS).subscribe();
+                .acknowledgmentGroupTime(0, TimeUnit.MILLISECONDS)
+                .subscribe();
     }
 
     /** Receives until nothing arrives for {@code quietMillis}, acknowledging each; the payloads. */
@@ -100,7 +108,9 @@ class SubscriptionsAndAcksTest {
         send(t, "f", 10, false);
         List<String> fromA = drain(a, 1500);
         List<String> fromB = drain(b, 500);
-        assertThat(fromA.isEmpty() != fromB.isEmpty()).as("one active consumer: a=%s b=%s", fromA, fromB).isTrue();
+        assertThat(fromA.isEmpty() != fromB.isEmpty())
+                .as("one active consumer: a=%s b=%s", fromA, fromB)
+                .isTrue();
         List<String> first = fromA.isEmpty() ? fromB : fromA;
         assertThat(first).isEqualTo(RoundTrips.expected("f", 0, 10));
         Consumer<byte[]> active = fromA.isEmpty() ? b : a;
@@ -114,10 +124,18 @@ class SubscriptionsAndAcksTest {
     @Test
     void sharedSpreadsMessagesWithoutDuplicates() throws Exception {
         String t = topic("shared");
-        try (Consumer<byte[]> a = client.newConsumer().topic(t).subscriptionName("sh")
-                .subscriptionType(SubscriptionType.Shared).receiverQueueSize(5).subscribe();
-             Consumer<byte[]> b = client.newConsumer().topic(t).subscriptionName("sh")
-                .subscriptionType(SubscriptionType.Shared).receiverQueueSize(5).subscribe()) {
+        try (Consumer<byte[]> a = client.newConsumer()
+                        .topic(t)
+                        .subscriptionName("sh")
+                        .subscriptionType(SubscriptionType.Shared)
+                        .receiverQueueSize(5)
+                        .subscribe();
+                Consumer<byte[]> b = client.newConsumer()
+                        .topic(t)
+                        .subscriptionName("sh")
+                        .subscriptionType(SubscriptionType.Shared)
+                        .receiverQueueSize(5)
+                        .subscribe()) {
             send(t, "s", 60, false);
             List<String> all = new ArrayList<>();
             List<String> fromA = new ArrayList<>();
@@ -134,7 +152,9 @@ class SubscriptionsAndAcksTest {
                     }
                 }
             }
-            assertThat(all).hasSize(60).doesNotHaveDuplicates()
+            assertThat(all)
+                    .hasSize(60)
+                    .doesNotHaveDuplicates()
                     .containsExactlyInAnyOrderElementsOf(RoundTrips.expected("s", 0, 60));
             assertThat(fromA).as("consumer a's share").isNotEmpty();
             assertThat(fromB).as("consumer b's share").isNotEmpty();
@@ -145,10 +165,14 @@ class SubscriptionsAndAcksTest {
     void keySharedKeepsEachKeyOnOneConsumerInOrder() throws Exception {
         String t = topic("key-shared");
         try (Consumer<byte[]> a = consumer(t, "ks", SubscriptionType.Key_Shared);
-             Consumer<byte[]> b = consumer(t, "ks", SubscriptionType.Key_Shared);
-             Producer<byte[]> p = client.newProducer().topic(t).enableBatching(false).create()) {
+                Consumer<byte[]> b = consumer(t, "ks", SubscriptionType.Key_Shared);
+                Producer<byte[]> p =
+                        client.newProducer().topic(t).enableBatching(false).create()) {
             for (int i = 0; i < 50; i++) {
-                p.newMessage().key("k" + (i % 10)).value(("k" + (i % 10) + ":" + i).getBytes()).send();
+                p.newMessage()
+                        .key("k" + (i % 10))
+                        .value(("k" + (i % 10) + ":" + i).getBytes())
+                        .send();
             }
             Map<String, Set<Consumer<byte[]>>> owners = new HashMap<>();
             Map<String, List<Integer>> order = new HashMap<>();
@@ -168,8 +192,10 @@ class SubscriptionsAndAcksTest {
             }
             assertThat(total).isEqualTo(50);
             assertThat(owners).hasSize(10);
-            owners.forEach((k, cs) -> assertThat(cs).as("consumers of key %s", k).hasSize(1));
-            order.forEach((k, l) -> assertThat(l).as("order of key %s", k).isSorted().hasSize(5));
+            owners.forEach(
+                    (k, cs) -> assertThat(cs).as("consumers of key %s", k).hasSize(1));
+            order.forEach(
+                    (k, l) -> assertThat(l).as("order of key %s", k).isSorted().hasSize(5));
         }
     }
 
@@ -178,7 +204,7 @@ class SubscriptionsAndAcksTest {
         String batched = topic("batched");
         String single = topic("unbatched");
         try (Consumer<byte[]> cb = consumer(batched, "b", SubscriptionType.Exclusive);
-             Consumer<byte[]> cs = consumer(single, "b", SubscriptionType.Exclusive)) {
+                Consumer<byte[]> cs = consumer(single, "b", SubscriptionType.Exclusive)) {
             send(batched, "b", 50, true);
             send(single, "u", 50, false);
             assertThat(RoundTrips.receive(cb, 50)).isEqualTo(RoundTrips.expected("b", 0, 50));
@@ -225,20 +251,33 @@ class SubscriptionsAndAcksTest {
             assertThat(drain(c, 2000)).isEqualTo(RoundTrips.expected("c", 6, 10));
         }
         // The subscription's mark-delete position is stored with the cursor.
-        assertThat(BROKER.admin().topics().getStats(t).getSubscriptions().get("cum").getMsgBacklog()).isZero();
+        assertThat(BROKER.admin()
+                        .topics()
+                        .getStats(t)
+                        .getSubscriptions()
+                        .get("cum")
+                        .getMsgBacklog())
+                .isZero();
     }
 
     @Test
     void batchIndexAcksAreKeptAcrossReconnects() throws Exception {
         String t = topic("batch-index");
         List<MessageId> ids = send(t, "x", 10, true);
-        assertThat(new HashSet<>(ids.stream().map(id -> id.toString().split(":")[1]).toList()))
-                .as("one entry for the batch").hasSize(1);
-        try (Consumer<byte[]> c = client.newConsumer().topic(t).subscriptionName("bi")
-                .subscriptionType(SubscriptionType.Shared).enableBatchIndexAcknowledgment(true)
+        assertThat(new HashSet<>(
+                        ids.stream().map(id -> id.toString().split(":")[1]).toList()))
+                .as("one entry for the batch")
+                .hasSize(1);
+        try (Consumer<byte[]> c = client.newConsumer()
+                .topic(t)
+                .subscriptionName("bi")
+                .subscriptionType(SubscriptionType.Shared)
+                .enableBatchIndexAcknowledgment(true)
                 // Each acknowledge() returns once the broker has the ack.
-                .acknowledgmentGroupTime(0, TimeUnit.MILLISECONDS).isAckReceiptEnabled(true)
-                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe()) {
+                .acknowledgmentGroupTime(0, TimeUnit.MILLISECONDS)
+                .isAckReceiptEnabled(true)
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                .subscribe()) {
             for (int i = 0; i < 10; i++) {
                 Message<byte[]> m = c.receive(20, TimeUnit.SECONDS);
                 if (i < 4) {
@@ -246,9 +285,13 @@ class SubscriptionsAndAcksTest {
                 }
             }
         }
-        try (Consumer<byte[]> c = client.newConsumer().topic(t).subscriptionName("bi")
-                .subscriptionType(SubscriptionType.Shared).enableBatchIndexAcknowledgment(true)
-                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe()) {
+        try (Consumer<byte[]> c = client.newConsumer()
+                .topic(t)
+                .subscriptionName("bi")
+                .subscriptionType(SubscriptionType.Shared)
+                .enableBatchIndexAcknowledgment(true)
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                .subscribe()) {
             assertThat(drain(c, 2000)).isEqualTo(RoundTrips.expected("x", 4, 10));
         }
     }
@@ -256,9 +299,12 @@ class SubscriptionsAndAcksTest {
     @Test
     void negativeAckRedeliversWithACount() throws Exception {
         String t = topic("nack");
-        try (Consumer<byte[]> c = client.newConsumer().topic(t).subscriptionName("n")
+        try (Consumer<byte[]> c = client.newConsumer()
+                .topic(t)
+                .subscriptionName("n")
                 .subscriptionType(SubscriptionType.Shared)
-                .negativeAckRedeliveryDelay(200, TimeUnit.MILLISECONDS).subscribe()) {
+                .negativeAckRedeliveryDelay(200, TimeUnit.MILLISECONDS)
+                .subscribe()) {
             send(t, "n", 3, false);
             Message<byte[]> first = c.receive(20, TimeUnit.SECONDS);
             assertThat(first.getRedeliveryCount()).isZero();
@@ -285,9 +331,13 @@ class SubscriptionsAndAcksTest {
     @Test
     void ackTimeoutRedeliversUnacknowledgedMessages() throws Exception {
         String t = topic("ack-timeout");
-        try (Consumer<byte[]> c = client.newConsumer().topic(t).subscriptionName("at")
-                .subscriptionType(SubscriptionType.Shared).ackTimeout(1, TimeUnit.SECONDS)
-                .ackTimeoutTickTime(100, TimeUnit.MILLISECONDS).subscribe()) {
+        try (Consumer<byte[]> c = client.newConsumer()
+                .topic(t)
+                .subscriptionName("at")
+                .subscriptionType(SubscriptionType.Shared)
+                .ackTimeout(1, TimeUnit.SECONDS)
+                .ackTimeoutTickTime(100, TimeUnit.MILLISECONDS)
+                .subscribe()) {
             send(t, "a", 2, false);
             Message<byte[]> m0 = c.receive(20, TimeUnit.SECONDS);
             Message<byte[]> m1 = c.receive(20, TimeUnit.SECONDS);
@@ -305,13 +355,21 @@ class SubscriptionsAndAcksTest {
     void deadLetterTopicReceivesMessagesPastTheirRedeliveries() throws Exception {
         String t = topic("dlq-source");
         String dlq = topic("dlq-target");
-        try (Consumer<byte[]> dead = client.newConsumer().topic(dlq).subscriptionName("d")
-                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
-             Consumer<byte[]> c = client.newConsumer().topic(t).subscriptionName("src")
-                .subscriptionType(SubscriptionType.Shared)
-                .negativeAckRedeliveryDelay(100, TimeUnit.MILLISECONDS)
-                .deadLetterPolicy(DeadLetterPolicy.builder().maxRedeliverCount(2).deadLetterTopic(dlq).build())
-                .subscribe()) {
+        try (Consumer<byte[]> dead = client.newConsumer()
+                        .topic(dlq)
+                        .subscriptionName("d")
+                        .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                        .subscribe();
+                Consumer<byte[]> c = client.newConsumer()
+                        .topic(t)
+                        .subscriptionName("src")
+                        .subscriptionType(SubscriptionType.Shared)
+                        .negativeAckRedeliveryDelay(100, TimeUnit.MILLISECONDS)
+                        .deadLetterPolicy(DeadLetterPolicy.builder()
+                                .maxRedeliverCount(2)
+                                .deadLetterTopic(dlq)
+                                .build())
+                        .subscribe()) {
             send(t, "d", 2, false);
             // d-0 always fails, d-1 is acknowledged.
             long deadline = System.currentTimeMillis() + 60_000;
@@ -346,7 +404,8 @@ class SubscriptionsAndAcksTest {
         String t = topic("partitioned");
         BROKER.admin().topics().createPartitionedTopic(t, 3);
         try (Consumer<byte[]> c = consumer(t, "p", SubscriptionType.Shared);
-             Producer<byte[]> p = client.newProducer().topic(t).enableBatching(false).create()) {
+                Producer<byte[]> p =
+                        client.newProducer().topic(t).enableBatching(false).create()) {
             for (int i = 0; i < 30; i++) {
                 p.newMessage().key("key-" + i).value(("p-" + i).getBytes()).send();
             }
@@ -357,12 +416,15 @@ class SubscriptionsAndAcksTest {
                 got.add(new String(m.getValue()));
                 c.acknowledge(m);
             }
-            assertThat(got).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(RoundTrips.expected("p", 0, 30));
+            assertThat(got)
+                    .doesNotHaveDuplicates()
+                    .containsExactlyInAnyOrderElementsOf(RoundTrips.expected("p", 0, 30));
             RoundTrips.assertNothingMore(c, 1000);
         }
         var stats = BROKER.admin().topics().getPartitionedStats(t, true);
         assertThat(stats.getMsgInCounter()).isEqualTo(30);
         assertThat(stats.getPartitions()).hasSize(3);
-        stats.getPartitions().forEach((name, s) -> assertThat(s.getMsgInCounter()).as(name).isPositive());
+        stats.getPartitions()
+                .forEach((name, s) -> assertThat(s.getMsgInCounter()).as(name).isPositive());
     }
 }

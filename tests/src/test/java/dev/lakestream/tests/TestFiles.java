@@ -14,8 +14,7 @@ final class TestFiles {
 
     private static final Logger LOG = LoggerFactory.getLogger(TestFiles.class);
 
-    private TestFiles() {
-    }
+    private TestFiles() {}
 
     /** Deletes {@code dir} and everything under it; logs (does not throw) what cannot be deleted. */
     static void deleteRecursively(Path dir) {

@@ -55,8 +55,13 @@ class TokenAuthorizationTest {
     @BeforeAll
     static void securedNamespace() throws Exception {
         try (PulsarAdmin admin = admin()) {
-            admin.tenants().createTenant("secured", TenantInfo.builder().adminRoles(Set.of("admin"))
-                    .allowedClusters(Set.copyOf(admin.clusters().getClusters())).build());
+            admin.tenants()
+                    .createTenant(
+                            "secured",
+                            TenantInfo.builder()
+                                    .adminRoles(Set.of("admin"))
+                                    .allowedClusters(Set.copyOf(admin.clusters().getClusters()))
+                                    .build());
             admin.namespaces().createNamespace(NAMESPACE);
             admin.namespaces().grantPermissionOnNamespace(NAMESPACE, "writer", EnumSet.of(AuthAction.produce));
             admin.namespaces().grantPermissionOnNamespace(NAMESPACE, "reader", EnumSet.of(AuthAction.consume));
@@ -66,8 +71,10 @@ class TokenAuthorizationTest {
 
     @Test
     void aClientWithoutATokenIsNotAuthenticated() throws Exception {
-        try (PulsarClient anonymous = PulsarClient.builder().serviceUrl(BROKER.brokerServiceUrl())
-                .operationTimeout(10, TimeUnit.SECONDS).build()) {
+        try (PulsarClient anonymous = PulsarClient.builder()
+                .serviceUrl(BROKER.brokerServiceUrl())
+                .operationTimeout(10, TimeUnit.SECONDS)
+                .build()) {
             assertThatThrownBy(() -> anonymous.newProducer().topic(TOPIC).create())
                     .isInstanceOf(PulsarClientException.AuthenticationException.class);
         }
@@ -75,7 +82,8 @@ class TokenAuthorizationTest {
 
     @Test
     void aRoleWithoutProducePermissionIsRefusedAndOneWithItPublishes() throws Exception {
-        try (PulsarClient stranger = client("stranger"); PulsarClient reader = client("reader");
+        try (PulsarClient stranger = client("stranger");
+                PulsarClient reader = client("reader");
                 PulsarClient writer = client("writer")) {
             assertThatThrownBy(() -> stranger.newProducer().topic(TOPIC).create())
                     .isInstanceOf(PulsarClientException.AuthorizationException.class);
@@ -83,9 +91,13 @@ class TokenAuthorizationTest {
             assertThatThrownBy(() -> reader.newProducer().topic(TOPIC).create())
                     .isInstanceOf(PulsarClientException.AuthorizationException.class);
 
-            try (Consumer<byte[]> consumer = reader.newConsumer().topic(TOPIC).subscriptionName("audit")
-                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
-                    Producer<byte[]> producer = writer.newProducer().topic(TOPIC).create()) {
+            try (Consumer<byte[]> consumer = reader.newConsumer()
+                            .topic(TOPIC)
+                            .subscriptionName("audit")
+                            .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                            .subscribe();
+                    Producer<byte[]> producer =
+                            writer.newProducer().topic(TOPIC).create()) {
                 producer.send("paid 42".getBytes(StandardCharsets.UTF_8));
                 Message<byte[]> m = consumer.receive(30, TimeUnit.SECONDS);
                 assertThat(m).as("the writer's message, read by the reader").isNotNull();
@@ -93,23 +105,31 @@ class TokenAuthorizationTest {
                 consumer.acknowledge(m);
             }
             // The writer may not consume.
-            assertThatThrownBy(() -> writer.newConsumer().topic(TOPIC).subscriptionName("sneak").subscribe())
+            assertThatThrownBy(() -> writer.newConsumer()
+                            .topic(TOPIC)
+                            .subscriptionName("sneak")
+                            .subscribe())
                     .isInstanceOf(PulsarClientException.AuthorizationException.class);
         }
         try (PulsarAdmin admin = admin()) {
             // Exactly the writer's one message was stored: the refused producers wrote nothing.
-            assertThat(admin.topics().getInternalStats(TOPIC).entriesAddedCounter).isEqualTo(1);
+            assertThat(admin.topics().getInternalStats(TOPIC).entriesAddedCounter)
+                    .isEqualTo(1);
         }
     }
 
     private static PulsarClient client(String role) throws PulsarClientException {
-        return PulsarClient.builder().serviceUrl(BROKER.brokerServiceUrl())
+        return PulsarClient.builder()
+                .serviceUrl(BROKER.brokerServiceUrl())
                 .authentication(AuthenticationFactory.token(AuthTokenUtils.createToken(KEY, role, Optional.empty())))
-                .operationTimeout(10, TimeUnit.SECONDS).build();
+                .operationTimeout(10, TimeUnit.SECONDS)
+                .build();
     }
 
     private static PulsarAdmin admin() throws PulsarClientException {
-        return PulsarAdmin.builder().serviceHttpUrl(BROKER.webServiceUrl())
-                .authentication(AuthenticationFactory.token(ADMIN_TOKEN)).build();
+        return PulsarAdmin.builder()
+                .serviceHttpUrl(BROKER.webServiceUrl())
+                .authentication(AuthenticationFactory.token(ADMIN_TOKEN))
+                .build();
     }
 }

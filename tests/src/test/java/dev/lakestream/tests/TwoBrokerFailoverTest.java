@@ -86,7 +86,8 @@ class TwoBrokerFailoverTest {
     void unloadAndKillTheOwnerWithDeduplicationLoseNothingAndStoreNothingTwice() throws Exception {
         String ns = "public/failover-dedup";
         String topic = "persistent://" + ns + "/orders";
-        try (PulsarAdmin admin = admin(); PulsarClient client = client()) {
+        try (PulsarAdmin admin = admin();
+                PulsarClient client = client()) {
             admin.namespaces().createNamespace(ns);
             admin.namespaces().setDeduplicationStatus(ns, true);
             admin.topics().createNonPartitionedTopic(topic);
@@ -95,10 +96,15 @@ class TwoBrokerFailoverTest {
             assertThat(o.traffic.failed()).as("sends that failed").isEmpty();
             Map<Integer, Integer> stored = KeyedTraffic.stored(client, topic).counts();
             assertThat(stored.keySet()).as("stored messages").containsAll(o.traffic.acked());
-            assertThat(stored.entrySet()).as("messages stored more than once, deduplication on")
-                    .filteredOn(e -> e.getValue() > 1).isEmpty();
-            LOG.info("dedup on: {} acknowledged, {} stored, {} redelivered to the consumer",
-                    o.traffic.ackedCount(), stored.size(), o.traffic.redelivered());
+            assertThat(stored.entrySet())
+                    .as("messages stored more than once, deduplication on")
+                    .filteredOn(e -> e.getValue() > 1)
+                    .isEmpty();
+            LOG.info(
+                    "dedup on: {} acknowledged, {} stored, {} redelivered to the consumer",
+                    o.traffic.ackedCount(),
+                    stored.size(),
+                    o.traffic.redelivered());
             o.traffic.close();
         } finally {
             restartKilledBrokers();
@@ -109,7 +115,8 @@ class TwoBrokerFailoverTest {
     void unloadAndKillTheOwnerWithoutDeduplicationLoseNothing() throws Exception {
         String ns = "public/failover-plain";
         String topic = "persistent://" + ns + "/orders";
-        try (PulsarAdmin admin = admin(); PulsarClient client = client()) {
+        try (PulsarAdmin admin = admin();
+                PulsarClient client = client()) {
             admin.namespaces().createNamespace(ns);
             admin.topics().createNonPartitionedTopic(topic);
             Outcome o = runThroughUnloadAndKill(admin, client, topic, 3000, 150);
@@ -120,8 +127,12 @@ class TwoBrokerFailoverTest {
             long storedTwice = stored.values().stream().filter(c -> c > 1).count();
             // Without deduplication a producer resends what it had in flight when its broker died; those may be
             // stored twice. Nothing else may be.
-            LOG.info("dedup off: {} acknowledged, {} stored, {} stored more than once, {} redelivered",
-                    o.traffic.ackedCount(), stored.size(), storedTwice, o.traffic.redelivered());
+            LOG.info(
+                    "dedup off: {} acknowledged, {} stored, {} stored more than once, {} redelivered",
+                    o.traffic.ackedCount(),
+                    stored.size(),
+                    storedTwice,
+                    o.traffic.redelivered());
             o.traffic.close();
         } finally {
             restartKilledBrokers();
@@ -132,7 +143,8 @@ class TwoBrokerFailoverTest {
     void killingBothBrokersAndRestartingThemLosesNothing() throws Exception {
         String ns = "public/crash-restart";
         String topic = "persistent://" + ns + "/orders";
-        try (PulsarAdmin admin = admin(); PulsarClient client = client()) {
+        try (PulsarAdmin admin = admin();
+                PulsarClient client = client()) {
             admin.namespaces().createNamespace(ns);
             admin.namespaces().setDeduplicationStatus(ns, true);
             admin.topics().createNonPartitionedTopic(topic);
@@ -145,10 +157,13 @@ class TwoBrokerFailoverTest {
                 brokerB.start(START_TIMEOUT);
                 traffic.assertSettled(180);
                 assertThat(traffic.failed()).as("sends that failed").isEmpty();
-                Map<Integer, Integer> stored = KeyedTraffic.stored(client, topic).counts();
+                Map<Integer, Integer> stored =
+                        KeyedTraffic.stored(client, topic).counts();
                 assertThat(stored.keySet()).as("stored messages").containsAll(traffic.acked());
-                assertThat(stored.entrySet()).as("messages stored more than once, deduplication on")
-                        .filteredOn(e -> e.getValue() > 1).isEmpty();
+                assertThat(stored.entrySet())
+                        .as("messages stored more than once, deduplication on")
+                        .filteredOn(e -> e.getValue() > 1)
+                        .isEmpty();
             }
         } finally {
             restartKilledBrokers();
@@ -157,12 +172,11 @@ class TwoBrokerFailoverTest {
 
     // -------------------------------------------------------------------------------------------------- helpers
 
-    private record Outcome(KeyedTraffic traffic, String killed) {
-    }
+    private record Outcome(KeyedTraffic traffic, String killed) {}
 
     /** Runs {@code count} messages at {@code rate}; unloads the topic after a fifth, kills its owner after half. */
-    private Outcome runThroughUnloadAndKill(PulsarAdmin admin, PulsarClient client, String topic, int count,
-            int rate) throws Exception {
+    private Outcome runThroughUnloadAndKill(PulsarAdmin admin, PulsarClient client, String topic, int count, int rate)
+            throws Exception {
         KeyedTraffic traffic = new KeyedTraffic(client, topic, "counted").start(count, rate);
         awaitSent(traffic, count / 5);
         String ownerBefore = admin.lookups().lookupTopic(topic);
@@ -174,7 +188,11 @@ class TwoBrokerFailoverTest {
         BrokerProcess victim = owner.endsWith(brokerA.brokerAddress()) ? brokerA : brokerB;
         assertThat(owner).as("owner of %s", topic).endsWith(victim.brokerAddress());
         victim.kill();
-        LOG.info("Killed {} (owner of {}) after {} sends, {} acknowledged", victim, topic, traffic.sent(),
+        LOG.info(
+                "Killed {} (owner of {}) after {} sends, {} acknowledged",
+                victim,
+                topic,
+                traffic.sent(),
                 traffic.ackedCount());
 
         traffic.assertSettled(180);
@@ -196,13 +214,16 @@ class TwoBrokerFailoverTest {
     private static PulsarAdmin admin() throws Exception {
         return PulsarAdmin.builder()
                 .serviceHttpUrl("http://" + brokerA.webAddress() + "," + brokerB.webAddress())
-                .connectionTimeout(10, TimeUnit.SECONDS).readTimeout(60, TimeUnit.SECONDS)
-                .requestTimeout(90, TimeUnit.SECONDS).build();
+                .connectionTimeout(10, TimeUnit.SECONDS)
+                .readTimeout(60, TimeUnit.SECONDS)
+                .requestTimeout(90, TimeUnit.SECONDS)
+                .build();
     }
 
     private static PulsarClient client() throws Exception {
         return PulsarClient.builder()
                 .serviceUrl("pulsar://" + brokerA.brokerAddress() + "," + brokerB.brokerAddress())
-                .operationTimeout(30, TimeUnit.SECONDS).build();
+                .operationTimeout(30, TimeUnit.SECONDS)
+                .build();
     }
 }

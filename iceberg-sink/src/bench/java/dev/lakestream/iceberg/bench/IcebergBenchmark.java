@@ -28,7 +28,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -44,12 +43,12 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
+import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericFileWriterFactory;
@@ -102,11 +101,19 @@ public final class IcebergBenchmark {
 
     private IcebergBenchmark(Path dir) {
         this.dir = dir;
-        this.log = Lakestream.open(new ConfigReader(Map.of("lakestream.objectStore", "filesystem",
-                FileSystemObjectStoreConfig.ROOT, dir.resolve("objects").toString(),
-                FileSystemObjectStoreConfig.FSYNC, "false", "lakestream.metadataStore", "embedded",
-                EmbeddedMetadataStoreConfig.DATA_DIR, dir.resolve("metadata").toString())));
-        this.schemas = new LakestreamSchemaStorage(log.metadataStore(), log.config().metadataRoot(), executor);
+        this.log = Lakestream.open(new ConfigReader(Map.of(
+                "lakestream.objectStore",
+                "filesystem",
+                FileSystemObjectStoreConfig.ROOT,
+                dir.resolve("objects").toString(),
+                FileSystemObjectStoreConfig.FSYNC,
+                "false",
+                "lakestream.metadataStore",
+                "embedded",
+                EmbeddedMetadataStoreConfig.DATA_DIR,
+                dir.resolve("metadata").toString())));
+        this.schemas =
+                new LakestreamSchemaStorage(log.metadataStore(), log.config().metadataRoot(), executor);
         this.catalog = Catalogs.open(CatalogConfig.embedded(dir));
     }
 
@@ -160,8 +167,12 @@ public final class IcebergBenchmark {
 
     private long registerSchema(String schemaId) throws Exception {
         byte[] data = AVRO.toString().getBytes(StandardCharsets.UTF_8);
-        SchemaInfo info = new SchemaInfo().setSchemaId(schemaId).setUser("bench")
-                .setType(SchemaInfo.SchemaType.AVRO).setSchema(data).setTimestamp(System.currentTimeMillis())
+        SchemaInfo info = new SchemaInfo()
+                .setSchemaId(schemaId)
+                .setUser("bench")
+                .setType(SchemaInfo.SchemaType.AVRO)
+                .setSchema(data)
+                .setTimestamp(System.currentTimeMillis())
                 .setDeleted(false);
         byte[] hash = MessageDigest.getInstance("SHA-256").digest(data);
         var v = schemas.put(schemaId, info.toByteArray(), hash).join();
@@ -172,12 +183,14 @@ public final class IcebergBenchmark {
         GenericData.Record r = new GenericData.Record(AVRO);
         r.put("id", id);
         r.put("customer", "customer-" + (id % 10_007));
-        r.put("category", switch ((int) (id % 4)) {
-            case 0 -> "books";
-            case 1 -> "garden";
-            case 2 -> "kitchen";
-            default -> "toys";
-        });
+        r.put(
+                "category",
+                switch ((int) (id % 4)) {
+                    case 0 -> "books";
+                    case 1 -> "garden";
+                    case 2 -> "kitchen";
+                    default -> "toys";
+                });
         r.put("price", (id % 10_000) / 100.0);
         r.put("quantity", (int) (id % 17) + 1);
         r.put("created", now - id % 86_400_000);
@@ -206,8 +219,9 @@ public final class IcebergBenchmark {
     private record Topic(StreamInfo stream, long schemaVersion) {}
 
     private Topic topic(String local) throws Exception {
-        StreamInfo s = log.catalog().create(Materializers.MANAGED_LEDGERS, "bench/iceberg/persistent/" + local,
-                Map.of()).join();
+        StreamInfo s = log.catalog()
+                .create(Materializers.MANAGED_LEDGERS, "bench/iceberg/persistent/" + local, Map.of())
+                .join();
         return new Topic(s, registerSchema("bench/iceberg/" + local));
     }
 
@@ -217,8 +231,17 @@ public final class IcebergBenchmark {
 
     // ---- throughput ----
 
-    record Throughput(long rows, long parquetBytes, double seconds, double cpuSeconds, int files, long aloneBytes,
-                      double aloneSeconds, double aloneCpuSeconds, int aloneFiles, long payloadBytes) {
+    record Throughput(
+            long rows,
+            long parquetBytes,
+            double seconds,
+            double cpuSeconds,
+            int files,
+            long aloneBytes,
+            double aloneSeconds,
+            double aloneCpuSeconds,
+            int aloneFiles,
+            long payloadBytes) {
         double rowsPerSecond() {
             return rows / seconds;
         }
@@ -249,10 +272,20 @@ public final class IcebergBenchmark {
 
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "throughput: %d rows in %.1f s (%.0f rows/s, %.2f MiB/s Parquet,"
-                    + " %.2f CPU s/MiB); writer alone %.1f s (%.0f rows/s, %.2f MiB/s, %.2f CPU s/MiB); ratio %.2f",
-                    rows, seconds, rowsPerSecond(), mibPerSecond(), cpuPerMib(), aloneSeconds, aloneRowsPerSecond(),
-                    aloneMibPerSecond(), aloneCpuPerMib(), ratio());
+            return String.format(
+                    Locale.ROOT,
+                    "throughput: %d rows in %.1f s (%.0f rows/s, %.2f MiB/s Parquet,"
+                            + " %.2f CPU s/MiB); writer alone %.1f s (%.0f rows/s, %.2f MiB/s, %.2f CPU s/MiB); ratio %.2f",
+                    rows,
+                    seconds,
+                    rowsPerSecond(),
+                    mibPerSecond(),
+                    cpuPerMib(),
+                    aloneSeconds,
+                    aloneRowsPerSecond(),
+                    aloneMibPerSecond(),
+                    aloneCpuPerMib(),
+                    ratio());
         }
     }
 
@@ -278,8 +311,8 @@ public final class IcebergBenchmark {
         acks.forEach(CompletableFuture::join);
 
         System.out.println("[bench-iceberg] materializing");
-        Materializers materializers = new Materializers(log, catalog, MaterializerConfig.DEFAULT,
-                DeadLetters.log(), executor);
+        Materializers materializers =
+                new Materializers(log, catalog, MaterializerConfig.DEFAULT, DeadLetters.log(), executor);
         TopicMaterializer m = materializers.materializer(s);
         System.gc();
         long cpu0 = cpuNanos();
@@ -314,11 +347,15 @@ public final class IcebergBenchmark {
         long cpu1 = cpuNanos();
         long t1 = System.nanoTime();
         GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(alone)
-                .dataFileFormat(FileFormat.PARQUET).dataSchema(alone.schema()).build();
+                .dataFileFormat(FileFormat.PARQUET)
+                .dataSchema(alone.schema())
+                .build();
         OutputFileFactory out = OutputFileFactory.builderFor(alone, 0, System.currentTimeMillis())
-                .format(FileFormat.PARQUET).operationId(UUID.randomUUID().toString()).build();
-        FanoutDataWriter<Record> writer = new FanoutDataWriter<>(factory, out, alone.io(),
-                MaterializerConfig.DEFAULT.targetFileSizeBytes());
+                .format(FileFormat.PARQUET)
+                .operationId(UUID.randomUUID().toString())
+                .build();
+        FanoutDataWriter<Record> writer =
+                new FanoutDataWriter<>(factory, out, alone.io(), MaterializerConfig.DEFAULT.targetFileSizeBytes());
         InternalRecordWrapper wrapper = new InternalRecordWrapper(alone.schema().asStruct());
         PartitionKey key = new PartitionKey(alone.spec(), alone.schema());
         for (Record r : same) {
@@ -335,19 +372,35 @@ public final class IcebergBenchmark {
         append.commit();
         double aloneSeconds = (System.nanoTime() - t1) / 1e9;
         double aloneCpu = (cpuNanos() - cpu1) / 1e9;
-        return new Throughput(rows, bytes, seconds, cpu, files, aloneBytes, aloneSeconds, aloneCpu,
-                writer.result().dataFiles().size(), payload);
+        return new Throughput(
+                rows,
+                bytes,
+                seconds,
+                cpu,
+                files,
+                aloneBytes,
+                aloneSeconds,
+                aloneCpu,
+                writer.result().dataFiles().size(),
+                payload);
     }
 
     // ---- freshness ----
 
-    record Freshness(int rate, int seconds, long entries, CoreBenchAccess.Latency latency, int commits,
-                     long rowsSeen) {
+    record Freshness(int rate, int seconds, long entries, CoreBenchAccess.Latency latency, int commits, long rowsSeen) {
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "freshness at %d msg/s for %d s: %d entries, p50 %.0f ms, p99 %.0f ms,"
-                    + " max %.0f ms over %d commits", rate, seconds, entries, latency.millis(0.50),
-                    latency.millis(0.99), latency.maxMillis(), commits);
+            return String.format(
+                    Locale.ROOT,
+                    "freshness at %d msg/s for %d s: %d entries, p50 %.0f ms, p99 %.0f ms,"
+                            + " max %.0f ms over %d commits",
+                    rate,
+                    seconds,
+                    entries,
+                    latency.millis(0.50),
+                    latency.millis(0.99),
+                    latency.maxMillis(),
+                    commits);
         }
     }
 
@@ -356,8 +409,8 @@ public final class IcebergBenchmark {
         StreamInfo s = topic.stream();
         long version = topic.schemaVersion();
         StreamLog stream = log.stream(s);
-        Materializers materializers = new Materializers(log, catalog, MaterializerConfig.DEFAULT,
-                DeadLetters.log(), executor);
+        Materializers materializers =
+                new Materializers(log, catalog, MaterializerConfig.DEFAULT, DeadLetters.log(), executor);
         MaterializerRunner runner = materializers.runner(s).start();
         int entriesPerSecond = rate / BATCH;
         long total = (long) entriesPerSecond * seconds;
@@ -389,7 +442,8 @@ public final class IcebergBenchmark {
                             // A real scan of the rows this snapshot made visible.
                             long n = 0;
                             try (CloseableIterable<Record> it = IcebergGenerics.read(table)
-                                    .where(Expressions.greaterThanOrEqual("_pulsar_offset", seenOffset)).build()) {
+                                    .where(Expressions.greaterThanOrEqual("_pulsar_offset", seenOffset))
+                                    .build()) {
                                 for (Record ignored : it) {
                                     n++;
                                 }
@@ -410,8 +464,8 @@ public final class IcebergBenchmark {
                 }
             }
         });
-        System.out.printf("[bench-iceberg] appending %d msg/s (%d entries/s) for %d s%n", rate, entriesPerSecond,
-                seconds);
+        System.out.printf(
+                "[bench-iceberg] appending %d msg/s (%d entries/s) for %d s%n", rate, entriesPerSecond, seconds);
         long intervalNanos = 1_000_000_000L / entriesPerSecond;
         long start = System.nanoTime();
         List<CompletableFuture<?>> acks = new ArrayList<>();
@@ -435,53 +489,105 @@ public final class IcebergBenchmark {
 
     // ---- the report ----
 
-    private static String report(Throughput warm, Throughput t, Freshness f, String command, String load0,
-                                 String load1, CoreBenchAccess.Usage others) {
+    private static String report(
+            Throughput warm,
+            Throughput t,
+            Freshness f,
+            String command,
+            String load0,
+            String load1,
+            CoreBenchAccess.Usage others) {
         StringBuilder sb = new StringBuilder();
         sb.append(HEADING).append("\n\n");
-        sb.append("`").append(command).append("` (`dev.lakestream.iceberg.bench.IcebergBenchmark`,"
-                + " iceberg-sink/src/bench/java), ").append(LocalDate.now()).append(". Machine: ")
-                .append(CoreBenchAccess.machineLine()).append(". Embedded pair (directory object store, RocksDB"
-                + " metadata store, no fsync) and the embedded catalog (JdbcCatalog on SQLite, local warehouse);"
-                + " Avro messages of 8 fields (a long, three strings, a double, an int, a timestamp, a boolean),"
-                + " in batches of ").append(BATCH).append(" per entry, no compression.\n\n");
-        sb.append("**The machine was busy with other builds during the run** (load average ").append(load0)
-                .append(" at the start, ").append(load1).append(" at the end; other processes kept ")
+        sb.append("`")
+                .append(command)
+                .append("` (`dev.lakestream.iceberg.bench.IcebergBenchmark`," + " iceberg-sink/src/bench/java), ")
+                .append(LocalDate.now())
+                .append(". Machine: ")
+                .append(CoreBenchAccess.machineLine())
+                .append(". Embedded pair (directory object store, RocksDB"
+                        + " metadata store, no fsync) and the embedded catalog (JdbcCatalog on SQLite, local warehouse);"
+                        + " Avro messages of 8 fields (a long, three strings, a double, an int, a timestamp, a boolean),"
+                        + " in batches of ")
+                .append(BATCH)
+                .append(" per entry, no compression.\n\n");
+        sb.append("**The machine was busy with other builds during the run** (load average ")
+                .append(load0)
+                .append(" at the start, ")
+                .append(load1)
+                .append(" at the end; other processes kept ")
                 .append(String.format(Locale.ROOT, "%.2f", others.otherCores()))
                 .append(" cores busy on average): the absolute figures are low and noisy; read the two writers"
-                + " side by side (measured back to back in one JVM), in rows/s and in CPU time.\n\n");
+                        + " side by side (measured back to back in one JVM), in rows/s and in CPU time.\n\n");
         sb.append("### Throughput: materializer vs Iceberg's writer alone\n\n");
         sb.append("| | rows | seconds | rows/s | Parquet MiB | MiB/s | data files | CPU s | CPU s per MiB |\n");
         sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        sb.append(String.format(Locale.ROOT, "| materializer (log → decode → Parquet → commits every 10 s) | %d |"
-                        + " %.1f | %.0f | %.1f | %.2f | %d | %.1f | %.2f |%n", t.rows(), t.seconds(), t.rowsPerSecond(),
-                t.parquetBytes() / (double) (1 << 20), t.mibPerSecond(), t.files(), t.cpuSeconds(), t.cpuPerMib()));
-        sb.append(String.format(Locale.ROOT, "| Iceberg writer alone (the same rows from memory, one commit) | %d |"
-                        + " %.1f | %.0f | %.1f | %.2f | %d | %.1f | %.2f |%n", t.rows(), t.aloneSeconds(),
-                t.aloneRowsPerSecond(), t.aloneBytes() / (double) (1 << 20), t.aloneMibPerSecond(), t.aloneFiles(),
-                t.aloneCpuSeconds(), t.aloneCpuPerMib()));
-        sb.append(String.format(Locale.ROOT, "%n**Ratio materializer / writer alone: %.2f** (target ≥ 0.8) in"
+        sb.append(String.format(
+                Locale.ROOT,
+                "| materializer (log → decode → Parquet → commits every 10 s) | %d |"
+                        + " %.1f | %.0f | %.1f | %.2f | %d | %.1f | %.2f |%n",
+                t.rows(),
+                t.seconds(),
+                t.rowsPerSecond(),
+                t.parquetBytes() / (double) (1 << 20),
+                t.mibPerSecond(),
+                t.files(),
+                t.cpuSeconds(),
+                t.cpuPerMib()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "| Iceberg writer alone (the same rows from memory, one commit) | %d |"
+                        + " %.1f | %.0f | %.1f | %.2f | %d | %.1f | %.2f |%n",
+                t.rows(),
+                t.aloneSeconds(),
+                t.aloneRowsPerSecond(),
+                t.aloneBytes() / (double) (1 << 20),
+                t.aloneMibPerSecond(),
+                t.aloneFiles(),
+                t.aloneCpuSeconds(),
+                t.aloneCpuPerMib()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "%n**Ratio materializer / writer alone: %.2f** (target ≥ 0.8) in"
                         + " rows/s; **%.2f** in CPU time for the same rows (the writer alone's CPU seconds / the"
                         + " materializer's), the steadier figure on a shared machine. The log held %.1f MiB of entries (Pulsar's format, Avro payloads). CPU is the"
                         + " benchmark JVM's process CPU time over the phase (all its threads: reading, decoding,"
                         + " Parquet encoding, GC). These rows follow a first round of %d rows that warms the JIT up"
                         + " for both (not in the table): on that cold JVM the materializer made %.0f rows/s, the"
-                        + " writer alone %.0f, ratio %.2f.%n%n", t.ratio(), t.aloneCpuSeconds() / t.cpuSeconds(),
+                        + " writer alone %.0f, ratio %.2f.%n%n",
+                t.ratio(),
+                t.aloneCpuSeconds() / t.cpuSeconds(),
                 t.payloadBytes() / (double) (1 << 20),
-                warm.rows(), warm.rowsPerSecond(), warm.aloneRowsPerSecond(), warm.ratio()));
+                warm.rows(),
+                warm.rowsPerSecond(),
+                warm.aloneRowsPerSecond(),
+                warm.ratio()));
         sb.append("### Freshness: append → row visible in a table scan\n\n");
-        sb.append(String.format(Locale.ROOT, "%d messages/s (%d entries/s of %d) for %d s, a MaterializerRunner"
+        sb.append(String.format(
+                Locale.ROOT,
+                "%d messages/s (%d entries/s of %d) for %d s, a MaterializerRunner"
                         + " with the default settings (commit interval 10 s, poll interval 1 s); a watcher refreshes"
-                        + " the table every 100 ms and scans the rows each new snapshot adds.%n%n", f.rate(),
-                f.rate() / BATCH, BATCH, f.seconds()));
+                        + " the table every 100 ms and scans the rows each new snapshot adds.%n%n",
+                f.rate(),
+                f.rate() / BATCH,
+                BATCH,
+                f.seconds()));
         sb.append("| entries | commits seen | rows scanned | p50 | p99 | max | target p99 |\n");
         sb.append("|---:|---:|---:|---:|---:|---:|---:|\n");
-        sb.append(String.format(Locale.ROOT, "| %d | %d | %d | %.1f s | %.1f s | %.1f s | ≤ 15 s |%n%n", f.entries(),
-                f.commits(), f.rowsSeen(), f.latency().millis(0.50) / 1000, f.latency().millis(0.99) / 1000,
+        sb.append(String.format(
+                Locale.ROOT,
+                "| %d | %d | %d | %.1f s | %.1f s | %.1f s | ≤ 15 s |%n%n",
+                f.entries(),
+                f.commits(),
+                f.rowsSeen(),
+                f.latency().millis(0.50) / 1000,
+                f.latency().millis(0.99) / 1000,
                 f.latency().maxMillis() / 1000));
         sb.append("Freshness is bounded by the commit interval: an entry waits for the next commit (up to 10 s,"
                 + " 5 s on average), plus the poll interval and the commit itself.\n\n");
-        sb.append("Other processes during the run:\n\n```\n").append(others.summary()).append("\n```\n");
+        sb.append("Other processes during the run:\n\n```\n")
+                .append(others.summary())
+                .append("\n```\n");
         return sb.toString();
     }
 

@@ -83,7 +83,8 @@ public final class LocalFileIO implements FileIO, SupportsPrefixOperations {
                     continue; // deleted meanwhile
                 }
                 if (a.isRegularFile()) {
-                    out.add(new FileInfo(f.toUri().toString(), a.size(), a.lastModifiedTime().toMillis()));
+                    out.add(new FileInfo(
+                            f.toUri().toString(), a.size(), a.lastModifiedTime().toMillis()));
                 }
             }
         } catch (IOException e) {
@@ -161,8 +162,12 @@ public final class LocalFileIO implements FileIO, SupportsPrefixOperations {
             try {
                 Files.createDirectories(path.getParent());
                 Path tmp = path.resolveSibling("." + path.getFileName() + "." + UUID.randomUUID() + ".tmp");
-                return new MovingOutputStream(location, FileChannel.open(tmp, StandardOpenOption.CREATE_NEW,
-                        StandardOpenOption.WRITE), tmp, path, overwrite);
+                return new MovingOutputStream(
+                        location,
+                        FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                        tmp,
+                        path,
+                        overwrite);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create " + location, e);
             }

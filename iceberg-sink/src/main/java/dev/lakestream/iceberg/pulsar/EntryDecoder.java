@@ -76,16 +76,26 @@ public final class EntryDecoder {
         try {
             return codec.decode(buf, md.getUncompressedSize());
         } catch (IOException | RuntimeException e) {
-            throw new EntryDecodeException(where + ": cannot uncompress " + buf.readableBytes() + " bytes of " + type
-                    + " to " + md.getUncompressedSize() + " bytes (" + e + ")", e);
+            throw new EntryDecodeException(
+                    where + ": cannot uncompress " + buf.readableBytes() + " bytes of " + type + " to "
+                            + md.getUncompressedSize() + " bytes (" + e + ")",
+                    e);
         }
     }
 
     private static PulsarMessage single(MessageMetadata md, ByteBuf payload) {
-        return new PulsarMessage(-1, md.hasPartitionKey() ? md.getPartitionKey() : null,
-                md.isPartitionKeyB64Encoded(), properties(md.getPropertiesList()), md.getPublishTime(),
+        return new PulsarMessage(
+                -1,
+                md.hasPartitionKey() ? md.getPartitionKey() : null,
+                md.isPartitionKeyB64Encoded(),
+                properties(md.getPropertiesList()),
+                md.getPublishTime(),
                 md.hasEventTime() && md.getEventTime() != 0 ? md.getEventTime() : null,
-                md.getProducerName(), md.getSequenceId(), schemaVersion(md), md.isNullValue(), bytes(payload));
+                md.getProducerName(),
+                md.getSequenceId(),
+                schemaVersion(md),
+                md.isNullValue(),
+                bytes(payload));
     }
 
     private static List<PulsarMessage> batch(MessageMetadata md, ByteBuf payload, String where)
@@ -99,8 +109,8 @@ public final class EntryDecoder {
             try {
                 single = Commands.deSerializeSingleMessageInBatch(payload, smd, i, n);
             } catch (IOException | RuntimeException e) {
-                throw new EntryDecodeException(where + ": message " + i + " of a batch of " + n
-                        + " does not decode (" + e + ")", e);
+                throw new EntryDecodeException(
+                        where + ": message " + i + " of a batch of " + n + " does not decode (" + e + ")", e);
             }
             try {
                 if (smd.isCompactedOut()) {
@@ -108,10 +118,18 @@ public final class EntryDecoder {
                 }
                 // Pulsar's client numbers a batch's messages from the batch's sequence id.
                 long sequenceId = smd.hasSequenceId() ? smd.getSequenceId() : md.getSequenceId() + i;
-                out.add(new PulsarMessage(i, smd.hasPartitionKey() ? smd.getPartitionKey() : null,
-                        smd.isPartitionKeyB64Encoded(), properties(smd.getPropertiesList()), md.getPublishTime(),
+                out.add(new PulsarMessage(
+                        i,
+                        smd.hasPartitionKey() ? smd.getPartitionKey() : null,
+                        smd.isPartitionKeyB64Encoded(),
+                        properties(smd.getPropertiesList()),
+                        md.getPublishTime(),
                         smd.hasEventTime() && smd.getEventTime() != 0 ? smd.getEventTime() : null,
-                        md.getProducerName(), sequenceId, schemaVersion, smd.isNullValue(), bytes(single)));
+                        md.getProducerName(),
+                        sequenceId,
+                        schemaVersion,
+                        smd.isNullValue(),
+                        bytes(single)));
             } finally {
                 single.release();
             }

@@ -17,6 +17,15 @@ import java.util.Map;
  * @param nullValue whether the producer sent a null value (the payload is then empty)
  * @param payload the value bytes
  */
-public record PulsarMessage(int batchIndex, String key, boolean keyBase64, Map<String, String> properties,
-                            long publishTime, Long eventTime, String producerName, long sequenceId,
-                            Long schemaVersion, boolean nullValue, byte[] payload) {}
+public record PulsarMessage(
+        int batchIndex,
+        String key,
+        boolean keyBase64,
+        Map<String, String> properties,
+        long publishTime,
+        Long eventTime,
+        String producerName,
+        long sequenceId,
+        Long schemaVersion,
+        boolean nullValue,
+        byte[] payload) {}

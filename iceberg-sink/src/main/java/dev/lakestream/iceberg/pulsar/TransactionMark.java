@@ -9,7 +9,11 @@ package dev.lakestream.iceberg.pulsar;
  */
 public record TransactionMark(long mostBits, long leastBits, Kind kind) {
 
-    public enum Kind { MESSAGE, COMMIT, ABORT }
+    public enum Kind {
+        MESSAGE,
+        COMMIT,
+        ABORT
+    }
 
     /** The transaction's id as Pulsar prints it ({@code (most,least)}). */
     public String txnId() {

@@ -44,10 +44,10 @@ final class AvroPart implements Part {
                     + ", not a record; only record schemas are materialized");
         }
         try {
-            this.type = (Types.StructType) IcebergTypes.optional(AvroSchemaUtil.toIceberg(avro).asStruct());
+            this.type = (Types.StructType)
+                    IcebergTypes.optional(AvroSchemaUtil.toIceberg(avro).asStruct());
         } catch (RuntimeException e) {
-            throw new IncompatibleSchemaException(what + ": the Avro schema has no Iceberg equivalent (" + e + ")",
-                    e);
+            throw new IncompatibleSchemaException(what + ": the Avro schema has no Iceberg equivalent (" + e + ")", e);
         }
     }
 
@@ -55,7 +55,8 @@ final class AvroPart implements Part {
     private static void markInstants(JsonNode node) {
         if (node.isObject()) {
             JsonNode logical = node.get("logicalType");
-            if (logical != null && INSTANT_TYPES.contains(logical.asText())
+            if (logical != null
+                    && INSTANT_TYPES.contains(logical.asText())
                     && !node.has(AvroSchemaUtil.ADJUST_TO_UTC_PROP)) {
                 ((ObjectNode) node).put(AvroSchemaUtil.ADJUST_TO_UTC_PROP, true);
             }
@@ -73,8 +74,7 @@ final class AvroPart implements Part {
     @Override
     public Decoder bind(Type target) throws IncompatibleSchemaException {
         if (!target.isStructType()) {
-            throw new IncompatibleSchemaException("a record schema cannot be written into a column of type "
-                    + target);
+            throw new IncompatibleSchemaException("a record schema cannot be written into a column of type " + target);
         }
         GenericDatumReader<Object> reader = new GenericDatumReader<>(avro);
         String root = avro.getName();
@@ -86,8 +86,8 @@ final class AvroPart implements Part {
                 try {
                     datum = reader.read(null, DecoderFactory.get().binaryDecoder(bytes, null));
                 } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException e) {
-                    throw new BadMessageException("the value does not decode as Avro of schema " + avro.getFullName()
-                            + " (" + e + ")", e);
+                    throw new BadMessageException(
+                            "the value does not decode as Avro of schema " + avro.getFullName() + " (" + e + ")", e);
                 }
             }
             try {

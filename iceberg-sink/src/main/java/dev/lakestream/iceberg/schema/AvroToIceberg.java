@@ -61,8 +61,9 @@ final class AvroToIceberg {
                 Type value = target.asMapType().valueType();
                 Map<String, Object> out = new LinkedHashMap<>();
                 for (Map.Entry<?, ?> e : ((Map<?, ?>) datum).entrySet()) {
-                    out.put(e.getKey().toString(), convert(e.getValue(), schema.getValueType(), value,
-                            path + "." + e.getKey()));
+                    out.put(
+                            e.getKey().toString(),
+                            convert(e.getValue(), schema.getValueType(), value, path + "." + e.getKey()));
                 }
                 return out;
             }
@@ -90,7 +91,8 @@ final class AvroToIceberg {
                 long v = ((Number) datum).longValue();
                 boolean millis = logical instanceof LogicalTypes.TimestampMillis
                         || logical instanceof LogicalTypes.LocalTimestampMillis;
-                Instant instant = millis ? Instant.ofEpochMilli(v)
+                Instant instant = millis
+                        ? Instant.ofEpochMilli(v)
                         : Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000L), Math.floorMod(v, 1_000_000L) * 1000L);
                 return ((Types.TimestampType) target).shouldAdjustToUTC()
                         ? OffsetDateTime.ofInstant(instant, ZoneOffset.UTC)

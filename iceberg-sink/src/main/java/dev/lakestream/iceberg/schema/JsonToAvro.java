@@ -40,8 +40,8 @@ final class JsonToAvro {
         try {
             return convert(node, schema, schema.getName());
         } catch (ArithmeticException | IllegalArgumentException e) {
-            throw new BadMessageException("the JSON value does not fit schema " + schema.getFullName() + " ("
-                    + e + ")", e);
+            throw new BadMessageException(
+                    "the JSON value does not fit schema " + schema.getFullName() + " (" + e + ")", e);
         }
     }
 
@@ -116,8 +116,7 @@ final class JsonToAvro {
                 if (logical instanceof LogicalTypes.Decimal d) {
                     need(n.isNumber() || n.isTextual(), path, "a decimal number", n);
                     BigDecimal v = new BigDecimal(n.asText()).setScale(d.getScale(), RoundingMode.UNNECESSARY);
-                    return s.getType() == Schema.Type.BYTES ? DECIMALS.toBytes(v, s, d)
-                            : DECIMALS.toFixed(v, s, d);
+                    return s.getType() == Schema.Type.BYTES ? DECIMALS.toBytes(v, s, d) : DECIMALS.toFixed(v, s, d);
                 }
                 need(n.isTextual(), path, "base64 text", n);
                 byte[] b = Base64.getDecoder().decode(n.asText());

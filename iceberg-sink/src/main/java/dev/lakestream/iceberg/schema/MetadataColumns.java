@@ -36,19 +36,25 @@ public final class MetadataColumns {
     /** The columns, with ids 1..11 (the catalog assigns the table's own). */
     public static List<NestedField> columns() {
         return List.of(
-                NestedField.optional(1, KEY, Types.StringType.get(),
-                        "message key (base64 text when the producer set it as bytes)"),
+                NestedField.optional(
+                        1, KEY, Types.StringType.get(), "message key (base64 text when the producer set it as bytes)"),
                 NestedField.required(2, PUBLISH_TIME, Types.TimestampType.withZone(), "publish time"),
                 NestedField.optional(3, EVENT_TIME, Types.TimestampType.withZone(), "event time, null when unset"),
-                NestedField.optional(4, PROPERTIES, Types.MapType.ofRequired(12, 13, Types.StringType.get(),
-                        Types.StringType.get()), "message properties"),
+                NestedField.optional(
+                        4,
+                        PROPERTIES,
+                        Types.MapType.ofRequired(12, 13, Types.StringType.get(), Types.StringType.get()),
+                        "message properties"),
                 NestedField.optional(5, PRODUCER, Types.StringType.get(), "producer name"),
                 NestedField.required(6, SEQUENCE_ID, Types.LongType.get(), "producer sequence id"),
-                NestedField.optional(7, PARTITION, Types.IntegerType.get(),
-                        "topic partition, null for a non-partitioned topic"),
+                NestedField.optional(
+                        7, PARTITION, Types.IntegerType.get(), "topic partition, null for a non-partitioned topic"),
                 NestedField.required(8, LEDGER_ID, Types.LongType.get(), "Pulsar position: ledger id"),
                 NestedField.required(9, ENTRY_ID, Types.LongType.get(), "Pulsar position: entry id"),
-                NestedField.required(10, BATCH_INDEX, Types.IntegerType.get(),
+                NestedField.required(
+                        10,
+                        BATCH_INDEX,
+                        Types.IntegerType.get(),
                         "Pulsar position: index in the batch, -1 when not batched"),
                 NestedField.required(11, OFFSET, Types.LongType.get(), "offset of the entry in its stream"));
     }

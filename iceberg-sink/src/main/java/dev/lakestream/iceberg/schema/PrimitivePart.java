@@ -53,16 +53,15 @@ final class PrimitivePart implements Part {
         boolean widenToLong = target.typeId() == Type.TypeID.LONG && type.typeId() == Type.TypeID.INTEGER;
         boolean widenToDouble = target.typeId() == Type.TypeID.DOUBLE && type.typeId() == Type.TypeID.FLOAT;
         if (!target.equals(type) && !widenToLong && !widenToDouble) {
-            throw new IncompatibleSchemaException(schemaType + " values cannot be written into a column of type "
-                    + target);
+            throw new IncompatibleSchemaException(
+                    schemaType + " values cannot be written into a column of type " + target);
         }
         return bytes -> {
             Object v;
             try {
                 v = decode(bytes);
             } catch (java.time.DateTimeException e) {
-                throw new BadMessageException("a " + schemaType + " value is out of range (" + e.getMessage() + ")",
-                        e);
+                throw new BadMessageException("a " + schemaType + " value is out of range (" + e.getMessage() + ")", e);
             }
             if (widenToLong) {
                 return ((Integer) v).longValue();
@@ -87,26 +86,30 @@ final class PrimitivePart implements Part {
             case FLOAT -> size(b, 4) ? buf.getFloat() : null;
             case DOUBLE -> size(b, 8) ? buf.getDouble() : null;
             // java.util.Date and java.sql.Timestamp: epoch milliseconds.
-            case DATE, TIMESTAMP -> size(b, 8) ? OffsetDateTime.ofInstant(Instant.ofEpochMilli(buf.getLong()),
-                    ZoneOffset.UTC) : null;
+            case DATE, TIMESTAMP ->
+                size(b, 8) ? OffsetDateTime.ofInstant(Instant.ofEpochMilli(buf.getLong()), ZoneOffset.UTC) : null;
             // Epoch seconds and nanoseconds; Iceberg keeps microseconds.
-            case INSTANT -> size(b, 12) ? OffsetDateTime.ofInstant(Instant.ofEpochSecond(buf.getLong(),
-                    buf.getInt()), ZoneOffset.UTC) : null;
+            case INSTANT ->
+                size(b, 12)
+                        ? OffsetDateTime.ofInstant(Instant.ofEpochSecond(buf.getLong(), buf.getInt()), ZoneOffset.UTC)
+                        : null;
             // java.sql.Time: milliseconds of the day.
-            case TIME -> size(b, 8) ? LocalTime.ofNanoOfDay(Math.floorMod(buf.getLong(), 86_400_000L)
-                    * 1_000_000L) : null;
+            case TIME ->
+                size(b, 8) ? LocalTime.ofNanoOfDay(Math.floorMod(buf.getLong(), 86_400_000L) * 1_000_000L) : null;
             case LOCAL_TIME -> size(b, 8) ? LocalTime.ofNanoOfDay(buf.getLong()) : null;
             case LOCAL_DATE -> size(b, 8) ? LocalDate.ofEpochDay(buf.getLong()) : null;
-            case LOCAL_DATE_TIME -> size(b, 16) ? LocalDateTime.of(LocalDate.ofEpochDay(buf.getLong()),
-                    LocalTime.ofNanoOfDay(buf.getLong())) : null;
+            case LOCAL_DATE_TIME ->
+                size(b, 16)
+                        ? LocalDateTime.of(LocalDate.ofEpochDay(buf.getLong()), LocalTime.ofNanoOfDay(buf.getLong()))
+                        : null;
             default -> throw new IllegalStateException("not a primitive: " + schemaType);
         };
     }
 
     private boolean size(byte[] b, int expected) throws BadMessageException {
         if (b.length != expected) {
-            throw new BadMessageException("a " + schemaType + " value has " + expected + " bytes, this one "
-                    + b.length);
+            throw new BadMessageException(
+                    "a " + schemaType + " value has " + expected + " bytes, this one " + b.length);
         }
         return true;
     }

@@ -39,8 +39,8 @@ public final class RegistrySchemaSource implements SchemaSource {
         try {
             stored = storage.get(schemaId, wanted).join();
         } catch (CompletionException e) {
-            throw new SchemaUnavailableException("schema '" + schemaId + "' version " + wanted
-                    + " cannot be read: " + e.getCause(), e.getCause());
+            throw new SchemaUnavailableException(
+                    "schema '" + schemaId + "' version " + wanted + " cannot be read: " + e.getCause(), e.getCause());
         }
         if (stored == null) {
             if (version == null) {
@@ -60,8 +60,8 @@ public final class RegistrySchemaSource implements SchemaSource {
             throw new SchemaUnavailableException("schema '" + schemaId + "': the stored record does not decode", e);
         }
         if (info.isDeleted()) {
-            throw new SchemaUnavailableException("schema '" + schemaId + "': the version is a deletion tombstone",
-                    null);
+            throw new SchemaUnavailableException(
+                    "schema '" + schemaId + "': the version is a deletion tombstone", null);
         }
         Map<String, String> props = new LinkedHashMap<>();
         for (int i = 0; i < info.getPropsCount(); i++) {

@@ -40,7 +40,8 @@ public final class TableSchemas {
         AtomicInteger ids = new AtomicInteger();
         // Fresh ids on the struct first: the value columns' placeholder ids overlap the metadata columns'.
         return new Schema(TypeUtil.assignFreshIds(Types.StructType.of(fields), ids::incrementAndGet)
-                .asStructType().fields());
+                .asStructType()
+                .fields());
     }
 
     /**
@@ -57,8 +58,10 @@ public final class TableSchemas {
                 update = table.updateSchema().unionByNameWith(wanted);
                 next = update.apply();
             } catch (IllegalArgumentException | IllegalStateException | ValidationException e) {
-                throw new IncompatibleSchemaException(what + " cannot be merged into table " + table.name()
-                        + " without rewriting it: " + e.getMessage(), e);
+                throw new IncompatibleSchemaException(
+                        what + " cannot be merged into table " + table.name() + " without rewriting it: "
+                                + e.getMessage(),
+                        e);
             }
             if (next.sameSchema(current)) {
                 return current;

@@ -1,6 +1,5 @@
 package dev.lakestream.iceberg.schema;
 
-import dev.lakestream.iceberg.pulsar.PulsarMessage;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -71,8 +70,8 @@ public final class ValueMappings {
         SchemaType keyType = SchemaType.valueOf(p.getOrDefault("key.schema.type", "BYTES"));
         SchemaType valueType = SchemaType.valueOf(p.getOrDefault("value.schema.type", "BYTES"));
         boolean separated = "SEPARATED".equals(p.get("kv.encoding.type"));
-        return new KeyValueMapping(part(keyType, keyDef, what + " key"), part(valueType, valueDef, what + " value"),
-                separated);
+        return new KeyValueMapping(
+                part(keyType, keyDef, what + " key"), part(valueType, valueDef, what + " value"), separated);
     }
 
     /** A length-prefixed part; a negative length is an absent (null) part. */
@@ -149,8 +148,11 @@ public final class ValueMappings {
                 byte[] v;
                 if (separated) {
                     // The key travels as the message key (base64 of its bytes), the value as the payload.
-                    k = m.key() == null ? null : m.keyBase64() ? Base64.getDecoder().decode(m.key())
-                            : m.key().getBytes(StandardCharsets.UTF_8);
+                    k = m.key() == null
+                            ? null
+                            : m.keyBase64()
+                                    ? Base64.getDecoder().decode(m.key())
+                                    : m.key().getBytes(StandardCharsets.UTF_8);
                     v = m.nullValue() ? null : m.payload();
                 } else {
                     ByteBuffer b = ByteBuffer.wrap(m.payload());

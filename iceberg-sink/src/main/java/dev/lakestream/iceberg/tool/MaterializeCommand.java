@@ -104,7 +104,8 @@ public final class MaterializeCommand {
             StatusReport.print(StatusReport.fromPublished(published.get(), now), out);
             return 0;
         }
-        try (log; Closeable catalog = new Closeable(Catalogs.open(config.catalog()))) {
+        try (log;
+                Closeable catalog = new Closeable(Catalogs.open(config.catalog()))) {
             StatusReport.print(StatusReport.compute(log, catalog.catalog(), config.selection(), published, now), out);
         }
         return 0;
@@ -112,14 +113,20 @@ public final class MaterializeCommand {
 
     private static int once(ToolConfig config, PrintStream out) {
         try (Lakestream log = Lakestream.open(config.reader());
-             Closeable catalog = new Closeable(Catalogs.open(config.catalog()))) {
-            List<StandaloneMaterializer.OnceResult> results = new StandaloneMaterializer(config, log,
-                    catalog.catalog()).once();
+                Closeable catalog = new Closeable(Catalogs.open(config.catalog()))) {
+            List<StandaloneMaterializer.OnceResult> results =
+                    new StandaloneMaterializer(config, log, catalog.catalog()).once();
             int incomplete = 0;
             for (StandaloneMaterializer.OnceResult r : results) {
-                out.printf("%s -> %s: offsets up to %d of %d, %d rows in %d commits, %d dead letters%s%n",
-                        r.topic(), r.table(), r.status().nextOffset(), r.target(), r.status().rowsCommitted(),
-                        r.status().commits(), r.status().deadLetters(),
+                out.printf(
+                        "%s -> %s: offsets up to %d of %d, %d rows in %d commits, %d dead letters%s%n",
+                        r.topic(),
+                        r.table(),
+                        r.status().nextOffset(),
+                        r.target(),
+                        r.status().rowsCommitted(),
+                        r.status().commits(),
+                        r.status().deadLetters(),
                         r.complete() ? "" : " INCOMPLETE: " + r.status().lastError());
                 if (!r.complete()) {
                     incomplete++;
@@ -135,20 +142,27 @@ public final class MaterializeCommand {
         CountDownLatch closed = new CountDownLatch(1);
         if (stop == null) {
             // SIGTERM / SIGINT: commit what is pending before the JVM exits.
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                done.countDown();
-                try {
-                    closed.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "lakestream-materialize-shutdown"));
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                done.countDown();
+                                try {
+                                    closed.await();
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            },
+                            "lakestream-materialize-shutdown"));
         }
         try (Lakestream log = Lakestream.open(config.reader());
-             Closeable catalog = new Closeable(Catalogs.open(config.catalog()));
-             StandaloneMaterializer m = new StandaloneMaterializer(config, log, catalog.catalog())) {
-            LOG.info("materializing topics {} into catalog {} ({}), warehouse {}", config.selection(),
-                    config.catalog().name(), config.catalog().uri(), config.catalog().warehouse());
+                Closeable catalog = new Closeable(Catalogs.open(config.catalog()));
+                StandaloneMaterializer m = new StandaloneMaterializer(config, log, catalog.catalog())) {
+            LOG.info(
+                    "materializing topics {} into catalog {} ({}), warehouse {}",
+                    config.selection(),
+                    config.catalog().name(),
+                    config.catalog().uri(),
+                    config.catalog().warehouse());
             m.start();
             done.await();
             LOG.info("stopping: committing what is pending");

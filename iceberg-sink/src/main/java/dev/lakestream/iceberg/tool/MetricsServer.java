@@ -37,8 +37,10 @@ final class MetricsServer implements AutoCloseable {
         try {
             server = HttpServer.create(new InetSocketAddress(address, port), 16);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot serve /metrics on " + address + ":" + port + " ("
-                    + ToolConfig.METRICS_PORT + "): " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "cannot serve /metrics on " + address + ":" + port + " (" + ToolConfig.METRICS_PORT + "): "
+                            + e.getMessage(),
+                    e);
         }
         server.createContext("/metrics", exchange -> answer(exchange, metrics));
         ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
@@ -53,7 +55,8 @@ final class MetricsServer implements AutoCloseable {
 
     private static void answer(HttpExchange exchange, Supplier<String> metrics) throws IOException {
         try (exchange) {
-            if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
+            if (!exchange.getRequestMethod().equals("GET")
+                    && !exchange.getRequestMethod().equals("HEAD")) {
                 exchange.sendResponseHeaders(405, -1);
                 return;
             }

@@ -89,8 +89,8 @@ public final class OperatorCommand {
             return 2;
         }
         if (conf == null || words.isEmpty()) {
-            err.println("lakestream: " + (conf == null ? "--conf FILE is required" : "a command is required")
-                    + "\n" + USAGE);
+            err.println("lakestream: " + (conf == null ? "--conf FILE is required" : "a command is required") + "\n"
+                    + USAGE);
             return 2;
         }
         String command = words.get(0);
@@ -137,8 +137,12 @@ public final class OperatorCommand {
     Optional<StreamInfo> resolve(String topicOrId) {
         if (topicOrId.chars().allMatch(Character::isDigit)) {
             long id = Long.parseLong(topicOrId);
-            return log.catalog().nameOf(id).join()
-                    .flatMap(n -> log.catalog().lookup(n.get("namespace"), n.get("name")).join())
+            return log.catalog()
+                    .nameOf(id)
+                    .join()
+                    .flatMap(n -> log.catalog()
+                            .lookup(n.get("namespace"), n.get("name"))
+                            .join())
                     .filter(s -> s.id() == id && !s.deleted());
         }
         TopicRef topic = TopicRef.parse(topicOrId);
@@ -163,16 +167,22 @@ public final class OperatorCommand {
     void streams() {
         List<StreamInfo> live = new ArrayList<>();
         for (long id : log.catalog().allIds().join()) {
-            log.catalog().nameOf(id).join()
-                    .flatMap(n -> log.catalog().lookup(n.get("namespace"), n.get("name")).join())
-                    .filter(s -> s.id() == id && !s.deleted()).ifPresent(live::add);
+            log.catalog()
+                    .nameOf(id)
+                    .join()
+                    .flatMap(n -> log.catalog()
+                            .lookup(n.get("namespace"), n.get("name"))
+                            .join())
+                    .filter(s -> s.id() == id && !s.deleted())
+                    .ifPresent(live::add);
         }
         live.sort(Comparator.comparingLong(StreamInfo::id));
         out.printf("%8s %12s %12s  %-60s %s%n", "STREAM", "START", "END", "TOPIC", "CATALOG NAME");
         for (StreamInfo s : live) {
             StreamLog stream = log.stream(s);
-            out.printf("%8d %12d %12d  %-60s %s%n", s.id(), stream.startOffset().join(), stream.endOffset().join(),
-                    topicOf(s), s.fullName());
+            out.printf(
+                    "%8d %12d %12d  %-60s %s%n",
+                    s.id(), stream.startOffset().join(), stream.endOffset().join(), topicOf(s), s.fullName());
         }
         out.printf("%d streams%n", live.size());
     }
@@ -189,27 +199,41 @@ public final class OperatorCommand {
         if (!s.properties().isEmpty()) {
             out.printf("  properties: %s%n", s.properties());
         }
-        Optional<ManagedLedgerRecord> ml = ManagedLedgerRecord.load(log.metadataStore(), root, s.id()).join();
+        Optional<ManagedLedgerRecord> ml =
+                ManagedLedgerRecord.load(log.metadataStore(), root, s.id()).join();
         ml.ifPresent(r -> {
-            out.printf("  managed ledger %s%s: %d ledgers%n", r.name,
+            out.printf(
+                    "  managed ledger %s%s: %d ledgers%n",
+                    r.name,
                     r.terminatedOffset == null ? "" : " (terminated at offset " + r.terminatedOffset + ")",
                     r.ledgers.size());
             for (ManagedLedgerRecord.LedgerEntry l : r.ledgers) {
                 // Size and time are filled in when a ledger is closed.
-                out.printf("    ledger %d: first offset %d%s%n", l.id, l.firstOffset, l.timestamp == 0 ? ""
-                        : ", " + l.size + " B, closed " + Instant.ofEpochMilli(l.timestamp));
+                out.printf(
+                        "    ledger %d: first offset %d%s%n",
+                        l.id,
+                        l.firstOffset,
+                        l.timestamp == 0 ? "" : ", " + l.size + " B, closed " + Instant.ofEpochMilli(l.timestamp));
             }
         });
         List<IndexRecord> records = new OffsetIndex(log.metadataStore())
-                .recordsFrom(s.id(), start, MAX_OBJECTS_SHOWN).join();
-        out.printf("  WAL objects (index records from offset %d%s):%n", start,
-                records.size() == MAX_OBJECTS_SHOWN ? ", first " + MAX_OBJECTS_SHOWN : "");
+                .recordsFrom(s.id(), start, MAX_OBJECTS_SHOWN)
+                .join();
+        out.printf(
+                "  WAL objects (index records from offset %d%s):%n",
+                start, records.size() == MAX_OBJECTS_SHOWN ? ", first " + MAX_OBJECTS_SHOWN : "");
         long bytes = 0;
         for (IndexRecord r : records) {
             bytes += r.value().entrySizeBytes();
-            out.printf("    [%d, %d) %d entries, %d B of this stream in %s (%d B), committed %s%n", r.startOffset(),
-                    r.endOffset(), r.value().entryCount(), r.value().entrySizeBytes(), r.value().location(),
-                    r.value().fileSize(), Instant.ofEpochMilli(r.timestamp()));
+            out.printf(
+                    "    [%d, %d) %d entries, %d B of this stream in %s (%d B), committed %s%n",
+                    r.startOffset(),
+                    r.endOffset(),
+                    r.value().entryCount(),
+                    r.value().entrySizeBytes(),
+                    r.value().location(),
+                    r.value().fileSize(),
+                    Instant.ofEpochMilli(r.timestamp()));
         }
         out.printf("  %d objects, %d B of entries%n", records.size(), bytes);
         CursorStore cursors = new CursorStore(log.metadataStore(), root);
@@ -217,8 +241,11 @@ public final class OperatorCommand {
         out.printf("  cursors: %d%n", names.size());
         for (String name : names) {
             Optional<CursorState> c = cursors.load(s.id(), name).join();
-            c.ifPresent(st -> out.printf("    %s: acknowledged below %d, %d more acknowledged individually, backlog"
-                            + " %d entries%s%n", name, st.ackedBefore(), st.individuallyAcked().count(),
+            c.ifPresent(st -> out.printf(
+                    "    %s: acknowledged below %d, %d more acknowledged individually, backlog" + " %d entries%s%n",
+                    name,
+                    st.ackedBefore(),
+                    st.individuallyAcked().count(),
                     Math.max(0, end - st.ackedBefore() - st.individuallyAcked().countIn(st.ackedBefore(), end)),
                     st.properties().isEmpty() ? "" : ", properties " + st.properties()));
         }
@@ -230,22 +257,24 @@ public final class OperatorCommand {
         long end = stream.endOffset().join();
         long from = fromOffset == null ? start : fromOffset;
         if (from < start || from > end) {
-            throw new IllegalArgumentException("--from " + from + " is outside the stream's readable offsets ["
-                    + start + ", " + end + ") of stream " + s.id());
+            throw new IllegalArgumentException("--from " + from + " is outside the stream's readable offsets [" + start
+                    + ", " + end + ") of stream " + s.id());
         }
         int partition = -1;
         if (!topicOf(s).equals("-")) {
             partition = TopicRef.fromManagedLedgerName(s.name()).partition();
         }
         PositionResolver positions = Materializers.MANAGED_LEDGERS.equals(s.namespace())
-                ? PositionResolver.managedLedger(log.metadataStore(), log.config().metadataRoot(), s.id(), partition)
+                ? PositionResolver.managedLedger(
+                        log.metadataStore(), log.config().metadataRoot(), s.id(), partition)
                 : PositionResolver.streamOffsets(partition);
         positions.refresh();
         EntryDecoder decoder = new EntryDecoder();
         int shown = 0;
         long next = from;
         while (shown < count && next < end) {
-            List<LogEntry> batch = stream.read(next, count - shown, 16L * 1024 * 1024).join();
+            List<LogEntry> batch =
+                    stream.read(next, count - shown, 16L * 1024 * 1024).join();
             if (batch.isEmpty()) {
                 break;
             }
@@ -266,8 +295,13 @@ public final class OperatorCommand {
     }
 
     private void printEntry(LogEntry e, MessagePosition p, EntryDecoder decoder) {
-        out.printf("offset %d  position %d:%d  %d B  appended %s%n", e.offset(), p.ledgerId(), p.entryId(),
-                e.payload().readableBytes(), Instant.ofEpochMilli(e.timestamp()));
+        out.printf(
+                "offset %d  position %d:%d  %d B  appended %s%n",
+                e.offset(),
+                p.ledgerId(),
+                p.entryId(),
+                e.payload().readableBytes(),
+                Instant.ofEpochMilli(e.timestamp()));
         List<PulsarMessage> messages;
         try {
             messages = decoder.decode(e.payload(), "stream offset " + e.offset());
@@ -279,11 +313,15 @@ public final class OperatorCommand {
             out.println("  (a marker: no message)");
         }
         for (PulsarMessage m : messages) {
-            out.printf("  [batch index %d] key=%s publish=%s%s producer=%s sequence=%d%s%n", m.batchIndex(),
+            out.printf(
+                    "  [batch index %d] key=%s publish=%s%s producer=%s sequence=%d%s%n",
+                    m.batchIndex(),
                     m.key() == null ? "-" : m.key() + (m.keyBase64() ? " (base64)" : ""),
                     Instant.ofEpochMilli(m.publishTime()),
-                    m.eventTime() == null ? "" : " event=" + Instant.ofEpochMilli(m.eventTime()), m.producerName(),
-                    m.sequenceId(), m.schemaVersion() == null ? "" : " schemaVersion=" + m.schemaVersion());
+                    m.eventTime() == null ? "" : " event=" + Instant.ofEpochMilli(m.eventTime()),
+                    m.producerName(),
+                    m.sequenceId(),
+                    m.schemaVersion() == null ? "" : " schemaVersion=" + m.schemaVersion());
             if (!m.properties().isEmpty()) {
                 out.printf("    properties %s%n", m.properties());
             }
@@ -296,8 +334,8 @@ public final class OperatorCommand {
         int n = Math.min(payload.length, PREVIEW_BYTES);
         String more = payload.length > n ? "... (" + payload.length + " B)" : " (" + payload.length + " B)";
         String text = new String(payload, 0, n, StandardCharsets.UTF_8);
-        boolean printable = text.codePoints().allMatch(c -> c >= 0x20 && c != 0x7f && c != 0xfffd
-                || c == '\n' || c == '\t');
+        boolean printable =
+                text.codePoints().allMatch(c -> c >= 0x20 && c != 0x7f && c != 0xfffd || c == '\n' || c == '\t');
         if (printable) {
             return "\"" + text.replace("\n", "\\n").replace("\t", "\\t") + "\"" + more;
         }
@@ -307,5 +345,4 @@ public final class OperatorCommand {
         }
         return hex + more;
     }
-
 }

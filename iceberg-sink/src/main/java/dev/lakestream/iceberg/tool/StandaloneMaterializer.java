@@ -45,10 +45,10 @@ public final class StandaloneMaterializer implements AutoCloseable {
     private final Catalog catalog;
     private final Materializers materializers;
     private final ExecutorService schemaExecutor = Executors.newCachedThreadPool(daemon("lakestream-schemas"));
-    private final ScheduledExecutorService control = Executors.newSingleThreadScheduledExecutor(
-            daemon("lakestream-materialize-control"));
-    private final ScheduledExecutorService maintenance = Executors.newSingleThreadScheduledExecutor(
-            daemon("lakestream-materialize-maintenance"));
+    private final ScheduledExecutorService control =
+            Executors.newSingleThreadScheduledExecutor(daemon("lakestream-materialize-control"));
+    private final ScheduledExecutorService maintenance =
+            Executors.newSingleThreadScheduledExecutor(daemon("lakestream-materialize-maintenance"));
     private final Map<Long, Running> runners = new LinkedHashMap<>();
     private volatile List<Running> published = List.of();
     private MetricsServer metrics;
@@ -60,8 +60,7 @@ public final class StandaloneMaterializer implements AutoCloseable {
         this.config = config;
         this.log = log;
         this.catalog = catalog;
-        this.materializers = new Materializers(log, catalog, config.materializer(), DeadLetters.log(),
-                schemaExecutor);
+        this.materializers = new Materializers(log, catalog, config.materializer(), DeadLetters.log(), schemaExecutor);
     }
 
     /** The managed-ledger streams of the selected topics. */
@@ -71,20 +70,22 @@ public final class StandaloneMaterializer implements AutoCloseable {
 
     static List<StreamInfo> selectedStreams(Materializers materializers, TopicSelection selection) {
         return materializers.topicStreams().stream()
-                .filter(s -> selection.includes(TopicRef.fromManagedLedgerName(s.name()))).toList();
+                .filter(s -> selection.includes(TopicRef.fromManagedLedgerName(s.name())))
+                .toList();
     }
 
     /** Starts discovery, maintenance, status publication and (when configured) {@code /metrics}. */
     public StandaloneMaterializer start() {
         if (config.metricsPort() >= 0) {
             metrics = MetricsServer.start(config.metricsAddress(), config.metricsPort(), this::prometheusText);
-            LOG.info("serving the lakestream_iceberg_* metrics on http://{}:{}/metrics", config.metricsAddress(),
+            LOG.info(
+                    "serving the lakestream_iceberg_* metrics on http://{}:{}/metrics",
+                    config.metricsAddress(),
                     metrics.port());
         }
-        control.scheduleWithFixedDelay(this::discover, 0, config.discoveryInterval().toMillis(),
-                TimeUnit.MILLISECONDS);
-        control.scheduleWithFixedDelay(this::publishStatus, STATUS_PERIOD_MS, STATUS_PERIOD_MS,
-                TimeUnit.MILLISECONDS);
+        control.scheduleWithFixedDelay(
+                this::discover, 0, config.discoveryInterval().toMillis(), TimeUnit.MILLISECONDS);
+        control.scheduleWithFixedDelay(this::publishStatus, STATUS_PERIOD_MS, STATUS_PERIOD_MS, TimeUnit.MILLISECONDS);
         long maintain = config.upkeep().maintenanceInterval().toMillis();
         if (maintain > 0) {
             maintenance.scheduleWithFixedDelay(this::maintain, maintain, maintain, TimeUnit.MILLISECONDS);
@@ -98,7 +99,10 @@ public final class StandaloneMaterializer implements AutoCloseable {
                 if (!runners.containsKey(s.id())) {
                     MaterializerRunner r = materializers.runner(s).start();
                     runners.put(s.id(), new Running(s, r));
-                    LOG.info("materializing {} (stream {}) into {}", r.materializer().topic(), s.id(),
+                    LOG.info(
+                            "materializing {} (stream {}) into {}",
+                            r.materializer().topic(),
+                            s.id(),
                             r.materializer().tableId());
                 }
             }
@@ -114,14 +118,17 @@ public final class StandaloneMaterializer implements AutoCloseable {
         for (TableIdentifier id : tables) {
             try {
                 Table table = catalog.loadTable(id);
-                int rewritten = TableMaintenance.upkeep(table, config.materializer().targetFileSizeBytes(),
-                        config.upkeep());
+                int rewritten =
+                        TableMaintenance.upkeep(table, config.materializer().targetFileSizeBytes(), config.upkeep());
                 if (rewritten > 0) {
                     LOG.info("compacted {}: {} small files rewritten", id, rewritten);
                 }
             } catch (RuntimeException e) {
-                LOG.warn("maintenance of table {} failed; trying again in {}", id,
-                        config.upkeep().maintenanceInterval(), e);
+                LOG.warn(
+                        "maintenance of table {} failed; trying again in {}",
+                        id,
+                        config.upkeep().maintenanceInterval(),
+                        e);
             }
         }
     }
@@ -132,8 +139,8 @@ public final class StandaloneMaterializer implements AutoCloseable {
         List<StatusFile.Topic> out = new ArrayList<>();
         for (Running r : published) {
             TopicMaterializer m = r.runner().materializer();
-            out.add(StatusFile.Topic.of(m.topic().toString(), r.stream().id(), m.tableId().toString(), m.status(),
-                    now));
+            out.add(StatusFile.Topic.of(
+                    m.topic().toString(), r.stream().id(), m.tableId().toString(), m.status(), now));
         }
         return out;
     }
@@ -143,11 +150,11 @@ public final class StandaloneMaterializer implements AutoCloseable {
         List<MaterializerMetrics.Topic> topics = new ArrayList<>();
         for (Running r : published) {
             TopicMaterializer m = r.runner().materializer();
-            topics.add(new MaterializerMetrics.Topic(m.topic().toString(), m.tableId().toString(), m.status()));
+            topics.add(new MaterializerMetrics.Topic(
+                    m.topic().toString(), m.tableId().toString(), m.status()));
         }
         StringBuilder out = new StringBuilder();
-        MaterializerMetrics.writePrometheus(out, Map.of(), topics, materializers.budget(),
-                System.currentTimeMillis());
+        MaterializerMetrics.writePrometheus(out, Map.of(), topics, materializers.budget(), System.currentTimeMillis());
         return out.toString();
     }
 
@@ -162,8 +169,10 @@ public final class StandaloneMaterializer implements AutoCloseable {
 
     private void writeStatus(boolean running) {
         try {
-            StatusFile.write(config.statusFile(), new StatusFile.Snapshot(ProcessHandle.current().pid(),
-                    System.currentTimeMillis(), running, status()));
+            StatusFile.write(
+                    config.statusFile(),
+                    new StatusFile.Snapshot(
+                            ProcessHandle.current().pid(), System.currentTimeMillis(), running, status()));
         } catch (RuntimeException e) {
             LOG.warn("could not publish the status", e);
         }
@@ -237,18 +246,28 @@ public final class StandaloneMaterializer implements AutoCloseable {
                 }
             }
             m.close();
-            OnceResult r = new OnceResult(m.topic().toString(), s.id(), m.tableId().toString(), target,
-                    m.status());
-            LOG.info("{}: materialized up to offset {} of {}{}", r.topic(), r.status().nextOffset(), target,
+            OnceResult r =
+                    new OnceResult(m.topic().toString(), s.id(), m.tableId().toString(), target, m.status());
+            LOG.info(
+                    "{}: materialized up to offset {} of {}{}",
+                    r.topic(),
+                    r.status().nextOffset(),
+                    target,
                     r.complete() ? "" : " (incomplete: " + r.status().lastError() + ")");
             results.add(r);
         }
         schemaExecutor.shutdownNow();
         long now = System.currentTimeMillis();
         try {
-            StatusFile.write(config.statusFile(), new StatusFile.Snapshot(ProcessHandle.current().pid(), now, false,
-                    results.stream().map(r -> StatusFile.Topic.of(r.topic(), r.streamId(), r.table(), r.status(),
-                            now)).toList()));
+            StatusFile.write(
+                    config.statusFile(),
+                    new StatusFile.Snapshot(
+                            ProcessHandle.current().pid(),
+                            now,
+                            false,
+                            results.stream()
+                                    .map(r -> StatusFile.Topic.of(r.topic(), r.streamId(), r.table(), r.status(), now))
+                                    .toList()));
         } catch (RuntimeException e) {
             LOG.warn("could not publish the status", e);
         }

@@ -20,14 +20,36 @@ public final class StatusFile {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /** One topic partition's line. */
-    public record Topic(String topic, long streamId, String table, MaterializerStatus.State state,
-                        long committedOffset, long streamEndOffset, long lagEntries, long lagMillis,
-                        long commits, long rowsCommitted, long deadLetters, long conflicts, String lastError) {
+    public record Topic(
+            String topic,
+            long streamId,
+            String table,
+            MaterializerStatus.State state,
+            long committedOffset,
+            long streamEndOffset,
+            long lagEntries,
+            long lagMillis,
+            long commits,
+            long rowsCommitted,
+            long deadLetters,
+            long conflicts,
+            String lastError) {
 
         static Topic of(String topic, long streamId, String table, MaterializerStatus s, long nowMillis) {
-            return new Topic(topic, streamId, table, s.state(), s.committedOffset(), s.streamEndOffset(),
-                    s.lagEntries(), s.lagMillis(nowMillis), s.commits(), s.rowsCommitted(), s.deadLetters(),
-                    s.conflicts(), s.lastError());
+            return new Topic(
+                    topic,
+                    streamId,
+                    table,
+                    s.state(),
+                    s.committedOffset(),
+                    s.streamEndOffset(),
+                    s.lagEntries(),
+                    s.lagMillis(nowMillis),
+                    s.commits(),
+                    s.rowsCommitted(),
+                    s.deadLetters(),
+                    s.conflicts(),
+                    s.lastError());
         }
     }
 

@@ -26,18 +26,33 @@ import org.apache.iceberg.catalog.TableIdentifier;
 public final class StatusReport {
 
     /** One topic partition. {@code committedOffset} -1: nothing committed yet; state and error may be unknown. */
-    public record Line(String topic, long streamId, String table, long committedOffset, long endOffset,
-                       long lagEntries, double lagSeconds, String state, String lastError) {}
+    public record Line(
+            String topic,
+            long streamId,
+            String table,
+            long committedOffset,
+            long endOffset,
+            long lagEntries,
+            double lagSeconds,
+            String state,
+            String lastError) {}
 
     private StatusReport() {}
 
     /** Reads the log and the catalog now; state and last error come from {@code published} (may be empty). */
-    public static List<Line> compute(Lakestream log, Catalog catalog, TopicSelection selection,
-                                     Optional<StatusFile.Snapshot> published, long nowMillis) {
+    public static List<Line> compute(
+            Lakestream log,
+            Catalog catalog,
+            TopicSelection selection,
+            Optional<StatusFile.Snapshot> published,
+            long nowMillis) {
         Map<Long, StatusFile.Topic> byStream = new HashMap<>();
         published.ifPresent(p -> p.topics().forEach(t -> byStream.put(t.streamId(), t)));
-        Materializers materializers = new Materializers(log, catalog,
-                dev.lakestream.iceberg.MaterializerConfig.DEFAULT, dev.lakestream.iceberg.DeadLetters.log(),
+        Materializers materializers = new Materializers(
+                log,
+                catalog,
+                dev.lakestream.iceberg.MaterializerConfig.DEFAULT,
+                dev.lakestream.iceberg.DeadLetters.log(),
                 Runnable::run);
         Map<TableIdentifier, Map<Long, Long>> offsetsByTable = new HashMap<>();
         List<Line> lines = new ArrayList<>();
@@ -68,10 +83,19 @@ public final class StatusReport {
                 }
             }
             StatusFile.Topic p = byStream.get(s.id());
-            String state = p == null ? (published.isPresent() ? "NOT_RUNNING" : "UNKNOWN")
+            String state = p == null
+                    ? (published.isPresent() ? "NOT_RUNNING" : "UNKNOWN")
                     : (published.get().running() ? p.state().name() : "STOPPED");
-            lines.add(new Line(topic.toString(), s.id(), id.toString(), committed == null ? -1 : committed, end, lag,
-                    lagSeconds, state, p == null ? null : p.lastError()));
+            lines.add(new Line(
+                    topic.toString(),
+                    s.id(),
+                    id.toString(),
+                    committed == null ? -1 : committed,
+                    end,
+                    lag,
+                    lagSeconds,
+                    state,
+                    p == null ? null : p.lastError()));
         }
         return lines;
     }
@@ -80,20 +104,36 @@ public final class StatusReport {
     public static List<Line> fromPublished(StatusFile.Snapshot published, long nowMillis) {
         List<Line> lines = new ArrayList<>();
         for (StatusFile.Topic t : published.topics()) {
-            lines.add(new Line(t.topic(), t.streamId(), t.table(), t.committedOffset(), t.streamEndOffset(),
-                    t.lagEntries(), t.lagMillis() / 1000.0, published.running() ? t.state().name() : "STOPPED",
+            lines.add(new Line(
+                    t.topic(),
+                    t.streamId(),
+                    t.table(),
+                    t.committedOffset(),
+                    t.streamEndOffset(),
+                    t.lagEntries(),
+                    t.lagMillis() / 1000.0,
+                    published.running() ? t.state().name() : "STOPPED",
                     t.lastError()));
         }
         return lines;
     }
 
     public static void print(List<Line> lines, PrintStream out) {
-        out.printf("%-50s %8s %-40s %12s %12s %10s %9s %-11s %s%n", "TOPIC", "STREAM", "TABLE", "COMMITTED",
-                "END", "LAG", "LAG_S", "STATE", "LAST_ERROR");
+        out.printf(
+                "%-50s %8s %-40s %12s %12s %10s %9s %-11s %s%n",
+                "TOPIC", "STREAM", "TABLE", "COMMITTED", "END", "LAG", "LAG_S", "STATE", "LAST_ERROR");
         for (Line l : lines) {
-            out.printf("%-50s %8d %-40s %12s %12d %10d %9.1f %-11s %s%n", l.topic(), l.streamId(), l.table(),
-                    l.committedOffset() < 0 ? "-" : Long.toString(l.committedOffset()), l.endOffset(),
-                    l.lagEntries(), l.lagSeconds(), l.state(), l.lastError() == null ? "" : l.lastError());
+            out.printf(
+                    "%-50s %8d %-40s %12s %12d %10d %9.1f %-11s %s%n",
+                    l.topic(),
+                    l.streamId(),
+                    l.table(),
+                    l.committedOffset() < 0 ? "-" : Long.toString(l.committedOffset()),
+                    l.endOffset(),
+                    l.lagEntries(),
+                    l.lagSeconds(),
+                    l.state(),
+                    l.lastError() == null ? "" : l.lastError());
         }
     }
 }

@@ -33,9 +33,15 @@ import java.util.Properties;
  * @param metricsAddress the address {@code /metrics} listens on, default {@code 0.0.0.0}
  * @param metricsPort the port of {@code /metrics} (Prometheus text): -1 (default) none, 0 any free port
  */
-public record ToolConfig(Map<String, String> properties, Path dataDir, TopicSelection selection,
-                         Duration discoveryInterval, HostConfig upkeep, Path statusFile, String metricsAddress,
-                         int metricsPort) {
+public record ToolConfig(
+        Map<String, String> properties,
+        Path dataDir,
+        TopicSelection selection,
+        Duration discoveryInterval,
+        HostConfig upkeep,
+        Path statusFile,
+        String metricsAddress,
+        int metricsPort) {
 
     static final String DISCOVERY_INTERVAL = "lakestream.materialize.discoveryInterval";
     static final String STATUS_FILE = "lakestream.materialize.statusFile";
@@ -50,7 +56,9 @@ public record ToolConfig(Map<String, String> properties, Path dataDir, TopicSele
             throw new ConfigException(DISCOVERY_INTERVAL, String.valueOf(discoveryInterval), "must be positive");
         }
         if (metricsPort < -1 || metricsPort > 65535) {
-            throw new ConfigException(METRICS_PORT, Integer.toString(metricsPort),
+            throw new ConfigException(
+                    METRICS_PORT,
+                    Integer.toString(metricsPort),
                     "must be -1 (no /metrics), 0 (any free port) or a port number");
         }
     }
@@ -72,14 +80,23 @@ public record ToolConfig(Map<String, String> properties, Path dataDir, TopicSele
         ConfigKeys.requireKnown(props.keySet());
         ConfigReader r = new ConfigReader(props);
         // The run-broker layout: the embedded metadata store in <dataDir>/lakestream-metadata.
-        Path dataDir = r.optional(DATA_DIR).map(Path::of)
-                .or(() -> r.optional(EMBEDDED_DATA_DIR).map(d -> Path.of(d).toAbsolutePath().getParent()))
-                .orElse(Path.of("data")).toAbsolutePath();
-        Path status = r.optional(STATUS_FILE).map(Path::of)
+        Path dataDir = r.optional(DATA_DIR)
+                .map(Path::of)
+                .or(() -> r.optional(EMBEDDED_DATA_DIR)
+                        .map(d -> Path.of(d).toAbsolutePath().getParent()))
+                .orElse(Path.of("data"))
+                .toAbsolutePath();
+        Path status = r.optional(STATUS_FILE)
+                .map(Path::of)
                 .orElse(dataDir.resolve("iceberg").resolve("materialize-status.json"));
-        return new ToolConfig(props, dataDir, TopicSelection.parse(r.string(TopicSelection.KEY, "all")),
+        return new ToolConfig(
+                props,
+                dataDir,
+                TopicSelection.parse(r.string(TopicSelection.KEY, "all")),
                 r.duration(DISCOVERY_INTERVAL, Duration.ofSeconds(30)),
-                HostConfig.fromProperties(props), status, r.string(METRICS_ADDRESS, "0.0.0.0"),
+                HostConfig.fromProperties(props),
+                status,
+                r.string(METRICS_ADDRESS, "0.0.0.0"),
                 r.integer(METRICS_PORT, -1));
     }
 

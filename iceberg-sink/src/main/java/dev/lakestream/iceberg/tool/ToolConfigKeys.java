@@ -9,8 +9,13 @@ import java.util.List;
  */
 public final class ToolConfigKeys implements ConfigKeySet {
 
-    static final List<String> KEYS = List.of(TopicSelection.KEY, ToolConfig.DISCOVERY_INTERVAL,
-            ToolConfig.STATUS_FILE, ToolConfig.DATA_DIR, ToolConfig.METRICS_ADDRESS, ToolConfig.METRICS_PORT);
+    static final List<String> KEYS = List.of(
+            TopicSelection.KEY,
+            ToolConfig.DISCOVERY_INTERVAL,
+            ToolConfig.STATUS_FILE,
+            ToolConfig.DATA_DIR,
+            ToolConfig.METRICS_ADDRESS,
+            ToolConfig.METRICS_PORT);
 
     @Override
     public List<String> keys() {

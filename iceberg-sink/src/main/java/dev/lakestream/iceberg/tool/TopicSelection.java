@@ -45,8 +45,11 @@ public record TopicSelection(boolean all, List<String> namespaces, List<String> 
             } else if (item.split("/", -1).length == 2 && !item.startsWith("/") && !item.endsWith("/")) {
                 namespaces.add(item);
             } else {
-                throw new ConfigException(KEY, value, "'" + item + "' is neither tenant/namespace nor"
-                        + " persistent://tenant/namespace/topic (nor 'all')");
+                throw new ConfigException(
+                        KEY,
+                        value,
+                        "'" + item + "' is neither tenant/namespace nor"
+                                + " persistent://tenant/namespace/topic (nor 'all')");
             }
         }
         if (namespaces.isEmpty() && topics.isEmpty()) {

@@ -26,7 +26,9 @@ class LocalFileIOTest {
         OutputFile out = io.newOutputFile(location);
         PositionOutputStream s = out.create();
         s.write(new byte[] {1, 2, 3, 4, 5});
-        assertThat(io.newInputFile(location).exists()).as("not visible before close").isFalse();
+        assertThat(io.newInputFile(location).exists())
+                .as("not visible before close")
+                .isFalse();
         s.close();
         assertThat(s.getPos()).isEqualTo(5);
         assertThat(io.newInputFile(location).getLength()).isEqualTo(5);
@@ -35,7 +37,9 @@ class LocalFileIOTest {
             assertThat(in.read()).isEqualTo(4);
             assertThat(in.getPos()).isEqualTo(4);
         }
-        assertThatThrownBy(out::create).isInstanceOf(AlreadyExistsException.class).hasMessageContaining(location);
+        assertThatThrownBy(out::create)
+                .isInstanceOf(AlreadyExistsException.class)
+                .hasMessageContaining(location);
         try (PositionOutputStream o = out.createOrOverwrite()) {
             o.write(9);
         }

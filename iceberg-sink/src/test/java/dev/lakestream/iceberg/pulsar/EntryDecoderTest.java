@@ -13,9 +13,9 @@ import java.util.Map;
 import org.apache.pulsar.common.api.proto.CompressionType;
 import org.apache.pulsar.common.api.proto.MessageMetadata;
 import org.apache.pulsar.common.protocol.Commands;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 class EntryDecoderTest {
 
@@ -24,8 +24,12 @@ class EntryDecoderTest {
     private static Msg msg(int i) {
         // Compressible and not: a repeated text and a varying tail.
         String value = "value-" + i + "-" + "x".repeat(200) + i * 31;
-        return new Msg(i % 3 == 0 ? null : "key-" + i, i % 2 == 0 ? Map.of() : Map.of("p", "v" + i, "q", "w"),
-                i % 4 == 0 ? 0 : 1_700_000_000_000L + i, 100 + i, value.getBytes(StandardCharsets.UTF_8));
+        return new Msg(
+                i % 3 == 0 ? null : "key-" + i,
+                i % 2 == 0 ? Map.of() : Map.of("p", "v" + i, "q", "w"),
+                i % 4 == 0 ? 0 : 1_700_000_000_000L + i,
+                100 + i,
+                value.getBytes(StandardCharsets.UTF_8));
     }
 
     @ParameterizedTest
@@ -71,8 +75,10 @@ class EntryDecoderTest {
         }
         ByteBuf entry = PulsarEntries.batch("prod-1", 1_700_000_123_000L, 3L, codec, msgs, false);
         int before = 1_000;
-        ByteBuf object = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(before + entry.readableBytes() + 500);
-        object.writeBytes(new byte[before]).writeBytes(entry, entry.readerIndex(), entry.readableBytes())
+        ByteBuf object =
+                io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(before + entry.readableBytes() + 500);
+        object.writeBytes(new byte[before])
+                .writeBytes(entry, entry.readerIndex(), entry.readableBytes())
                 .writeBytes(new byte[500]);
         int length = entry.readableBytes();
         entry.release();
@@ -80,7 +86,8 @@ class EntryDecoderTest {
         object.release();
         try {
             List<PulsarMessage> out = decoder.decode(slice, "sliced entry");
-            assertThat(out).extracting(PulsarMessage::payload)
+            assertThat(out)
+                    .extracting(PulsarMessage::payload)
                     .containsExactlyElementsOf(msgs.stream().map(Msg::value).toList());
         } finally {
             slice.release();
@@ -106,7 +113,10 @@ class EntryDecoderTest {
 
     @Test
     void markersYieldNothing() throws Exception {
-        MessageMetadata md = new MessageMetadata().setProducerName("p").setPublishTime(1).setSequenceId(0)
+        MessageMetadata md = new MessageMetadata()
+                .setProducerName("p")
+                .setPublishTime(1)
+                .setSequenceId(0)
                 .setMarkerType(20);
         ByteBuf entry = Commands.serializeMetadataAndPayload(Commands.ChecksumType.Crc32c, md, Unpooled.buffer());
         assertThat(decoder.decode(entry, "marker")).isEmpty();
@@ -115,13 +125,17 @@ class EntryDecoderTest {
 
     @Test
     void encryptedMessagesAreRefusedWithTheirPosition() {
-        MessageMetadata md = new MessageMetadata().setProducerName("p").setPublishTime(1).setSequenceId(0)
+        MessageMetadata md = new MessageMetadata()
+                .setProducerName("p")
+                .setPublishTime(1)
+                .setSequenceId(0)
                 .setEncryptionAlgo("RSA");
         md.addEncryptionKey().setKey("k").setValue(new byte[] {1});
-        ByteBuf entry = Commands.serializeMetadataAndPayload(Commands.ChecksumType.Crc32c, md,
-                Unpooled.wrappedBuffer(new byte[] {1, 2, 3}));
+        ByteBuf entry = Commands.serializeMetadataAndPayload(
+                Commands.ChecksumType.Crc32c, md, Unpooled.wrappedBuffer(new byte[] {1, 2, 3}));
         assertThatThrownBy(() -> decoder.decode(entry, "stream 3 offset 9"))
-                .isInstanceOf(EncryptedMessageException.class).hasMessageContaining("stream 3 offset 9");
+                .isInstanceOf(EncryptedMessageException.class)
+                .hasMessageContaining("stream 3 offset 9");
         entry.release();
     }
 
@@ -129,6 +143,7 @@ class EntryDecoderTest {
     void garbageIsADecodeErrorNamingTheEntry() {
         ByteBuf entry = Unpooled.wrappedBuffer(new byte[] {0, 0, 0, 50, 1, 2, 3});
         assertThatThrownBy(() -> decoder.decode(entry, "stream 3 offset 10"))
-                .isInstanceOf(EntryDecodeException.class).hasMessageContaining("stream 3 offset 10");
+                .isInstanceOf(EntryDecodeException.class)
+                .hasMessageContaining("stream 3 offset 10");
     }
 }

@@ -28,15 +28,28 @@ public final class PulsarEntries {
     }
 
     /** A message sent without batching. */
-    public static ByteBuf single(String producer, long publishTime, Long schemaVersion, CompressionType compression,
-                                 Msg m, boolean brokerEntryMetadata) {
+    public static ByteBuf single(
+            String producer,
+            long publishTime,
+            Long schemaVersion,
+            CompressionType compression,
+            Msg m,
+            boolean brokerEntryMetadata) {
         return single(producer, publishTime, schemaVersion, compression, m, brokerEntryMetadata, false);
     }
 
     /** As above; {@code keyBase64}: the key is base64 of key bytes, as the client sends a bytes key. */
-    public static ByteBuf single(String producer, long publishTime, Long schemaVersion, CompressionType compression,
-                                 Msg m, boolean brokerEntryMetadata, boolean keyBase64) {
-        MessageMetadata md = new MessageMetadata().setProducerName(producer).setPublishTime(publishTime)
+    public static ByteBuf single(
+            String producer,
+            long publishTime,
+            Long schemaVersion,
+            CompressionType compression,
+            Msg m,
+            boolean brokerEntryMetadata,
+            boolean keyBase64) {
+        MessageMetadata md = new MessageMetadata()
+                .setProducerName(producer)
+                .setPublishTime(publishTime)
                 .setSequenceId(m.sequenceId());
         if (m.key() != null) {
             md.setPartitionKey(m.key());
@@ -54,18 +67,27 @@ public final class PulsarEntries {
 
     /** A message a producer sent in transaction {@code (most,least)}, without batching, as the client sends it. */
     public static ByteBuf inTransaction(long most, long least, long sequenceId, byte[] value) {
-        MessageMetadata md = new MessageMetadata().setProducerName("txn-producer").setPublishTime(1_764_000_000_000L)
-                .setSequenceId(sequenceId).setTxnidMostBits(most).setTxnidLeastBits(least);
+        MessageMetadata md = new MessageMetadata()
+                .setProducerName("txn-producer")
+                .setPublishTime(1_764_000_000_000L)
+                .setSequenceId(sequenceId)
+                .setTxnidMostBits(most)
+                .setTxnidLeastBits(least);
         return finish(md, CompressionType.NONE, Unpooled.wrappedBuffer(value), false);
     }
 
     /** A batch, as the client's BatchMessageContainer builds it. */
-    public static ByteBuf batch(String producer, long publishTime, Long schemaVersion, CompressionType compression,
-                                List<Msg> msgs, boolean brokerEntryMetadata) {
+    public static ByteBuf batch(
+            String producer,
+            long publishTime,
+            Long schemaVersion,
+            CompressionType compression,
+            List<Msg> msgs,
+            boolean brokerEntryMetadata) {
         ByteBuf batch = Unpooled.buffer();
         for (Msg m : msgs) {
-            SingleMessageMetadata smd = new SingleMessageMetadata().setSequenceId(m.sequenceId())
-                    .setPayloadSize(m.value().length);
+            SingleMessageMetadata smd =
+                    new SingleMessageMetadata().setSequenceId(m.sequenceId()).setPayloadSize(m.value().length);
             if (m.key() != null) {
                 smd.setPartitionKey(m.key());
             }
@@ -75,8 +97,11 @@ public final class PulsarEntries {
             m.properties().forEach((k, v) -> smd.addProperty().setKey(k).setValue(v));
             Commands.serializeSingleMessageInBatchWithPayload(smd, Unpooled.wrappedBuffer(m.value()), batch);
         }
-        MessageMetadata md = new MessageMetadata().setProducerName(producer).setPublishTime(publishTime)
-                .setSequenceId(msgs.get(0).sequenceId()).setNumMessagesInBatch(msgs.size())
+        MessageMetadata md = new MessageMetadata()
+                .setProducerName(producer)
+                .setPublishTime(publishTime)
+                .setSequenceId(msgs.get(0).sequenceId())
+                .setNumMessagesInBatch(msgs.size())
                 .setHighestSequenceId(msgs.get(msgs.size() - 1).sequenceId());
         if (schemaVersion != null) {
             md.setSchemaVersion(schemaVersion(schemaVersion));
@@ -84,22 +109,23 @@ public final class PulsarEntries {
         return finish(md, compression, batch, brokerEntryMetadata);
     }
 
-    private static ByteBuf finish(MessageMetadata md, CompressionType compression, ByteBuf payload,
-                                  boolean brokerEntryMetadata) {
+    private static ByteBuf finish(
+            MessageMetadata md, CompressionType compression, ByteBuf payload, boolean brokerEntryMetadata) {
         md.setUncompressedSize(payload.readableBytes());
         ByteBuf compressed = payload;
         if (compression != CompressionType.NONE) {
             md.setCompression(compression);
-            compressed = CompressionCodecProvider.getCompressionCodec(compression).encode(payload);
+            compressed =
+                    CompressionCodecProvider.getCompressionCodec(compression).encode(payload);
             payload.release();
         }
         ByteBuf entry = Commands.serializeMetadataAndPayload(Commands.ChecksumType.Crc32c, md, compressed);
         compressed.release();
         if (brokerEntryMetadata) {
-            Set<BrokerEntryMetadataInterceptor> interceptors = Set.of(new AppendBrokerTimestampMetadataInterceptor(),
-                    new AppendIndexMetadataInterceptor());
-            entry = Commands.addBrokerEntryMetadata(entry, interceptors, md.hasNumMessagesInBatch()
-                    ? md.getNumMessagesInBatch() : 1);
+            Set<BrokerEntryMetadataInterceptor> interceptors =
+                    Set.of(new AppendBrokerTimestampMetadataInterceptor(), new AppendIndexMetadataInterceptor());
+            entry = Commands.addBrokerEntryMetadata(
+                    entry, interceptors, md.hasNumMessagesInBatch() ? md.getNumMessagesInBatch() : 1);
         }
         return entry;
     }

@@ -25,13 +25,19 @@ final class BenchContext {
     final ProgressLog progress;
     /** The S3 store itself, undecorated: the latency injector wraps it. */
     final ObjectStore s3;
+
     final Instrumented objectsI;
     final ObjectStore objects;
     final Instrumented metadataI;
     final MetadataStore metadata;
 
-    BenchContext(BenchOptions o, LakestreamConfig config, CpuMeter cpu, ProgressLog progress, ObjectStore s3,
-                 MetadataStore metadataStore) {
+    BenchContext(
+            BenchOptions o,
+            LakestreamConfig config,
+            CpuMeter cpu,
+            ProgressLog progress,
+            ObjectStore s3,
+            MetadataStore metadataStore) {
         this.o = o;
         this.config = config;
         this.cpu = cpu;
@@ -75,7 +81,8 @@ final class BenchContext {
     List<StreamInfo> createStreams(Lakestream log, String prefix) {
         List<StreamInfo> out = new ArrayList<>(o.streams);
         for (int i = 0; i < o.streams; i++) {
-            StreamInfo info = log.catalog().create("bench", prefix + "-" + i, Map.of()).join();
+            StreamInfo info =
+                    log.catalog().create("bench", prefix + "-" + i, Map.of()).join();
             log.stream(info).fence().join();
             out.add(info);
         }

@@ -18,6 +18,7 @@ final class BenchOptions {
      * one left run 1 paying for compilation, about a third of a core, and reading low).
      */
     int jitWarmupSeconds = 15;
+
     int writerWarmupSeconds = 3;
     int writerSeconds = 12;
     int rawWarmupSeconds = 2;
@@ -28,12 +29,14 @@ final class BenchOptions {
     int catchUpMib = 192;
     /** The one stream read as a broker's dispatcher reads, with injected latency (see {@link CatchUpRead#dispatch}). */
     int dispatchMib = 16;
+
     int dispatchReps = 3;
     int rawGetSeconds = 6;
     /** Fixed-rate runs at 10 and 100 appends/s, measured for this long each. */
     int lowRateSeconds = 10;
     /** One append at a time: runs of each flush policy, alternating, and how long each is measured. */
     int sequentialReps = 3;
+
     int sequentialSeconds = 5;
     double injectP50Millis = 30;
     double injectP99Millis = 120;
@@ -81,8 +84,8 @@ final class BenchOptions {
                 case "--catchup-mib" -> o.catchUpMib = positive(args, ++i, a);
                 case "--dispatch-mib" -> o.dispatchMib = positive(args, ++i, a);
                 case "--dispatch-reps" -> o.dispatchReps = positive(args, ++i, a);
-                default -> throw new IllegalArgumentException(
-                        "unknown option " + a + " (see the LogBenchmark class comment)");
+                default ->
+                    throw new IllegalArgumentException("unknown option " + a + " (see the LogBenchmark class comment)");
             }
         }
         return o;

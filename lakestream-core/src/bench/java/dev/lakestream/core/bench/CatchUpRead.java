@@ -23,6 +23,7 @@ final class CatchUpRead {
 
     /** The limits of one read call. */
     static final int READ_MAX_ENTRIES = 1000;
+
     static final long READ_MAX_BYTES = 1L << 20;
 
     private final BenchContext ctx;
@@ -84,8 +85,15 @@ final class CatchUpRead {
             CpuMeter.Snapshot c0 = ctx.cpu.snapshot();
             List<CompletableFuture<Void>> all = new ArrayList<>();
             for (int k = 0; k < w.infos().size(); k++) {
-                all.add(readFrom(reader.stream(w.infos().get(k)), 0, w.ends()[k], READ_MAX_ENTRIES, READ_MAX_BYTES,
-                        entries, bytes, mismatches));
+                all.add(readFrom(
+                        reader.stream(w.infos().get(k)),
+                        0,
+                        w.ends()[k],
+                        READ_MAX_ENTRIES,
+                        READ_MAX_BYTES,
+                        entries,
+                        bytes,
+                        mismatches));
             }
             awaitWithProgress(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), entries);
             CpuMeter.Snapshot c1 = ctx.cpu.snapshot();
@@ -97,9 +105,20 @@ final class CatchUpRead {
             Instrumented.OpStats range = ctx.objectsI.op("getRange");
             Instrumented.OpStats scans = ctx.metadataI.op("rangeScan");
             ctx.detach();
-            return new ReadRun((c1.wallNanos() - c0.wallNanos()) / 1e9, entries.get(), bytes.get(), get.calls.get(),
-                    range.calls.get(), get.bytes.get() + range.bytes.get(), scans.calls.get(), scans.sizes.sum(),
-                    mismatches.get(), range.latency, range.meanInFlight(), scans.latency, CpuMeter.between(c0, c1));
+            return new ReadRun(
+                    (c1.wallNanos() - c0.wallNanos()) / 1e9,
+                    entries.get(),
+                    bytes.get(),
+                    get.calls.get(),
+                    range.calls.get(),
+                    get.bytes.get() + range.bytes.get(),
+                    scans.calls.get(),
+                    scans.sizes.sum(),
+                    mismatches.get(),
+                    range.latency,
+                    range.meanInFlight(),
+                    scans.latency,
+                    CpuMeter.between(c0, c1));
         }
     }
 
@@ -138,15 +157,29 @@ final class CatchUpRead {
             objects.reset();
             ctx.metadataI.reset();
             long t0 = System.nanoTime();
-            readFrom(log.stream(w.infos().get(0)), 0, w.ends()[0], DISPATCH_MAX_ENTRIES, DISPATCH_MAX_BYTES, entries,
-                    bytes, mismatches).get(10, TimeUnit.MINUTES);
+            readFrom(
+                            log.stream(w.infos().get(0)),
+                            0,
+                            w.ends()[0],
+                            DISPATCH_MAX_ENTRIES,
+                            DISPATCH_MAX_BYTES,
+                            entries,
+                            bytes,
+                            mismatches)
+                    .get(10, TimeUnit.MINUTES);
             double seconds = (System.nanoTime() - t0) / 1e9;
             if (entries.get() != w.ends()[0]) {
                 mismatches.addAndGet(Math.abs(w.ends()[0] - entries.get()));
             }
             Instrumented.OpStats range = objects.op("getRange");
-            return new DispatchRun(seconds, bytes.get(), reads(w.ends()[0]), range.calls.get(), range.bytes.get(),
-                    ctx.metadataI.op("rangeScan").sizes.sum(), mismatches.get());
+            return new DispatchRun(
+                    seconds,
+                    bytes.get(),
+                    reads(w.ends()[0]),
+                    range.calls.get(),
+                    range.bytes.get(),
+                    ctx.metadataI.op("rangeScan").sizes.sum(),
+                    mismatches.get());
         }
     }
 
@@ -156,15 +189,22 @@ final class CatchUpRead {
     }
 
     /** Reads {@code stream} from {@code from} to {@code end}, one read after another, checking each entry. */
-    private CompletableFuture<Void> readFrom(StreamLog stream, long from, long end, int maxEntries, long maxBytes,
-                                             AtomicLong entries, AtomicLong bytes, AtomicLong mismatches) {
+    private CompletableFuture<Void> readFrom(
+            StreamLog stream,
+            long from,
+            long end,
+            int maxEntries,
+            long maxBytes,
+            AtomicLong entries,
+            AtomicLong bytes,
+            AtomicLong mismatches) {
         if (from >= end) {
             return CompletableFuture.completedFuture(null);
         }
         return stream.read(from, maxEntries, maxBytes).thenCompose(list -> {
             if (list.isEmpty()) {
-                return CompletableFuture.failedFuture(new IllegalStateException(stream + " returned nothing at offset "
-                        + from + " of " + end));
+                return CompletableFuture.failedFuture(
+                        new IllegalStateException(stream + " returned nothing at offset " + from + " of " + end));
             }
             long next = from;
             for (LogEntry e : list) {
@@ -172,7 +212,9 @@ final class CatchUpRead {
                     // The layout BenchContext.payload writes: stream id, then the entry's offset.
                     ByteBuf p = e.payload();
                     int at = p.readerIndex();
-                    if (e.offset() != next || p.readableBytes() != o.entryBytes || p.getLong(at) != stream.id()
+                    if (e.offset() != next
+                            || p.readableBytes() != o.entryBytes
+                            || p.getLong(at) != stream.id()
                             || p.getLong(at + 8) != e.offset()) {
                         mismatches.incrementAndGet();
                     }

@@ -26,15 +26,23 @@ final class CpuMeter {
      * CPU nanoseconds per process and per thread group at one instant, the whole machine's busy CPU time
      * ({@code /proc/stat}, -1 where unavailable) and this JVM's accumulated GC pause time in milliseconds.
      */
-    record Snapshot(long wallNanos, Map<String, Long> processes, Map<String, Long> threadGroups, long machineNanos,
-                    long gcMillis) {}
+    record Snapshot(
+            long wallNanos,
+            Map<String, Long> processes,
+            Map<String, Long> threadGroups,
+            long machineNanos,
+            long gcMillis) {}
 
     /**
      * Busy cores (1.0 = one core fully busy) over an interval, per process and per thread group; the busy cores
      * of every other process on the machine (NaN where unknown); this JVM's GC pauses per second of wall time.
      */
-    record Usage(double seconds, Map<String, Double> processes, Map<String, Double> threadGroups, double others,
-                 double gcPauseMillisPerSecond) {
+    record Usage(
+            double seconds,
+            Map<String, Double> processes,
+            Map<String, Double> threadGroups,
+            double others,
+            double gcPauseMillisPerSecond) {
 
         double total() {
             return processes.values().stream().mapToDouble(Double::doubleValue).sum();
@@ -42,8 +50,10 @@ final class CpuMeter {
 
         /** e.g. {@code bench JVM 1.10, S3Proxy 0.55, Oxia 0.20 (total 1.85 of 2 cores), other processes 0.10}. */
         String summary(int cores) {
-            return processes.entrySet().stream().map(e -> e.getKey() + " " + fmt(e.getValue()))
-                    .collect(Collectors.joining(", ")) + " (total " + fmt(total()) + " of " + cores + " cores), "
+            return processes.entrySet().stream()
+                            .map(e -> e.getKey() + " " + fmt(e.getValue()))
+                            .collect(Collectors.joining(", "))
+                    + " (total " + fmt(total()) + " of " + cores + " cores), "
                     + "other processes " + fmt(others) + ", bench GC pauses " + fmt(gcPauseMillisPerSecond) + " ms/s";
         }
 
@@ -173,7 +183,8 @@ final class CpuMeter {
         for (String k : b.processes().keySet()) {
             ours += (b.processes().get(k) - a.processes().getOrDefault(k, 0L)) / 1e9 / wall;
         }
-        double others = a.machineNanos() < 0 || b.machineNanos() < 0 ? Double.NaN
+        double others = a.machineNanos() < 0 || b.machineNanos() < 0
+                ? Double.NaN
                 : Math.max(0, (b.machineNanos() - a.machineNanos()) / 1e9 / wall - ours);
         double gc = (b.gcMillis() - a.gcMillis()) / wall;
         Map<String, Double> processes = new LinkedHashMap<>();

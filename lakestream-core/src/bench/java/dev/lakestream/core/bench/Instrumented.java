@@ -36,6 +36,7 @@ final class Instrumented implements InvocationHandler {
         final Histogram latency = new Histogram();
         /** Object puts: bytes sent; object gets: bytes received; calls returning a list: its sizes. */
         final Histogram sizes = new Histogram();
+
         private final long startNanos = System.nanoTime();
         private int inFlight;
         private int maxInFlight;
@@ -94,13 +95,13 @@ final class Instrumented implements InvocationHandler {
     }
 
     ObjectStore asObjectStore() {
-        return (ObjectStore) Proxy.newProxyInstance(ObjectStore.class.getClassLoader(),
-                new Class<?>[] {ObjectStore.class}, this);
+        return (ObjectStore)
+                Proxy.newProxyInstance(ObjectStore.class.getClassLoader(), new Class<?>[] {ObjectStore.class}, this);
     }
 
     MetadataStore asMetadataStore() {
-        return (MetadataStore) Proxy.newProxyInstance(MetadataStore.class.getClassLoader(),
-                new Class<?>[] {MetadataStore.class}, this);
+        return (MetadataStore) Proxy.newProxyInstance(
+                MetadataStore.class.getClassLoader(), new Class<?>[] {MetadataStore.class}, this);
     }
 
     /** Opens a new window: counts, latencies and in-flight means start from zero. */
@@ -144,9 +145,12 @@ final class Instrumented implements InvocationHandler {
         OpStats stats = op(name(method, args));
         stats.calls.incrementAndGet();
         long putBytes = -1;
-        if (objectStore && args != null && args.length == 2
+        if (objectStore
+                && args != null
+                && args.length == 2
                 && (args[1] instanceof ByteBuffer || args[1] instanceof dev.lakestream.core.objectstore.ObjectBody)) {
-            putBytes = args[1] instanceof ByteBuffer b ? b.remaining()
+            putBytes = args[1] instanceof ByteBuffer b
+                    ? b.remaining()
                     : ((dev.lakestream.core.objectstore.ObjectBody) args[1]).length();
             stats.bytes.addAndGet(putBytes);
             stats.sizes.record(putBytes);
@@ -196,7 +200,10 @@ final class Instrumented implements InvocationHandler {
         if (objectStore && name.equals("get") && (arity == 3 || arity == 4)) {
             return "getRange";
         }
-        if (!objectStore && name.equals("put") && arity == 3 && args[2] instanceof PutOptions o
+        if (!objectStore
+                && name.equals("put")
+                && arity == 3
+                && args[2] instanceof PutOptions o
                 && o.isSequenceKeyPut()) {
             return "putSequence";
         }

@@ -43,8 +43,8 @@ final class LatencyInjector implements InvocationHandler, AutoCloseable {
     }
 
     ObjectStore asObjectStore() {
-        return (ObjectStore) Proxy.newProxyInstance(ObjectStore.class.getClassLoader(),
-                new Class<?>[] {ObjectStore.class}, this);
+        return (ObjectStore)
+                Proxy.newProxyInstance(ObjectStore.class.getClassLoader(), new Class<?>[] {ObjectStore.class}, this);
     }
 
     /** One lognormal delay, in nanoseconds. */
@@ -68,26 +68,28 @@ final class LatencyInjector implements InvocationHandler, AutoCloseable {
                 default -> "latency-injected " + target;
             };
         }
-        if (!DELAYED.contains(method.getName())
-                || !CompletableFuture.class.isAssignableFrom(method.getReturnType())) {
+        if (!DELAYED.contains(method.getName()) || !CompletableFuture.class.isAssignableFrom(method.getReturnType())) {
             return call(method, args);
         }
         long delay = drawNanos();
         injected.record(delay);
         CompletableFuture<Object> result = new CompletableFuture<>();
-        timer.schedule(() -> {
-            try {
-                ((CompletableFuture<?>) call(method, args)).whenComplete((v, e) -> {
-                    if (e != null) {
-                        result.completeExceptionally(e);
-                    } else {
-                        result.complete(v);
+        timer.schedule(
+                () -> {
+                    try {
+                        ((CompletableFuture<?>) call(method, args)).whenComplete((v, e) -> {
+                            if (e != null) {
+                                result.completeExceptionally(e);
+                            } else {
+                                result.complete(v);
+                            }
+                        });
+                    } catch (Throwable t) {
+                        result.completeExceptionally(t);
                     }
-                });
-            } catch (Throwable t) {
-                result.completeExceptionally(t);
-            }
-        }, delay, TimeUnit.NANOSECONDS);
+                },
+                delay,
+                TimeUnit.NANOSECONDS);
         return result;
     }
 

@@ -8,6 +8,7 @@ import static dev.lakestream.core.bench.RawStoreLoad.RAW_GET_RANGE;
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.LakestreamConfig;
 import dev.lakestream.core.StreamLog;
+import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
@@ -17,7 +18,6 @@ import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.core.wal.WalWriterConfig;
 import dev.lakestream.testkit.BenchmarksDoc;
 import dev.lakestream.testkit.OxiaServer;
-import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -102,11 +102,12 @@ public final class LogBenchmark {
         WalWriterConfig w = config.writer();
         int maxObject = Math.toIntExact(w.maxObjectBytes());
         int rawConcurrency = (int) Math.max(1, ((long) o.outstanding * o.entryBytes) / w.maxObjectBytes());
-        log("machine: %d cores, %s, %s, %s; load %s", machine.cores(), machine.cpu(), machine.memory(),
-                machine.jdk(), loadBefore);
+        log(
+                "machine: %d cores, %s, %s, %s; load %s",
+                machine.cores(), machine.cpu(), machine.memory(), machine.jdk(), loadBefore);
 
         try (S3ProxyServer s3proxy = S3ProxyServer.start();
-             OxiaServer oxia = OxiaServer.create("log-bench").start()) {
+                OxiaServer oxia = OxiaServer.create("log-bench").start()) {
             log("S3Proxy at %s, Oxia at %s", s3proxy.endpoint(), oxia.serviceAddress());
             ObjectStore s3 = new S3ObjectStore(S3ObjectStoreConfig.builder()
                     .bucket(s3proxy.createBucket())
@@ -138,7 +139,8 @@ public final class LogBenchmark {
         List<WriterRun> pinnedWriters = new ArrayList<>();
         List<RawRun> pinnedRaws = new ArrayList<>();
         String pinning = CpuPinning.unavailable(machine.cores());
-        pinning = pinning != null ? "not measured: " + pinning
+        pinning = pinning != null
+                ? "not measured: " + pinning
                 : o.pinnedReps == 0 ? "not measured: --pinned-reps 0" : null;
         RawRun rawObserved = null;
         LatencyRun plain;
@@ -153,8 +155,8 @@ public final class LogBenchmark {
         List<SequentialAppends.Run> sequential = new ArrayList<>();
         List<SequentialAppends.Run> sequentialInjected = new ArrayList<>();
         SequentialAppends oneByOne = new SequentialAppends(ctx);
-        LakestreamConfig deadlineConfig = config.withWriter(config.writer()
-                .withFlushPolicy(WalWriterConfig.FlushPolicy.DEADLINE));
+        LakestreamConfig deadlineConfig =
+                config.withWriter(config.writer().withFlushPolicy(WalWriterConfig.FlushPolicy.DEADLINE));
 
         try (Lakestream log = Lakestream.open(ctx.objects, ctx.metadata, config)) {
             // Warm-up: JIT of all three processes, connection pools, Oxia's first sessions and subscriptions.
@@ -169,22 +171,39 @@ public final class LogBenchmark {
                 long[] seqs = new long[streams.size()];
                 WriterRun wr = writer.saturating(streams, seqs, o.writerWarmupSeconds, o.writerSeconds);
                 writers.add(wr);
-                log("run %d writer: %.1f MiB/s, %.0f entries/s, %d PUTs (mean %.2f MiB, %.1f in flight), "
-                        + "append p50 %.0f ms p99 %.0f ms, failures %d; cpu %s", rep, wr.mibPerSecond(),
-                        wr.entriesPerSecond(), wr.puts(), wr.meanObjectBytes() / MIB, wr.meanInFlightPuts(),
-                        ms(wr.appendLatency(), 0.5), ms(wr.appendLatency(), 0.99), wr.failures(),
+                log(
+                        "run %d writer: %.1f MiB/s, %.0f entries/s, %d PUTs (mean %.2f MiB, %.1f in flight), "
+                                + "append p50 %.0f ms p99 %.0f ms, failures %d; cpu %s",
+                        rep,
+                        wr.mibPerSecond(),
+                        wr.entriesPerSecond(),
+                        wr.puts(),
+                        wr.meanObjectBytes() / MIB,
+                        wr.meanInFlightPuts(),
+                        ms(wr.appendLatency(), 0.5),
+                        ms(wr.appendLatency(), 0.99),
+                        wr.failures(),
                         wr.cpu().summary(machine.cores()));
                 RawRun put = raw.put(maxObject, rawConcurrency, "run" + rep, o.rawWarmupSeconds, o.rawSeconds);
                 raws.add(put);
-                log("run %d raw PUT: %.1f MiB/s (%d x %d MiB, %d in flight, p50 %.0f ms p99 %.0f ms); cpu %s", rep,
-                        put.mibPerSecond(), put.puts(), maxObject >> 20, rawConcurrency, put.p50Millis(),
-                        put.p99Millis(), put.cpu().summary(machine.cores()));
+                log(
+                        "run %d raw PUT: %.1f MiB/s (%d x %d MiB, %d in flight, p50 %.0f ms p99 %.0f ms); cpu %s",
+                        rep,
+                        put.mibPerSecond(),
+                        put.puts(),
+                        maxObject >> 20,
+                        rawConcurrency,
+                        put.p50Millis(),
+                        put.p99Millis(),
+                        put.cpu().summary(machine.cores()));
                 // Also at the concurrency the writer actually had (its mean PUTs in flight, rounded).
                 int writerConcurrency = (int) Math.max(1, Math.round(wr.meanInFlightPuts()));
-                RawRun same = writerConcurrency == rawConcurrency ? put
+                RawRun same = writerConcurrency == rawConcurrency
+                        ? put
                         : raw.put(maxObject, writerConcurrency, "run" + rep + "-w", o.rawWarmupSeconds, o.rawSeconds);
                 rawsAtWriter.add(same);
-                log("run %d raw PUT at the writer's concurrency: %.1f MiB/s (%d in flight, p50 %.0f ms p99 %.0f ms)",
+                log(
+                        "run %d raw PUT at the writer's concurrency: %.1f MiB/s (%d in flight, p50 %.0f ms p99 %.0f ms)",
                         rep, same.mibPerSecond(), same.concurrency(), same.p50Millis(), same.p99Millis());
             }
             // Raw PUTs at the object size the writer actually produced, when that differs from the maximum.
@@ -193,8 +212,9 @@ public final class LogBenchmark {
                 int size = (int) Math.round(observed);
                 int concurrency = (int) Math.max(1, Math.round(median(writers, WriterRun::meanInFlightPuts)));
                 rawObserved = raw.put(size, concurrency, "observed", o.rawWarmupSeconds, o.rawSeconds);
-                log("raw PUT at the observed size %.2f MiB, %d in flight: %.1f MiB/s", size / MIB, concurrency,
-                        rawObserved.mibPerSecond());
+                log(
+                        "raw PUT at the observed size %.2f MiB, %d in flight: %.1f MiB/s",
+                        size / MIB, concurrency, rawObserved.mibPerSecond());
             }
 
             // The same pair of runs with the stores on a CPU of their own (see CpuPinning).
@@ -204,51 +224,62 @@ public final class LogBenchmark {
                     log("pinned: %s", pinning);
                     for (int rep = 1; rep <= o.pinnedReps; rep++) {
                         List<StreamLog> streams = streams(log, "pinned" + rep);
-                        WriterRun wr = writer.saturating(streams, new long[streams.size()], o.writerWarmupSeconds,
-                                o.writerSeconds);
+                        WriterRun wr = writer.saturating(
+                                streams, new long[streams.size()], o.writerWarmupSeconds, o.writerSeconds);
                         pinnedWriters.add(wr);
-                        log("pinned run %d writer: %.1f MiB/s; cpu %s", rep, wr.mibPerSecond(),
-                                wr.cpu().summary(machine.cores()));
-                        RawRun put = raw.put(maxObject, rawConcurrency, "pinned" + rep, o.rawWarmupSeconds,
-                                o.rawSeconds);
+                        log(
+                                "pinned run %d writer: %.1f MiB/s; cpu %s",
+                                rep, wr.mibPerSecond(), wr.cpu().summary(machine.cores()));
+                        RawRun put =
+                                raw.put(maxObject, rawConcurrency, "pinned" + rep, o.rawWarmupSeconds, o.rawSeconds);
                         pinnedRaws.add(put);
-                        log("pinned run %d raw PUT: %.1f MiB/s; cpu %s", rep, put.mibPerSecond(),
-                                put.cpu().summary(machine.cores()));
+                        log(
+                                "pinned run %d raw PUT: %.1f MiB/s; cpu %s",
+                                rep, put.mibPerSecond(), put.cpu().summary(machine.cores()));
                     }
                 }
             }
 
             log("fixed-rate latency, %d appends/s", o.rate);
-            plain = writer.fixedRate(ctx.objectsI, streams(log, "latency"), o.latencyWarmupSeconds,
-                    o.latencySeconds);
-            log("latency: append p50 %.1f ms p99 %.1f ms; PUT p99 %.1f ms; commit p99 %.1f ms",
+            plain = writer.fixedRate(ctx.objectsI, streams(log, "latency"), o.latencyWarmupSeconds, o.latencySeconds);
+            log(
+                    "latency: append p50 %.1f ms p99 %.1f ms; PUT p99 %.1f ms; commit p99 %.1f ms",
                     ms(plain.append(), 0.5), ms(plain.append(), 0.99), ms(plain.put(), 0.99), ms(plain.commit(), 0.99));
             for (int rate : new int[] {10, 100}) {
-                LatencyRun lr = writer.fixedRate(ctx.objectsI, ctx.metadataI, streams(log, "rate" + rate),
-                        o.latencyWarmupSeconds, o.lowRateSeconds, rate);
+                LatencyRun lr = writer.fixedRate(
+                        ctx.objectsI,
+                        ctx.metadataI,
+                        streams(log, "rate" + rate),
+                        o.latencyWarmupSeconds,
+                        o.lowRateSeconds,
+                        rate);
                 lowRates.add(lr);
-                log("%d appends/s: append p50 %.1f ms p99 %.1f ms; %.1f PUTs/s", rate, ms(lr.append(), 0.5),
-                        ms(lr.append(), 0.99), lr.puts() / lr.seconds());
+                log(
+                        "%d appends/s: append p50 %.1f ms p99 %.1f ms; %.1f PUTs/s",
+                        rate, ms(lr.append(), 0.5), ms(lr.append(), 0.99), lr.puts() / lr.seconds());
             }
 
             try (Lakestream old = Lakestream.open(ctx.objects, ctx.metadata, deadlineConfig)) {
                 for (int rep = 1; rep <= o.sequentialReps; rep++) {
-                    sequential.add(oneByOne.run("adaptive", ctx.objectsI, oneStream(log, "seq-adaptive-" + rep), 1,
-                            o.sequentialSeconds));
-                    sequential.add(oneByOne.run("deadline", ctx.objectsI, oneStream(old, "seq-deadline-" + rep), 1,
-                            o.sequentialSeconds));
+                    sequential.add(oneByOne.run(
+                            "adaptive", ctx.objectsI, oneStream(log, "seq-adaptive-" + rep), 1, o.sequentialSeconds));
+                    sequential.add(oneByOne.run(
+                            "deadline", ctx.objectsI, oneStream(old, "seq-deadline-" + rep), 1, o.sequentialSeconds));
                     logSequential(rep, sequential.get(sequential.size() - 2), sequential.get(sequential.size() - 1));
                 }
             }
 
             backlog = catchUp.fill(log, ctx.createStreams(log, "backlog"), o.catchUpMib);
-            StreamInfo dispatchStream = log.catalog().create("bench", "dispatch", Map.of()).join();
+            StreamInfo dispatchStream =
+                    log.catalog().create("bench", "dispatch", Map.of()).join();
             log.stream(dispatchStream).fence().join();
             dispatchSet = catchUp.fill(log, List.of(dispatchStream), o.dispatchMib);
-            log("dispatch data: 1 stream x %,d entries, %,d WAL objects", dispatchSet.ends()[0],
-                    dispatchSet.objects());
-            log("catch-up data: %d streams x %,d entries, %,d WAL objects, %,d index records", o.streams,
-                    backlog.ends()[0], backlog.objects(), backlog.indexRecords());
+            log(
+                    "dispatch data: 1 stream x %,d entries, %,d WAL objects",
+                    dispatchSet.ends()[0], dispatchSet.objects());
+            log(
+                    "catch-up data: %d streams x %,d entries, %,d WAL objects, %,d index records",
+                    o.streams, backlog.ends()[0], backlog.objects(), backlog.indexRecords());
         }
 
         // Warm-up of the read path (JIT), not measured: one whole catch-up read of the same data set.
@@ -258,22 +289,48 @@ public final class LogBenchmark {
         for (int rep = 1; rep <= o.reps; rep++) {
             ReadRun r = catchUp.read(backlog);
             reads.add(r);
-            log("run %d catch-up read: %.1f MiB/s, %.0f entries/s, %d GETs + %d ranged GETs, %.1f MiB fetched, "
-                    + "%d mismatches; ranged GET p50 %.1f ms p99 %.1f ms, %.1f in flight; index scan p50 %.1f ms "
-                    + "p99 %.1f ms; cpu %s; threads %s", rep, r.mibPerSecond(), r.entriesPerSecond(), r.gets(),
-                    r.rangeGets(), r.bytesFetched() / MIB, r.mismatches(), ms(r.rangeGetLatency(), 0.5),
-                    ms(r.rangeGetLatency(), 0.99), r.meanInFlightGets(), ms(r.scanLatency(), 0.5),
-                    ms(r.scanLatency(), 0.99), r.cpu().summary(machine.cores()), r.cpu().topThreads(6));
-            RawRun g = raw.rangedGet(rawPrefix, raws.get(0).keys(), maxObject, RAW_GET_RANGE, ctx.s3Concurrency(),
-                    o.rawWarmupSeconds, o.rawGetSeconds);
+            log(
+                    "run %d catch-up read: %.1f MiB/s, %.0f entries/s, %d GETs + %d ranged GETs, %.1f MiB fetched, "
+                            + "%d mismatches; ranged GET p50 %.1f ms p99 %.1f ms, %.1f in flight; index scan p50 %.1f ms "
+                            + "p99 %.1f ms; cpu %s; threads %s",
+                    rep,
+                    r.mibPerSecond(),
+                    r.entriesPerSecond(),
+                    r.gets(),
+                    r.rangeGets(),
+                    r.bytesFetched() / MIB,
+                    r.mismatches(),
+                    ms(r.rangeGetLatency(), 0.5),
+                    ms(r.rangeGetLatency(), 0.99),
+                    r.meanInFlightGets(),
+                    ms(r.scanLatency(), 0.5),
+                    ms(r.scanLatency(), 0.99),
+                    r.cpu().summary(machine.cores()),
+                    r.cpu().topThreads(6));
+            RawRun g = raw.rangedGet(
+                    rawPrefix,
+                    raws.get(0).keys(),
+                    maxObject,
+                    RAW_GET_RANGE,
+                    ctx.s3Concurrency(),
+                    o.rawWarmupSeconds,
+                    o.rawGetSeconds);
             rawGets.add(g);
-            log("run %d raw ranged GET: %.1f MiB/s (%d x %d KiB, %d in flight, p50 %.1f ms p99 %.1f ms); cpu %s", rep,
-                    g.mibPerSecond(), g.puts(), RAW_GET_RANGE >> 10, g.concurrency(), g.p50Millis(), g.p99Millis(),
+            log(
+                    "run %d raw ranged GET: %.1f MiB/s (%d x %d KiB, %d in flight, p50 %.1f ms p99 %.1f ms); cpu %s",
+                    rep,
+                    g.mibPerSecond(),
+                    g.puts(),
+                    RAW_GET_RANGE >> 10,
+                    g.concurrency(),
+                    g.p50Millis(),
+                    g.p99Millis(),
                     g.cpu().summary(machine.cores()));
         }
 
-        log("fixed-rate latency with injected object-store latency (p50 %.0f ms, p99 %.0f ms)", o.injectP50Millis,
-                o.injectP99Millis);
+        log(
+                "fixed-rate latency with injected object-store latency (p50 %.0f ms, p99 %.0f ms)",
+                o.injectP50Millis, o.injectP99Millis);
         LatencyInjector probe = new LatencyInjector(ctx.s3, o.injectP50Millis, o.injectP99Millis, 7);
         for (int i = 0; i < 1_000_000; i++) {
             injectedLarge.record(probe.drawNanos());
@@ -282,20 +339,22 @@ public final class LogBenchmark {
         try (LatencyInjector injector = new LatencyInjector(ctx.s3, o.injectP50Millis, o.injectP99Millis, 42)) {
             Instrumented slowI = Instrumented.objectStore(injector.asObjectStore());
             try (Lakestream slow = Lakestream.open(slowI.asObjectStore(), ctx.metadata, config)) {
-                injected = writer.fixedRate(slowI, streams(slow, "injected"), o.latencyWarmupSeconds,
-                        o.latencySeconds);
+                injected = writer.fixedRate(slowI, streams(slow, "injected"), o.latencyWarmupSeconds, o.latencySeconds);
                 try (Lakestream old = Lakestream.open(slowI.asObjectStore(), ctx.metadata, deadlineConfig)) {
-                    sequentialInjected.add(oneByOne.run("adaptive", slowI, oneStream(slow, "seq-inj-adaptive"), 1,
-                            o.sequentialSeconds));
-                    sequentialInjected.add(oneByOne.run("deadline", slowI, oneStream(old, "seq-inj-deadline"), 1,
-                            o.sequentialSeconds));
+                    sequentialInjected.add(oneByOne.run(
+                            "adaptive", slowI, oneStream(slow, "seq-inj-adaptive"), 1, o.sequentialSeconds));
+                    sequentialInjected.add(oneByOne.run(
+                            "deadline", slowI, oneStream(old, "seq-inj-deadline"), 1, o.sequentialSeconds));
                     logSequential(0, sequentialInjected.get(0), sequentialInjected.get(1));
                 }
             }
             injectedInRun = injector.injected;
         }
-        log("injected: append p50 %.1f ms p99 %.1f ms; PUT p99 %.1f ms; commit p99 %.1f ms",
-                ms(injected.append(), 0.5), ms(injected.append(), 0.99), ms(injected.put(), 0.99),
+        log(
+                "injected: append p50 %.1f ms p99 %.1f ms; PUT p99 %.1f ms; commit p99 %.1f ms",
+                ms(injected.append(), 0.5),
+                ms(injected.append(), 0.99),
+                ms(injected.put(), 0.99),
                 ms(injected.commit(), 0.99));
 
         // One stream read as a dispatcher reads it, against the same injected latency: read-ahead off, then on.
@@ -304,13 +363,20 @@ public final class LogBenchmark {
         try (LatencyInjector injector = new LatencyInjector(ctx.s3, o.injectP50Millis, o.injectP99Millis, 43)) {
             Instrumented slowI = Instrumented.objectStore(injector.asObjectStore());
             for (int rep = 1; rep <= o.dispatchReps; rep++) {
-                DispatchRun off = catchUp.dispatch(dispatchSet, slowI, config.reader().withReadAhead(0));
+                DispatchRun off =
+                        catchUp.dispatch(dispatchSet, slowI, config.reader().withReadAhead(0));
                 DispatchRun on = catchUp.dispatch(dispatchSet, slowI, config.reader());
                 dispatchOff.add(off);
                 dispatchOn.add(on);
-                log("run %d dispatcher-sized reads, injected latency: read-ahead off %.1f MiB/s (%d ranged GETs), "
-                        + "on %.1f MiB/s (%d ranged GETs); mismatches %d", rep, off.mibPerSecond(), off.rangeGets(),
-                        on.mibPerSecond(), on.rangeGets(), off.mismatches() + on.mismatches());
+                log(
+                        "run %d dispatcher-sized reads, injected latency: read-ahead off %.1f MiB/s (%d ranged GETs), "
+                                + "on %.1f MiB/s (%d ranged GETs); mismatches %d",
+                        rep,
+                        off.mibPerSecond(),
+                        off.rangeGets(),
+                        on.mibPerSecond(),
+                        on.rangeGets(),
+                        off.mismatches() + on.mismatches());
             }
         }
 
@@ -319,10 +385,35 @@ public final class LogBenchmark {
 
         String loadAfter = Machine.loadAverage();
         double minutes = progress.minutes();
-        Measurements measured = new Measurements(machine, loadBefore, loadAfter, date, minutes, maxObject,
-                rawConcurrency, raws, rawsAtWriter, writers, pinning, pinnedWriters, pinnedRaws, rawObserved, plain, injected, injectedLarge,
-                injectedInRun, backlog, reads, rawGets, dispatchSet, dispatchOff, dispatchOn, lowRates, sequential,
-                sequentialInjected, embedded);
+        Measurements measured = new Measurements(
+                machine,
+                loadBefore,
+                loadAfter,
+                date,
+                minutes,
+                maxObject,
+                rawConcurrency,
+                raws,
+                rawsAtWriter,
+                writers,
+                pinning,
+                pinnedWriters,
+                pinnedRaws,
+                rawObserved,
+                plain,
+                injected,
+                injectedLarge,
+                injectedInRun,
+                backlog,
+                reads,
+                rawGets,
+                dispatchSet,
+                dispatchOff,
+                dispatchOn,
+                lowRates,
+                sequential,
+                sequentialInjected,
+                embedded);
         return new CoreLogReport(o, config, ctx.s3Concurrency(), measured).render();
     }
 
@@ -340,10 +431,16 @@ public final class LogBenchmark {
     }
 
     private void logSequential(int rep, SequentialAppends.Run adaptive, SequentialAppends.Run deadline) {
-        log("%s one at a time: adaptive %.0f appends/s (p50 %.1f ms, p99 %.1f ms, %.1f PUTs/s), deadline %.0f "
-                        + "appends/s (p50 %.1f ms, p99 %.1f ms)", rep == 0 ? "injected latency," : "run " + rep + ",",
-                adaptive.appendsPerSecond(), ms(adaptive.append(), 0.5), ms(adaptive.append(), 0.99),
-                adaptive.putsPerSecond(), deadline.appendsPerSecond(), ms(deadline.append(), 0.5),
+        log(
+                "%s one at a time: adaptive %.0f appends/s (p50 %.1f ms, p99 %.1f ms, %.1f PUTs/s), deadline %.0f "
+                        + "appends/s (p50 %.1f ms, p99 %.1f ms)",
+                rep == 0 ? "injected latency," : "run " + rep + ",",
+                adaptive.appendsPerSecond(),
+                ms(adaptive.append(), 0.5),
+                ms(adaptive.append(), 0.99),
+                adaptive.putsPerSecond(),
+                deadline.appendsPerSecond(),
+                ms(deadline.append(), 0.5),
                 ms(deadline.append(), 0.99));
     }
 

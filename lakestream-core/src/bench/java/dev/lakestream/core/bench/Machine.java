@@ -13,23 +13,27 @@ import java.util.concurrent.TimeUnit;
 record Machine(int cores, String cpu, String memory, String jdk, String os) {
 
     static Machine describe() {
-        int cores = command("nproc").map(s -> Integer.parseInt(s.trim()))
+        int cores = command("nproc")
+                .map(s -> Integer.parseInt(s.trim()))
                 .orElse(Runtime.getRuntime().availableProcessors());
         String cpu = lines("/proc/cpuinfo").stream()
                 .filter(l -> l.startsWith("model name"))
                 .map(l -> l.substring(l.indexOf(':') + 1).trim())
-                .findFirst().orElse(System.getProperty("os.arch"));
+                .findFirst()
+                .orElse(System.getProperty("os.arch"));
         String memory = lines("/proc/meminfo").stream()
                 .filter(l -> l.startsWith("MemTotal:"))
                 .map(l -> Long.parseLong(l.replaceAll("\\D", "")))
                 .map(kib -> String.format(Locale.ROOT, "%.1f GiB", kib / 1024.0 / 1024.0))
-                .findFirst().orElse("unknown");
+                .findFirst()
+                .orElse("unknown");
         String jdk = System.getProperty("java.vm.vendor") + " " + System.getProperty("java.runtime.name") + " "
                 + System.getProperty("java.runtime.version");
         String distro = lines("/etc/os-release").stream()
                 .filter(l -> l.startsWith("PRETTY_NAME="))
                 .map(l -> l.substring("PRETTY_NAME=".length()).replace("\"", ""))
-                .findFirst().orElse(System.getProperty("os.name"));
+                .findFirst()
+                .orElse(System.getProperty("os.name"));
         String os = distro + ", kernel " + System.getProperty("os.version") + " " + System.getProperty("os.arch");
         return new Machine(cores, cpu, memory, jdk, os);
     }

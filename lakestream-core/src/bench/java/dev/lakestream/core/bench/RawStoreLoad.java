@@ -35,18 +35,33 @@ final class RawStoreLoad {
         ByteBuffer data = ByteBuffer.wrap(bytes).asReadOnlyBuffer();
         String prefix = "raw/" + tag + "/";
         AtomicLong sequence = new AtomicLong();
-        Window w = measure(concurrency, "put", "raw PUTs", warmupSeconds, measureSeconds,
-                () -> ctx.objects.put(prefix + sequence.incrementAndGet(), data.duplicate()), v -> true);
-        return new RawRun(size, concurrency, w.seconds(), w.requests(), w.requests() * size, ms(w.latency(), 0.5),
-                ms(w.latency(), 0.99), sequence.get(), w.cpu());
+        Window w = measure(
+                concurrency,
+                "put",
+                "raw PUTs",
+                warmupSeconds,
+                measureSeconds,
+                () -> ctx.objects.put(prefix + sequence.incrementAndGet(), data.duplicate()),
+                v -> true);
+        return new RawRun(
+                size,
+                concurrency,
+                w.seconds(),
+                w.requests(),
+                w.requests() * size,
+                ms(w.latency(), 0.5),
+                ms(w.latency(), 0.99),
+                sequence.get(),
+                w.cpu());
     }
 
     /**
      * Ranged GETs of {@code range} bytes at random offsets of the {@code keys} objects a raw PUT run wrote under
      * {@code prefix}, {@code concurrency} at a time.
      */
-    RawRun rangedGet(String prefix, long keys, int objectSize, int range, int concurrency, int warmupSeconds,
-                     int measureSeconds) throws InterruptedException {
+    RawRun rangedGet(
+            String prefix, long keys, int objectSize, int range, int concurrency, int warmupSeconds, int measureSeconds)
+            throws InterruptedException {
         SplittableRandom random = new SplittableRandom(keys);
         Supplier<CompletableFuture<ByteBuffer>> get = () -> {
             long key;
@@ -57,10 +72,18 @@ final class RawStoreLoad {
             }
             return ctx.objects.get(prefix + key, offset, range);
         };
-        Window w = measure(concurrency, "getRange", "raw GETs", warmupSeconds, measureSeconds, get,
-                b -> b.remaining() == range);
-        return new RawRun(range, concurrency, w.seconds(), w.requests(), w.requests() * range, ms(w.latency(), 0.5),
-                ms(w.latency(), 0.99), keys, w.cpu());
+        Window w = measure(
+                concurrency, "getRange", "raw GETs", warmupSeconds, measureSeconds, get, b -> b.remaining() == range);
+        return new RawRun(
+                range,
+                concurrency,
+                w.seconds(),
+                w.requests(),
+                w.requests() * range,
+                ms(w.latency(), 0.5),
+                ms(w.latency(), 0.99),
+                keys,
+                w.cpu());
     }
 
     /** Requests completed in the measured window, its length, their latency as the decorator timed it, CPU. */
@@ -71,8 +94,14 @@ final class RawStoreLoad {
      * through the warm-up and the measured window, then lets them drain; {@code op} is the decorator's name
      * for the request, {@code what} names the requests in messages.
      */
-    private <T> Window measure(int concurrency, String op, String what, int warmupSeconds, int measureSeconds,
-                               Supplier<CompletableFuture<T>> request, Predicate<T> succeeded)
+    private <T> Window measure(
+            int concurrency,
+            String op,
+            String what,
+            int warmupSeconds,
+            int measureSeconds,
+            Supplier<CompletableFuture<T>> request,
+            Predicate<T> succeeded)
             throws InterruptedException {
         Loops<T> loops = new Loops<>(request, succeeded);
         for (int c = 0; c < concurrency; c++) {

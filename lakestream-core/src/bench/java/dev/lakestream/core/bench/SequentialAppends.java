@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit;
 final class SequentialAppends {
 
     /** One run: the appends' latency, and the PUTs and index commits they took. */
-    record Run(String policy, long appends, double seconds, Histogram append, Histogram put, Histogram commit,
-               long puts) {
+    record Run(
+            String policy, long appends, double seconds, Histogram append, Histogram put, Histogram commit, long puts) {
 
         double appendsPerSecond() {
             return appends / seconds;
@@ -39,7 +39,12 @@ final class SequentialAppends {
     }
 
     /** As above, with {@code metadataStats} counting the metadata store the stream's log commits to. */
-    Run run(String policy, Instrumented objectStats, Instrumented metadataStats, StreamLog stream, int warmupSeconds,
+    Run run(
+            String policy,
+            Instrumented objectStats,
+            Instrumented metadataStats,
+            StreamLog stream,
+            int warmupSeconds,
             int measureSeconds) {
         long seq = 0;
         long start = System.nanoTime();
@@ -74,7 +79,13 @@ final class SequentialAppends {
         }
         double seconds = (System.nanoTime() - opened) / 1e9;
         Instrumented.OpStats put = objectStats.op("put");
-        Run run = new Run(policy, appends, seconds, latency, put.latency, metadataStats.op("putSequence").latency,
+        Run run = new Run(
+                policy,
+                appends,
+                seconds,
+                latency,
+                put.latency,
+                metadataStats.op("putSequence").latency,
                 put.calls.get());
         objectStats.reset();
         metadataStats.reset();

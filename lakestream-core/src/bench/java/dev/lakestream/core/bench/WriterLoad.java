@@ -40,37 +40,39 @@ final class WriterLoad {
         AtomicBoolean stop = new AtomicBoolean();
         // A FastThreadLocalThread, as a broker's Netty event loops are: Netty 4.2 gives pooled-buffer thread
         // caches only to those, so a plain thread would allocate every payload from the shared arenas.
-        Thread producer = new FastThreadLocalThread(() -> {
-            int n = streams.size();
-            int i = 0;
-            while (!stop.get()) {
-                try {
-                    if (!permits.tryAcquire(50, TimeUnit.MILLISECONDS)) {
-                        continue;
+        Thread producer = new FastThreadLocalThread(
+                () -> {
+                    int n = streams.size();
+                    int i = 0;
+                    while (!stop.get()) {
+                        try {
+                            if (!permits.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+                                continue;
+                            }
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                        int s = i;
+                        i = i + 1 == n ? 0 : i + 1;
+                        StreamLog stream = streams.get(s);
+                        ByteBuf p = ctx.payload(stream.id(), seqs[s]++);
+                        Histogram h = latency.get();
+                        long start = System.nanoTime();
+                        stream.append(1, p).whenComplete((r, e) -> {
+                            if (e != null) {
+                                failures.incrementAndGet();
+                                firstFailure.compareAndSet(null, e);
+                            } else {
+                                h.record(System.nanoTime() - start);
+                                entries.incrementAndGet();
+                                bytes.addAndGet(o.entryBytes);
+                            }
+                            permits.release();
+                        });
+                        p.release();
                     }
-                } catch (InterruptedException e) {
-                    return;
-                }
-                int s = i;
-                i = i + 1 == n ? 0 : i + 1;
-                StreamLog stream = streams.get(s);
-                ByteBuf p = ctx.payload(stream.id(), seqs[s]++);
-                Histogram h = latency.get();
-                long start = System.nanoTime();
-                stream.append(1, p).whenComplete((r, e) -> {
-                    if (e != null) {
-                        failures.incrementAndGet();
-                        firstFailure.compareAndSet(null, e);
-                    } else {
-                        h.record(System.nanoTime() - start);
-                        entries.incrementAndGet();
-                        bytes.addAndGet(o.entryBytes);
-                    }
-                    permits.release();
-                });
-                p.release();
-            }
-        }, "bench-producer");
+                },
+                "bench-producer");
         producer.start();
         Thread.sleep(warmupSeconds * 1000L);
 
@@ -101,8 +103,20 @@ final class WriterLoad {
         ctx.detach();
         warnOfFailures(failures, firstFailure);
         double seconds = (c1.wallNanos() - c0.wallNanos()) / 1e9;
-        return new WriterRun(seconds, e1 - e0, b1 - b0, puts, objectBytes, fullObjects, meanInFlight, maxInFlight,
-                metadataWrites, window, put.latency, commits, failures.get(),
+        return new WriterRun(
+                seconds,
+                e1 - e0,
+                b1 - b0,
+                puts,
+                objectBytes,
+                fullObjects,
+                meanInFlight,
+                maxInFlight,
+                metadataWrites,
+                window,
+                put.latency,
+                commits,
+                failures.get(),
                 CpuMeter.between(c0, c1));
     }
 
@@ -119,8 +133,14 @@ final class WriterLoad {
      * As {@link #fixedRate(Instrumented, List, int, int)}, at {@code rate} appends per second, with
      * {@code metadataStats} counting the metadata store the streams' log commits to.
      */
-    LatencyRun fixedRate(Instrumented objectStats, Instrumented metadataStats, List<StreamLog> streams,
-                         int warmupSeconds, int measureSeconds, int rate) throws InterruptedException {
+    LatencyRun fixedRate(
+            Instrumented objectStats,
+            Instrumented metadataStats,
+            List<StreamLog> streams,
+            int warmupSeconds,
+            int measureSeconds,
+            int rate)
+            throws InterruptedException {
         long[] seqs = new long[streams.size()];
         AtomicLong pending = new AtomicLong();
         AtomicLong failures = new AtomicLong();
@@ -187,8 +207,17 @@ final class WriterLoad {
         metadataStats.reset();
         ctx.detach();
         double seconds = measureSeconds;
-        return new LatencyRun(rate, issuedInWindow / seconds, seconds, window, put.latency, commits,
-                put.calls.get(), issuedInWindow * o.entryBytes, metadataWrites, failures.get(),
+        return new LatencyRun(
+                rate,
+                issuedInWindow / seconds,
+                seconds,
+                window,
+                put.latency,
+                commits,
+                put.calls.get(),
+                issuedInWindow * o.entryBytes,
+                metadataWrites,
+                failures.get(),
                 CpuMeter.between(c0, c1));
     }
 

@@ -1,10 +1,22 @@
 package dev.lakestream.core.bench;
 
 /** One saturating writer run: appends completed, the WAL object PUTs behind them and their index commits. */
-record WriterRun(double seconds, long entries, long payloadBytes, long puts, long objectBytes,
-                 long fullObjects, double meanInFlightPuts, int maxInFlightPuts, long metadataWrites,
-                 Histogram appendLatency, Histogram putLatency, Histogram commitLatency, long failures,
-                 CpuMeter.Usage cpu) implements WriteCost {
+record WriterRun(
+        double seconds,
+        long entries,
+        long payloadBytes,
+        long puts,
+        long objectBytes,
+        long fullObjects,
+        double meanInFlightPuts,
+        int maxInFlightPuts,
+        long metadataWrites,
+        Histogram appendLatency,
+        Histogram putLatency,
+        Histogram commitLatency,
+        long failures,
+        CpuMeter.Usage cpu)
+        implements WriteCost {
     double mibPerSecond() {
         return payloadBytes / Figures.MIB / seconds;
     }

@@ -5,7 +5,12 @@ import dev.lakestream.core.log.LogException;
 /** A catalog operation was refused. The message names the namespace and stream. */
 public class CatalogException extends LogException {
 
-    public enum Reason { ALREADY_EXISTS, NOT_FOUND, DELETED, CONCURRENT_UPDATE }
+    public enum Reason {
+        ALREADY_EXISTS,
+        NOT_FOUND,
+        DELETED,
+        CONCURRENT_UPDATE
+    }
 
     private final Reason reason;
 

@@ -49,39 +49,47 @@ public final class StreamCatalog {
     /** Creates a stream; fails with {@link CatalogException.Reason#ALREADY_EXISTS} when a live one has the name. */
     public CompletableFuture<StreamInfo> create(String namespace, String name, Map<String, String> properties) {
         String key = streamKey(namespace, name);
-        return metadata.get(key).thenCompose(existing -> {
-            if (existing.isPresent() && !decode(namespace, name, existing.get()).deleted()) {
-                throw new CatalogException(CatalogException.Reason.ALREADY_EXISTS,
-                        "stream " + namespace + "/" + name + " already exists");
-            }
-            long expected = existing.map(r -> r.version().versionId()).orElse(PutOptions.ABSENT);
-            return newStreamId().thenCompose(id -> {
-                long now = System.currentTimeMillis();
-                StreamInfo info = new StreamInfo(namespace, name, id, false, now, properties, 0);
-                return metadata.put(idKey(id), json(Map.of("namespace", namespace, "name", name)))
-                        .thenCompose(v -> metadata.put(key, encode(info), PutOptions.ifVersion(expected)))
-                        .thenApply(put -> withVersion(info, put.version().versionId()));
-            });
-        }).exceptionallyCompose(e -> {
-            Throwable c = unwrap(e);
-            if (c instanceof KeyAlreadyExistsException || c instanceof UnexpectedVersionException) {
-                return CompletableFuture.failedFuture(new CatalogException(CatalogException.Reason.ALREADY_EXISTS,
-                        "stream " + namespace + "/" + name + " was created concurrently"));
-            }
-            return CompletableFuture.failedFuture(c);
-        });
+        return metadata.get(key)
+                .thenCompose(existing -> {
+                    if (existing.isPresent()
+                            && !decode(namespace, name, existing.get()).deleted()) {
+                        throw new CatalogException(
+                                CatalogException.Reason.ALREADY_EXISTS,
+                                "stream " + namespace + "/" + name + " already exists");
+                    }
+                    long expected = existing.map(r -> r.version().versionId()).orElse(PutOptions.ABSENT);
+                    return newStreamId().thenCompose(id -> {
+                        long now = System.currentTimeMillis();
+                        StreamInfo info = new StreamInfo(namespace, name, id, false, now, properties, 0);
+                        return metadata.put(idKey(id), json(Map.of("namespace", namespace, "name", name)))
+                                .thenCompose(v -> metadata.put(key, encode(info), PutOptions.ifVersion(expected)))
+                                .thenApply(
+                                        put -> withVersion(info, put.version().versionId()));
+                    });
+                })
+                .exceptionallyCompose(e -> {
+                    Throwable c = unwrap(e);
+                    if (c instanceof KeyAlreadyExistsException || c instanceof UnexpectedVersionException) {
+                        return CompletableFuture.failedFuture(new CatalogException(
+                                CatalogException.Reason.ALREADY_EXISTS,
+                                "stream " + namespace + "/" + name + " was created concurrently"));
+                    }
+                    return CompletableFuture.failedFuture(c);
+                });
     }
 
     /** The live stream of that name; fails with NOT_FOUND or DELETED. */
     public CompletableFuture<StreamInfo> open(String namespace, String name) {
         return lookup(namespace, name).thenApply(info -> {
             if (info.isEmpty()) {
-                throw new CatalogException(CatalogException.Reason.NOT_FOUND,
-                        "stream " + namespace + "/" + name + " does not exist");
+                throw new CatalogException(
+                        CatalogException.Reason.NOT_FOUND, "stream " + namespace + "/" + name + " does not exist");
             }
             if (info.get().deleted()) {
-                throw new CatalogException(CatalogException.Reason.DELETED,
-                        "stream " + namespace + "/" + name + " was deleted (id " + info.get().id() + ")");
+                throw new CatalogException(
+                        CatalogException.Reason.DELETED,
+                        "stream " + namespace + "/" + name + " was deleted (id "
+                                + info.get().id() + ")");
             }
             return info.get();
         });
@@ -104,21 +112,25 @@ public final class StreamCatalog {
 
     /** Replaces the properties if the record is still at {@code info.version()}; else CONCURRENT_UPDATE. */
     public CompletableFuture<StreamInfo> updateProperties(StreamInfo info, Map<String, String> properties) {
-        StreamInfo updated = new StreamInfo(info.namespace(), info.name(), info.id(), info.deleted(), info.createdAt(),
-                properties, info.version());
-        return metadata.put(streamKey(info.namespace(), info.name()), encode(updated), PutOptions.ifVersion(info.version()))
+        StreamInfo updated = new StreamInfo(
+                info.namespace(), info.name(), info.id(), info.deleted(), info.createdAt(), properties, info.version());
+        return metadata.put(
+                        streamKey(info.namespace(), info.name()), encode(updated), PutOptions.ifVersion(info.version()))
                 .thenApply(put -> withVersion(updated, put.version().versionId()))
-                .exceptionallyCompose(e -> CompletableFuture.failedFuture(unwrap(e) instanceof UnexpectedVersionException
-                        ? new CatalogException(CatalogException.Reason.CONCURRENT_UPDATE, "stream " + info.fullName()
-                                + " was changed concurrently (expected version " + info.version() + ")")
-                        : unwrap(e)));
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                        unwrap(e) instanceof UnexpectedVersionException
+                                ? new CatalogException(
+                                        CatalogException.Reason.CONCURRENT_UPDATE,
+                                        "stream " + info.fullName() + " was changed concurrently (expected version "
+                                                + info.version() + ")")
+                                : unwrap(e)));
     }
 
     /** Marks the stream deleted (a tombstone); its data is reclaimed by trimming and garbage collection. */
     public CompletableFuture<StreamInfo> delete(String namespace, String name) {
         return open(namespace, name).thenCompose(info -> {
-            StreamInfo tomb = new StreamInfo(namespace, name, info.id(), true, info.createdAt(), info.properties(),
-                    info.version());
+            StreamInfo tomb = new StreamInfo(
+                    namespace, name, info.id(), true, info.createdAt(), info.properties(), info.version());
             return metadata.put(streamKey(namespace, name), encode(tomb), PutOptions.ifVersion(info.version()))
                     .thenApply(put -> withVersion(tomb, put.version().versionId()));
         });
@@ -126,37 +138,45 @@ public final class StreamCatalog {
 
     /** The namespace and name an id was created for, if the id was ever handed out by this catalog. */
     public CompletableFuture<Optional<Map<String, String>>> nameOf(long id) {
-        return metadata.get(idKey(id)).thenApply(r -> r.map(rec -> {
-            try {
-                return JSON.readValue(rec.value(), new TypeReference<Map<String, String>>() {});
-            } catch (java.io.IOException e) {
-                throw new CompletionException(e);
-            }
-        }));
+        return metadata.get(idKey(id))
+                .thenApply(r -> r.map(rec -> {
+                    try {
+                        return JSON.readValue(rec.value(), new TypeReference<Map<String, String>>() {});
+                    } catch (java.io.IOException e) {
+                        throw new CompletionException(e);
+                    }
+                }));
     }
 
     /** Every stream id this catalog ever handed out (live or deleted), in no particular order. */
     public CompletableFuture<List<Long>> allIds() {
         String dir = root + "/stream-ids/";
         return metadata.list(dir, root + "/stream-ids//", Optional.empty())
-                .thenApply(keys -> keys.stream().map(k -> Long.parseLong(k.substring(dir.length()))).toList());
+                .thenApply(keys -> keys.stream()
+                        .map(k -> Long.parseLong(k.substring(dir.length())))
+                        .toList());
     }
 
     /** Whether {@code id} is the id of a live stream (its name's record still points at it, not deleted). */
     public CompletableFuture<Boolean> isLive(long id) {
-        return nameOf(id).thenCompose(name -> name.isEmpty()
-                ? CompletableFuture.completedFuture(false)
-                : lookup(name.get().get("namespace"), name.get().get("name"))
-                        .thenApply(info -> info.isPresent() && info.get().id() == id && !info.get().deleted()));
+        return nameOf(id)
+                .thenCompose(name -> name.isEmpty()
+                        ? CompletableFuture.completedFuture(false)
+                        : lookup(name.get().get("namespace"), name.get().get("name"))
+                                .thenApply(info -> info.isPresent()
+                                        && info.get().id() == id
+                                        && !info.get().deleted()));
     }
 
     private CompletableFuture<Long> newStreamId() {
-        return metadata.put(root + "/stream-id-generator", new byte[0]).thenApply(p -> p.version().versionId());
+        return metadata.put(root + "/stream-id-generator", new byte[0])
+                .thenApply(p -> p.version().versionId());
     }
 
     private String streamKey(String namespace, String name) {
         if (namespace.isEmpty() || name.isEmpty()) {
-            throw new IllegalArgumentException("stream namespace and name must not be empty: '" + namespace + "/" + name + "'");
+            throw new IllegalArgumentException(
+                    "stream namespace and name must not be empty: '" + namespace + "/" + name + "'");
         }
         return root + "/streams/" + encodeName(namespace) + "/" + encodeName(name);
     }
@@ -189,8 +209,14 @@ public final class StreamCatalog {
     private static StreamInfo decode(String namespace, String name, Record r) {
         try {
             StoredStream s = JSON.readValue(r.value(), StoredStream.class);
-            return new StreamInfo(namespace, name, s.id, s.deleted, s.createdAt,
-                    s.properties == null ? Map.of() : s.properties, r.version().versionId());
+            return new StreamInfo(
+                    namespace,
+                    name,
+                    s.id,
+                    s.deleted,
+                    s.createdAt,
+                    s.properties == null ? Map.of() : s.properties,
+                    r.version().versionId());
         } catch (java.io.IOException e) {
             throw new IllegalStateException("catalog record '" + r.key() + "' is not valid JSON: " + e.getMessage(), e);
         }

@@ -35,7 +35,8 @@ public class ConfigException extends IllegalArgumentException {
     }
 
     private static String format(String key, String value, String problem) {
-        return value == null ? "Configuration key '" + key + "' " + problem
+        return value == null
+                ? "Configuration key '" + key + "' " + problem
                 : "Configuration key '" + key + "' = '" + value + "' " + problem;
     }
 }

@@ -30,16 +30,27 @@ public final class ConfigKeys {
     public static final String PREFIX = "lakestream.";
 
     /** Key sets of other modules on the class path (the Iceberg materializer's), found with ServiceLoader. */
-    private static final List<ConfigKeySet> MODULES = ServiceLoader.load(ConfigKeySet.class,
-            ConfigKeys.class.getClassLoader()).stream().map(ServiceLoader.Provider::get).toList();
+    private static final List<ConfigKeySet> MODULES =
+            ServiceLoader.load(ConfigKeySet.class, ConfigKeys.class.getClassLoader()).stream()
+                    .map(ServiceLoader.Provider::get)
+                    .toList();
 
-    private static final Set<String> KNOWN = Stream.concat(Stream.of(LakestreamConfig.KEYS, WalWriterConfig.KEYS,
-                            ReaderConfig.KEYS, GcConfig.KEYS, S3ObjectStoreConfig.KEYS, FileSystemObjectStoreConfig.KEYS,
-                            OxiaMetadataStoreConfig.KEYS, EmbeddedMetadataStoreConfig.KEYS),
+    private static final Set<String> KNOWN = Stream.concat(
+                    Stream.of(
+                            LakestreamConfig.KEYS,
+                            WalWriterConfig.KEYS,
+                            ReaderConfig.KEYS,
+                            GcConfig.KEYS,
+                            S3ObjectStoreConfig.KEYS,
+                            FileSystemObjectStoreConfig.KEYS,
+                            OxiaMetadataStoreConfig.KEYS,
+                            EmbeddedMetadataStoreConfig.KEYS),
                     MODULES.stream().map(ConfigKeySet::keys))
-            .flatMap(List::stream).collect(Collectors.toUnmodifiableSet());
+            .flatMap(List::stream)
+            .collect(Collectors.toUnmodifiableSet());
 
-    private static final List<String> PREFIXES = MODULES.stream().flatMap(m -> m.prefixes().stream()).toList();
+    private static final List<String> PREFIXES =
+            MODULES.stream().flatMap(m -> m.prefixes().stream()).toList();
 
     /**
      * Key families of modules that may live in another class loader than this one: the Iceberg materializer's keys
@@ -60,8 +71,8 @@ public final class ConfigKeys {
     }
 
     private static boolean checkedElsewhere(String key) {
-        return CHECKED_BY_THEIR_MODULE.stream().anyMatch(family -> key.startsWith(family)
-                && KNOWN.stream().noneMatch(k -> k.startsWith(family)));
+        return CHECKED_BY_THEIR_MODULE.stream()
+                .anyMatch(family -> key.startsWith(family) && KNOWN.stream().noneMatch(k -> k.startsWith(family)));
     }
 
     /**
@@ -70,17 +81,20 @@ public final class ConfigKeys {
      * @throws ConfigException naming every unknown key and, for each, the nearest known key if one is close
      */
     public static void requireKnown(Collection<String> keys) {
-        List<String> unknown = keys.stream().filter(k -> k.startsWith(PREFIX) && !isKnown(k)).sorted()
+        List<String> unknown = keys.stream()
+                .filter(k -> k.startsWith(PREFIX) && !isKnown(k))
+                .sorted()
                 .toList();
         if (unknown.isEmpty()) {
             return;
         }
         List<String> parts = new ArrayList<>();
         for (String k : unknown) {
-            parts.add("unknown key " + k + nearest(k).map(n -> " (did you mean " + n + "?)").orElse(""));
+            parts.add("unknown key " + k
+                    + nearest(k).map(n -> " (did you mean " + n + "?)").orElse(""));
         }
-        throw ConfigException.unknownKeys(unknown, String.join("; ", parts)
-                + " (known lakestream.* keys are listed in docs/configuration.md)");
+        throw ConfigException.unknownKeys(
+                unknown, String.join("; ", parts) + " (known lakestream.* keys are listed in docs/configuration.md)");
     }
 
     /**

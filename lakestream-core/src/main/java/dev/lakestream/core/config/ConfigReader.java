@@ -52,22 +52,26 @@ public final class ConfigReader {
     }
 
     public int integer(String key, int defaultValue) {
-        return optional(key).map(v -> {
-            try {
-                return Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-                throw new ConfigException(key, v, "is not an integer between " + Integer.MIN_VALUE + " and "
-                        + Integer.MAX_VALUE);
-            }
-        }).orElse(defaultValue);
+        return optional(key)
+                .map(v -> {
+                    try {
+                        return Integer.parseInt(v);
+                    } catch (NumberFormatException e) {
+                        throw new ConfigException(
+                                key, v, "is not an integer between " + Integer.MIN_VALUE + " and " + Integer.MAX_VALUE);
+                    }
+                })
+                .orElse(defaultValue);
     }
 
     public boolean bool(String key, boolean defaultValue) {
-        return optional(key).map(v -> switch (v.toLowerCase(Locale.ROOT)) {
-            case "true", "yes", "on" -> true;
-            case "false", "no", "off" -> false;
-            default -> throw new ConfigException(key, v, "is not a boolean (true or false)");
-        }).orElse(defaultValue);
+        return optional(key)
+                .map(v -> switch (v.toLowerCase(Locale.ROOT)) {
+                    case "true", "yes", "on" -> true;
+                    case "false", "no", "off" -> false;
+                    default -> throw new ConfigException(key, v, "is not a boolean (true or false)");
+                })
+                .orElse(defaultValue);
     }
 
     /** A duration such as {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}; a bare number is milliseconds. */

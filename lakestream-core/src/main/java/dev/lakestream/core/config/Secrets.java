@@ -35,7 +35,8 @@ public final class Secrets {
         if (properties == null) {
             return;
         }
-        for (String key : Stream.concat(SECRET_KEYS.stream(), CREDENTIAL_ID_KEYS.stream()).toList()) {
+        for (String key :
+                Stream.concat(SECRET_KEYS.stream(), CREDENTIAL_ID_KEYS.stream()).toList()) {
             String value = properties.getProperty(key);
             if (value != null) {
                 properties.setProperty(key, shown(key, value));

@@ -119,7 +119,12 @@ public final class AckRanges {
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("[");
-        ranges.forEach((s, e) -> sb.append(sb.length() > 1 ? ", " : "").append('[').append(s).append(',').append(e).append(')'));
+        ranges.forEach((s, e) -> sb.append(sb.length() > 1 ? ", " : "")
+                .append('[')
+                .append(s)
+                .append(',')
+                .append(e)
+                .append(')'));
         return sb.append(']').toString();
     }
 }

@@ -82,7 +82,8 @@ public final class CursorCodec {
             }
             byte version = in.get();
             if (version != VERSION) {
-                throw new IllegalArgumentException("cursor format version " + version + " (this reader knows " + VERSION + ")");
+                throw new IllegalArgumentException(
+                        "cursor format version " + version + " (this reader knows " + VERSION + ")");
             }
             long ackedBefore = VarInt.read(in);
             Map<String, Long> pp = new LinkedHashMap<>();

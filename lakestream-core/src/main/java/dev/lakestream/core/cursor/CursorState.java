@@ -7,8 +7,11 @@ import java.util.Map;
  * point), plus the offsets acknowledged individually beyond it, plus two small property maps (numeric ones
  * that travel with the mark-delete point, and free-form ones of the cursor).
  */
-public record CursorState(long ackedBefore, AckRanges individuallyAcked, Map<String, Long> positionProperties,
-                          Map<String, String> properties) {
+public record CursorState(
+        long ackedBefore,
+        AckRanges individuallyAcked,
+        Map<String, Long> positionProperties,
+        Map<String, String> properties) {
 
     public CursorState {
         positionProperties = Map.copyOf(positionProperties);

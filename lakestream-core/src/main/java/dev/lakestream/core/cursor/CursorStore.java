@@ -44,25 +44,31 @@ public final class CursorStore {
     }
 
     public CompletableFuture<Void> save(long streamId, String name, CursorState state) {
-        return metadata.put(key(streamId, name), CursorCodec.encode(state),
-                PutOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId))).thenApply(p -> null);
+        return metadata.put(
+                        key(streamId, name),
+                        CursorCodec.encode(state),
+                        PutOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId)))
+                .thenApply(p -> null);
     }
 
     public CompletableFuture<Boolean> delete(long streamId, String name) {
-        return metadata.delete(key(streamId, name), DeleteOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId)));
+        return metadata.delete(
+                key(streamId, name), DeleteOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId)));
     }
 
     /** The names of the stream's durable cursors. */
     public CompletableFuture<List<String>> list(long streamId) {
         String dir = dir(streamId);
         return metadata.list(dir, root + "/cursors/" + streamId + "//", Optional.of(IndexKey.partitionKey(streamId)))
-                .thenApply(keys -> keys.stream().filter(k -> k.startsWith(dir))
-                        .map(k -> URLDecoder.decode(k.substring(dir.length()), StandardCharsets.UTF_8)).toList());
+                .thenApply(keys -> keys.stream()
+                        .filter(k -> k.startsWith(dir))
+                        .map(k -> URLDecoder.decode(k.substring(dir.length()), StandardCharsets.UTF_8))
+                        .toList());
     }
 
     /** Deletes every cursor of the stream. */
     public CompletableFuture<Void> deleteAll(long streamId) {
-        return metadata.deleteRange(dir(streamId), root + "/cursors/" + streamId + "//",
-                Optional.of(IndexKey.partitionKey(streamId)));
+        return metadata.deleteRange(
+                dir(streamId), root + "/cursors/" + streamId + "//", Optional.of(IndexKey.partitionKey(streamId)));
     }
 }

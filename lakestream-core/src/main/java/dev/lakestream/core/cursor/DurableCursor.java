@@ -32,12 +32,18 @@ public final class DurableCursor {
     private boolean writing;
     /** Completes when a write that includes every change so far has finished; null when nothing is pending. */
     private CompletableFuture<Void> nextWrite;
+
     private boolean scheduled;
     private boolean closed;
 
     /** A cursor restored from (or starting as) {@code state}; {@code store == null} makes it non-durable. */
-    public DurableCursor(long streamId, String name, CursorState state, CursorStore store,
-                         ScheduledExecutorService scheduler, Duration persistInterval) {
+    public DurableCursor(
+            long streamId,
+            String name,
+            CursorState state,
+            CursorStore store,
+            ScheduledExecutorService scheduler,
+            Duration persistInterval) {
         this.streamId = streamId;
         this.name = name;
         this.store = store;
@@ -160,8 +166,8 @@ public final class DurableCursor {
             return CompletableFuture.completedFuture(null);
         }
         if (closed) {
-            return CompletableFuture.failedFuture(new IllegalStateException(
-                    "cursor '" + name + "' of stream " + streamId + " is closed"));
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException("cursor '" + name + "' of stream " + streamId + " is closed"));
         }
         if (nextWrite == null) {
             nextWrite = new CompletableFuture<>();

@@ -52,6 +52,7 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
     private final Map<Long, Long> current = new ConcurrentHashMap<>();
     /** When ({@link System#nanoTime()}) a commit last read the stream's epoch from the store, per stream held. */
     private final Map<Long, Long> verified = new ConcurrentHashMap<>();
+
     private final AutoCloseable subscription;
 
     public StreamFences(MetadataStore metadata, String root) {
@@ -82,7 +83,8 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
         return metadata.get(key(streamId), GetOptions.DEFAULT.partitionKey(pk)).thenCompose(r -> {
             long epoch = r.map(rec -> parse(rec.value())).orElse(0L) + 1;
             PutOptions options = r.map(rec -> PutOptions.ifVersion(rec.version().versionId()))
-                    .orElse(PutOptions.ifAbsent()).partitionKey(pk);
+                    .orElse(PutOptions.ifAbsent())
+                    .partitionKey(pk);
             return metadata.put(key(streamId), Long.toString(epoch).getBytes(StandardCharsets.UTF_8), options)
                     .thenApply(p -> epoch)
                     .exceptionallyCompose(e -> {
@@ -133,8 +135,8 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
     private CompletableFuture<Void> check(long streamId, long mine) {
         long latest = current.getOrDefault(streamId, mine);
         if (latest != mine) {
-            return CompletableFuture.failedFuture(new StreamFencedException("stream " + streamId
-                    + " was fenced: its epoch is " + latest + ", this writer holds " + mine));
+            return CompletableFuture.failedFuture(new StreamFencedException(
+                    "stream " + streamId + " was fenced: its epoch is " + latest + ", this writer holds " + mine));
         }
         return CompletableFuture.completedFuture(null);
     }
@@ -158,8 +160,8 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
         if (!held.containsKey(streamId)) {
             return;
         }
-        metadata.get(key, GetOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId))).thenAccept(r -> r.ifPresent(
-                rec -> current.merge(streamId, parse(rec.value()), Math::max)));
+        metadata.get(key, GetOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId)))
+                .thenAccept(r -> r.ifPresent(rec -> current.merge(streamId, parse(rec.value()), Math::max)));
     }
 
     private static long parse(byte[] value) {

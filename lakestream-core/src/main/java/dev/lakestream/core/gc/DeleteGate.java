@@ -28,6 +28,5 @@ public interface DeleteGate {
     CompletableFuture<Void> admit(int objects);
 
     /** A delete request of {@code objects} objects holding {@code bytes} bytes succeeded. */
-    default void deleted(int objects, long bytes) {
-    }
+    default void deleted(int objects, long bytes) {}
 }

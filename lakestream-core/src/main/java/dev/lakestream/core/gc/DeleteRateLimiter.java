@@ -44,12 +44,15 @@ final class DeleteRateLimiter implements AutoCloseable {
         }
         CompletableFuture<Void> slot = new CompletableFuture<>();
         waiting.add(slot);
-        scheduler.schedule(() -> {
-            synchronized (this) {
-                waiting.remove(slot);
-            }
-            slot.complete(null);
-        }, delay, TimeUnit.NANOSECONDS);
+        scheduler.schedule(
+                () -> {
+                    synchronized (this) {
+                        waiting.remove(slot);
+                    }
+                    slot.complete(null);
+                },
+                delay,
+                TimeUnit.NANOSECONDS);
         return slot;
     }
 

@@ -23,8 +23,13 @@ import java.util.List;
  * @param commitWindow how far after an object's name time its index commit may be, when looking for the
  *     records that reference it ({@code lakestream.gc.commitWindow}, default 10 min)
  */
-public record GcConfig(boolean enabled, Duration interval, int maxDeletesPerSecond, Duration safetyMargin,
-                       Duration orphanDelay, Duration commitWindow) {
+public record GcConfig(
+        boolean enabled,
+        Duration interval,
+        int maxDeletesPerSecond,
+        Duration safetyMargin,
+        Duration orphanDelay,
+        Duration commitWindow) {
 
     public static final String ENABLED = "lakestream.gc.enabled";
     public static final String INTERVAL = "lakestream.gc.interval";
@@ -37,16 +42,16 @@ public record GcConfig(boolean enabled, Duration interval, int maxDeletesPerSeco
     public static final List<String> KEYS =
             List.of(ENABLED, INTERVAL, MAX_DELETES_PER_SECOND, SAFETY_MARGIN, ORPHAN_DELAY, COMMIT_WINDOW);
 
-    public static final GcConfig DEFAULT = new GcConfig(true, Duration.ofMinutes(5), 1000, Duration.ofHours(1),
-            Duration.ofHours(1), Duration.ofMinutes(10));
+    public static final GcConfig DEFAULT = new GcConfig(
+            true, Duration.ofMinutes(5), 1000, Duration.ofHours(1), Duration.ofHours(1), Duration.ofMinutes(10));
 
     public GcConfig {
         if (interval.isNegative() || interval.isZero()) {
             throw new ConfigException(INTERVAL, ConfigReader.format(interval), "must be positive");
         }
         if (maxDeletesPerSecond < 1) {
-            throw new ConfigException(MAX_DELETES_PER_SECOND, Integer.toString(maxDeletesPerSecond),
-                    "must be at least 1");
+            throw new ConfigException(
+                    MAX_DELETES_PER_SECOND, Integer.toString(maxDeletesPerSecond), "must be at least 1");
         }
         if (safetyMargin.isNegative()) {
             throw new ConfigException(SAFETY_MARGIN, ConfigReader.format(safetyMargin), "must not be negative");
@@ -55,13 +60,16 @@ public record GcConfig(boolean enabled, Duration interval, int maxDeletesPerSeco
             throw new ConfigException(COMMIT_WINDOW, ConfigReader.format(commitWindow), "must not be negative");
         }
         if (orphanDelay.compareTo(commitWindow) < 0) {
-            throw new ConfigException(ORPHAN_DELAY, ConfigReader.format(orphanDelay),
+            throw new ConfigException(
+                    ORPHAN_DELAY,
+                    ConfigReader.format(orphanDelay),
                     "must be at least lakestream.gc.commitWindow (" + ConfigReader.format(commitWindow) + ")");
         }
     }
 
     public static GcConfig fromProperties(ConfigReader r) {
-        return new GcConfig(r.bool(ENABLED, DEFAULT.enabled),
+        return new GcConfig(
+                r.bool(ENABLED, DEFAULT.enabled),
                 r.duration(INTERVAL, DEFAULT.interval),
                 r.integer(MAX_DELETES_PER_SECOND, DEFAULT.maxDeletesPerSecond),
                 r.duration(SAFETY_MARGIN, DEFAULT.safetyMargin),

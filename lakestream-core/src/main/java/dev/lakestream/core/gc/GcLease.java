@@ -39,9 +39,11 @@ final class GcLease {
             if (mine.isPresent()) {
                 return CompletableFuture.completedFuture(true);
             }
-            return metadata.put(key, holder, PutOptions.ifAbsent().asEphemeral()).thenApply(p -> true)
+            return metadata.put(key, holder, PutOptions.ifAbsent().asEphemeral())
+                    .thenApply(p -> true)
                     .exceptionallyCompose(e -> unwrap(e) instanceof KeyAlreadyExistsException
-                            ? CompletableFuture.completedFuture(false) : CompletableFuture.failedFuture(unwrap(e)));
+                            ? CompletableFuture.completedFuture(false)
+                            : CompletableFuture.failedFuture(unwrap(e)));
         });
     }
 
@@ -52,12 +54,16 @@ final class GcLease {
 
     /** Gives the lease up if this process holds it. */
     CompletableFuture<Void> release() {
-        return mine().thenCompose(mine -> mine.isEmpty() ? CompletableFuture.completedFuture(null)
-                : metadata.delete(key, DeleteOptions.ifVersion(mine.get().version().versionId()))
+        return mine().thenCompose(mine -> mine.isEmpty()
+                ? CompletableFuture.completedFuture(null)
+                : metadata.delete(
+                                key,
+                                DeleteOptions.ifVersion(mine.get().version().versionId()))
                         .<Void>thenApply(d -> null)
                         // Lost and retaken by another process in between: it is not ours to delete.
                         .exceptionallyCompose(e -> unwrap(e) instanceof UnexpectedVersionException
-                                ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(e)));
+                                ? CompletableFuture.completedFuture(null)
+                                : CompletableFuture.failedFuture(e)));
     }
 
     private CompletableFuture<Optional<Record>> mine() {

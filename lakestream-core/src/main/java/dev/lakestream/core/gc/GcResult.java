@@ -13,8 +13,13 @@ import java.time.Instant;
  * @param deletedBytes the size of all deleted objects, as the listing gave it
  * @param deadStreamsCleared deleted streams whose leftover index records were removed
  */
-public record GcResult(Instant horizon, int deletedBelowHorizon, int deletedOrphans, int deletedReleased,
-                       long deletedBytes, int deadStreamsCleared) {
+public record GcResult(
+        Instant horizon,
+        int deletedBelowHorizon,
+        int deletedOrphans,
+        int deletedReleased,
+        long deletedBytes,
+        int deadStreamsCleared) {
 
     public int deletedObjects() {
         return deletedBelowHorizon + deletedOrphans + deletedReleased;

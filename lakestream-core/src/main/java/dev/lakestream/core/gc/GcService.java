@@ -1,7 +1,7 @@
 package dev.lakestream.core.gc;
 
-import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.Lakestream;
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.metrics.GcMetrics;
 import java.time.Clock;
 import java.time.Duration;
@@ -48,6 +48,7 @@ public final class GcService implements AutoCloseable {
     private final Object lock = new Object();
     /** Changed under {@link #lock}: set once by {@link #closeAsync}, after which nothing is scheduled. */
     private boolean stopping;
+
     private ScheduledFuture<?> nextTick;
     private CompletableFuture<Void> current = CompletableFuture.completedFuture(null);
     private CompletableFuture<Void> closed;
@@ -57,8 +58,12 @@ public final class GcService implements AutoCloseable {
         this.config = config;
         this.clock = clock;
         this.metrics = lakestream.metrics().gc();
-        this.collector = new WalGarbageCollector(lakestream.objectStore(), lakestream.metadataStore(),
-                lakestream.config().metadataRoot(), config, clock);
+        this.collector = new WalGarbageCollector(
+                lakestream.objectStore(),
+                lakestream.metadataStore(),
+                lakestream.config().metadataRoot(),
+                config,
+                clock);
         String holder = "pid " + ProcessHandle.current().pid() + " " + UUID.randomUUID();
         this.lease = new GcLease(lakestream.metadataStore(), lakestream.config().metadataRoot(), holder);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lakestream-gc"));
@@ -77,8 +82,11 @@ public final class GcService implements AutoCloseable {
     public static GcService start(Lakestream lakestream, GcConfig config, Clock clock) {
         GcService service = new GcService(lakestream, config, clock);
         if (config.enabled()) {
-            log.info("WAL garbage collection: every {}, at most {} deletes/s, lease {}", config.interval(),
-                    config.maxDeletesPerSecond(), service.lease.key());
+            log.info(
+                    "WAL garbage collection: every {}, at most {} deletes/s, lease {}",
+                    config.interval(),
+                    config.maxDeletesPerSecond(),
+                    service.lease.key());
             service.schedule(Duration.ZERO);
         } else {
             log.info("WAL garbage collection is disabled in this process (lakestream.gc.enabled=false)");
@@ -89,8 +97,15 @@ public final class GcService implements AutoCloseable {
 
     /** What this process's collector did, and whether it holds the lease. */
     public GcStatus status() {
-        return new GcStatus(config.enabled(), metrics.leaseHeld(), metrics.runs(), metrics.failedRuns(),
-                metrics.deletedObjects(), metrics.deletedBytes(), metrics.lastRunEnd(), metrics.lastError(),
+        return new GcStatus(
+                config.enabled(),
+                metrics.leaseHeld(),
+                metrics.runs(),
+                metrics.failedRuns(),
+                metrics.deletedObjects(),
+                metrics.deletedBytes(),
+                metrics.lastRunEnd(),
+                metrics.lastError(),
                 Optional.ofNullable(lastResult));
     }
 
@@ -112,28 +127,39 @@ public final class GcService implements AutoCloseable {
             current = attempt;
         }
         // Started from a completed future so that a call that throws instead of failing its future is handled alike.
-        CompletableFuture.completedFuture(null).thenCompose(v -> lease.acquire()).handle((held, e) -> {
-            if (e != null) {
-                log.warn("Could not take or confirm the GC lease {}: {}", lease.key(), unwrap(e).toString());
-                metrics.failed(clock.instant(), unwrap(e));
-                metrics.leaseHeld(false);
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            if (held != metrics.leaseHeld()) {
-                log.info(held ? "This process took the GC lease {}" : "This process no longer holds the GC lease {}",
-                        lease.key());
-            }
-            metrics.leaseHeld(held);
-            return held ? run() : CompletableFuture.<Void>completedFuture(null);
-        }).thenCompose(f -> f).whenComplete((v, e) -> {
-            attempt.complete(null);
-            schedule(config.interval());
-        });
+        CompletableFuture.completedFuture(null)
+                .thenCompose(v -> lease.acquire())
+                .handle((held, e) -> {
+                    if (e != null) {
+                        log.warn(
+                                "Could not take or confirm the GC lease {}: {}",
+                                lease.key(),
+                                unwrap(e).toString());
+                        metrics.failed(clock.instant(), unwrap(e));
+                        metrics.leaseHeld(false);
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    if (held != metrics.leaseHeld()) {
+                        log.info(
+                                held
+                                        ? "This process took the GC lease {}"
+                                        : "This process no longer holds the GC lease {}",
+                                lease.key());
+                    }
+                    metrics.leaseHeld(held);
+                    return held ? run() : CompletableFuture.<Void>completedFuture(null);
+                })
+                .thenCompose(f -> f)
+                .whenComplete((v, e) -> {
+                    attempt.complete(null);
+                    schedule(config.interval());
+                });
     }
 
     private CompletableFuture<Void> run() {
         long start = System.nanoTime();
-        return CompletableFuture.completedFuture(null).thenCompose(v -> collector.runOnce(new ServiceGate()))
+        return CompletableFuture.completedFuture(null)
+                .thenCompose(v -> collector.runOnce(new ServiceGate()))
                 .handle((result, e) -> {
                     ranFor(Duration.ofNanos(System.nanoTime() - start), result, e);
                     return null;
@@ -147,8 +173,12 @@ public final class GcService implements AutoCloseable {
             lastResult = result;
             metrics.runSucceeded(end, took, result.deadStreamsCleared());
             if (result.deletedObjects() > 0 || result.deadStreamsCleared() > 0) {
-                log.info("GC run took {} ms: deleted {} objects ({} bytes), cleared {} deleted streams",
-                        took.toMillis(), result.deletedObjects(), result.deletedBytes(), result.deadStreamsCleared());
+                log.info(
+                        "GC run took {} ms: deleted {} objects ({} bytes), cleared {} deleted streams",
+                        took.toMillis(),
+                        result.deletedObjects(),
+                        result.deletedBytes(),
+                        result.deadStreamsCleared());
             }
             return;
         }
@@ -223,8 +253,10 @@ public final class GcService implements AutoCloseable {
         running.thenCompose(v -> config.enabled() ? lease.release() : CompletableFuture.<Void>completedFuture(null))
                 .whenComplete((v, e) -> {
                     if (e != null) {
-                        log.warn("Could not give the GC lease {} back (it goes when the session ends): {}",
-                                lease.key(), unwrap(e).toString());
+                        log.warn(
+                                "Could not give the GC lease {} back (it goes when the session ends): {}",
+                                lease.key(),
+                                unwrap(e).toString());
                     }
                     if (config.enabled()) {
                         metrics.leaseHeld(false);

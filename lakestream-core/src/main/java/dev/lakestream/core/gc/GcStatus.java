@@ -16,6 +16,13 @@ import java.util.Optional;
  * @param lastError when and what last went wrong (a run, or taking the lease)
  * @param lastResult what the last successful run did
  */
-public record GcStatus(boolean enabled, boolean leaseHeld, long runs, long failedRuns, long deletedObjects,
-                       long deletedBytes, Optional<Instant> lastRunEnd, Optional<String> lastError,
-                       Optional<GcResult> lastResult) {}
+public record GcStatus(
+        boolean enabled,
+        boolean leaseHeld,
+        long runs,
+        long failedRuns,
+        long deletedObjects,
+        long deletedBytes,
+        Optional<Instant> lastRunEnd,
+        Optional<String> lastError,
+        Optional<GcResult> lastResult) {}

@@ -75,8 +75,8 @@ public final class WalGarbageCollector {
     private final String checkpointKey;
     private final String releasedPrefix;
 
-    public WalGarbageCollector(ObjectStore objects, MetadataStore metadata, String metadataRoot, GcConfig config,
-                               Clock clock) {
+    public WalGarbageCollector(
+            ObjectStore objects, MetadataStore metadata, String metadataRoot, GcConfig config, Clock clock) {
         this.objects = objects;
         this.metadata = metadata;
         this.catalog = new StreamCatalog(metadata, metadataRoot);
@@ -96,32 +96,49 @@ public final class WalGarbageCollector {
     }
 
     private CompletableFuture<GcResult> collect(Instant now, DeleteGate gate) {
-        return catalog.allIds().thenCompose(ids -> {
-            List<CompletableFuture<StreamState>> states = ids.stream().map(this::streamState).toList();
-            return CompletableFuture.allOf(states.toArray(CompletableFuture[]::new))
-                    .thenApply(v -> states.stream().map(CompletableFuture::join).toList());
-        }).thenCompose(states -> {
-            int dead = (int) states.stream().filter(s -> s.clearedDead).count();
-            Instant horizon = states.stream().map(s -> s.oldestObject).filter(t -> t != null)
-                    .min(Instant::compareTo).orElse(now);
-            Instant cutoff = horizon.minus(config.safetyMargin());
-            Instant orphansBefore = now.minus(config.orphanDelay());
-            List<Long> liveIds = states.stream().filter(s -> s.live).map(s -> s.id).toList();
-            Sweep sweep = new Sweep(cutoff, orphansBefore, liveIds, gate);
-            return checkpoint().thenCompose(checkedUntil -> sweep.page(null, checkedUntil))
-                    .thenCompose(v -> sweep.released(now))
-                    .thenCompose(v -> metadata.put(checkpointKey,
-                                    Long.toString(orphansBefore.toEpochMilli()).getBytes(StandardCharsets.UTF_8))
-                            .thenApply(p -> new GcResult(horizon, sweep.belowHorizon, sweep.orphans,
-                                    sweep.released, sweep.bytes, dead)));
-        });
+        return catalog.allIds()
+                .thenCompose(ids -> {
+                    List<CompletableFuture<StreamState>> states =
+                            ids.stream().map(this::streamState).toList();
+                    return CompletableFuture.allOf(states.toArray(CompletableFuture[]::new))
+                            .thenApply(v ->
+                                    states.stream().map(CompletableFuture::join).toList());
+                })
+                .thenCompose(states -> {
+                    int dead = (int) states.stream().filter(s -> s.clearedDead).count();
+                    Instant horizon = states.stream()
+                            .map(s -> s.oldestObject)
+                            .filter(t -> t != null)
+                            .min(Instant::compareTo)
+                            .orElse(now);
+                    Instant cutoff = horizon.minus(config.safetyMargin());
+                    Instant orphansBefore = now.minus(config.orphanDelay());
+                    List<Long> liveIds =
+                            states.stream().filter(s -> s.live).map(s -> s.id).toList();
+                    Sweep sweep = new Sweep(cutoff, orphansBefore, liveIds, gate);
+                    return checkpoint()
+                            .thenCompose(checkedUntil -> sweep.page(null, checkedUntil))
+                            .thenCompose(v -> sweep.released(now))
+                            .thenCompose(v -> metadata.put(
+                                            checkpointKey,
+                                            Long.toString(orphansBefore.toEpochMilli())
+                                                    .getBytes(StandardCharsets.UTF_8))
+                                    .thenApply(p -> new GcResult(
+                                            horizon,
+                                            sweep.belowHorizon,
+                                            sweep.orphans,
+                                            sweep.released,
+                                            sweep.bytes,
+                                            dead)));
+                });
     }
 
     /** A stream's part in the run: whether it is live, and the time of the oldest object it references. */
     private record StreamState(long id, boolean live, Instant oldestObject, boolean clearedDead) {}
 
     private CompletableFuture<StreamState> streamState(long id) {
-        return catalog.isLive(id).thenCombine(index.first(id), (live, first) -> new Object[] {live, first})
+        return catalog.isLive(id)
+                .thenCombine(index.first(id), (live, first) -> new Object[] {live, first})
                 .thenCompose(pair -> {
                     boolean live = (Boolean) pair[0];
                     @SuppressWarnings("unchecked")
@@ -131,17 +148,21 @@ public final class WalGarbageCollector {
                             return CompletableFuture.completedFuture(new StreamState(id, false, null, false));
                         }
                         log.info("Clearing the leftover index of deleted stream {}", id);
-                        return trimmer.deleteAll(id).thenCompose(v -> cursors.deleteAll(id))
+                        return trimmer.deleteAll(id)
+                                .thenCompose(v -> cursors.deleteAll(id))
                                 .thenApply(v -> new StreamState(id, false, null, true));
                     }
-                    Instant oldest = first.map(r -> WalObjectKeys.writtenAt(r.value().location())).orElse(null);
+                    Instant oldest = first.map(
+                                    r -> WalObjectKeys.writtenAt(r.value().location()))
+                            .orElse(null);
                     return CompletableFuture.completedFuture(new StreamState(id, true, oldest, false));
                 });
     }
 
     private CompletableFuture<Long> checkpoint() {
-        return metadata.get(checkpointKey).thenApply(r -> r.map(
-                rec -> Long.parseLong(new String(rec.value(), StandardCharsets.UTF_8))).orElse(0L));
+        return metadata.get(checkpointKey)
+                .thenApply(r -> r.map(rec -> Long.parseLong(new String(rec.value(), StandardCharsets.UTF_8)))
+                        .orElse(0L));
     }
 
     /** One run's walk over the objects in key (= time) order, page by page, and what it deleted. */
@@ -187,7 +208,8 @@ public final class WalGarbageCollector {
                         .thenRun(() -> belowHorizon += unreferenced.size())
                         .thenCompose(v -> checkOrphans(toCheck, liveIds))
                         .thenCompose(found -> delete(found).thenRun(() -> orphans += found.size()))
-                        .thenCompose(v -> last ? CompletableFuture.completedFuture(null)
+                        .thenCompose(v -> last
+                                ? CompletableFuture.completedFuture(null)
                                 : page(page.continuation(), checkedUntil));
             });
         }
@@ -197,36 +219,41 @@ public final class WalGarbageCollector {
             // A note is written after its objects' records were committed: once it is orphanDelay old, no commit
             // to its objects can still be pending; once it is safetyMargin old, no reader that found the deleted
             // records just before can still be reading.
-            Duration wait = config.safetyMargin().compareTo(config.orphanDelay()) > 0 ? config.safetyMargin()
+            Duration wait = config.safetyMargin().compareTo(config.orphanDelay()) > 0
+                    ? config.safetyMargin()
                     : config.orphanDelay();
             return releasedFrom(releasedPrefix, now.minus(wait).toEpochMilli());
         }
 
         private CompletableFuture<Void> releasedFrom(String start, long notedBefore) {
             // The notes are the direct children of the prefix: [prefix, prefix + "/") in the store's key order.
-            return metadata.rangeScan(start, releasedPrefix + "/", Optional.empty(), NOTES_PAGE).thenCompose(notes -> {
-                CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-                for (Record note : notes) {
-                    if (note.version().createdTimestamp() > notedBefore) {
-                        continue;   // Too young: left for a later run.
-                    }
-                    chain = chain.thenCompose(v -> releasedIn(note)).thenCompose(v -> deleteNote(note));
-                }
-                if (notes.size() < NOTES_PAGE) {
-                    return chain;
-                }
-                // Note keys are <streamId>-<offset>: nothing sorts between a key and the key with a "0" appended.
-                String next = notes.get(notes.size() - 1).key() + "0";
-                return chain.thenCompose(v -> releasedFrom(next, notedBefore));
-            });
+            return metadata.rangeScan(start, releasedPrefix + "/", Optional.empty(), NOTES_PAGE)
+                    .thenCompose(notes -> {
+                        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+                        for (Record note : notes) {
+                            if (note.version().createdTimestamp() > notedBefore) {
+                                continue; // Too young: left for a later run.
+                            }
+                            chain = chain.thenCompose(v -> releasedIn(note)).thenCompose(v -> deleteNote(note));
+                        }
+                        if (notes.size() < NOTES_PAGE) {
+                            return chain;
+                        }
+                        // Note keys are <streamId>-<offset>: nothing sorts between a key and the key with a "0"
+                        // appended.
+                        String next = notes.get(notes.size() - 1).key() + "0";
+                        return chain.thenCompose(v -> releasedFrom(next, notedBefore));
+                    });
         }
 
         /** Deletes a checked note, unless it was written again meanwhile (a retried trim): that one is checked later. */
         private CompletableFuture<Void> deleteNote(Record note) {
-            return metadata.delete(note.key(), DeleteOptions.ifVersion(note.version().versionId()))
+            return metadata.delete(
+                            note.key(), DeleteOptions.ifVersion(note.version().versionId()))
                     .<Void>thenApply(d -> null)
                     .exceptionallyCompose(e -> unwrap(e) instanceof UnexpectedVersionException
-                            ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(unwrap(e)));
+                            ? CompletableFuture.completedFuture(null)
+                            : CompletableFuture.failedFuture(unwrap(e)));
         }
 
         private CompletableFuture<Void> releasedIn(Record note) {
@@ -239,8 +266,12 @@ public final class WalGarbageCollector {
                 }
             }
             return CompletableFuture.allOf(heads.toArray(CompletableFuture[]::new))
-                    .thenCompose(v -> checkOrphans(heads.stream().map(CompletableFuture::join)
-                            .flatMap(Optional::stream).toList(), liveIds))
+                    .thenCompose(v -> checkOrphans(
+                            heads.stream()
+                                    .map(CompletableFuture::join)
+                                    .flatMap(Optional::stream)
+                                    .toList(),
+                            liveIds))
                     .thenCompose(unreferenced -> delete(unreferenced).thenRun(() -> released += unreferenced.size()));
         }
 
@@ -249,8 +280,11 @@ public final class WalGarbageCollector {
             if (unreferenced.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
             }
-            log.info("Deleting {} unreferenced WAL objects, from {} to {}", unreferenced.size(),
-                    unreferenced.get(0).key(), unreferenced.get(unreferenced.size() - 1).key());
+            log.info(
+                    "Deleting {} unreferenced WAL objects, from {} to {}",
+                    unreferenced.size(),
+                    unreferenced.get(0).key(),
+                    unreferenced.get(unreferenced.size() - 1).key());
             CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
             int batch = gate.maxBatch();
             for (int from = 0; from < unreferenced.size(); from += batch) {
@@ -284,7 +318,7 @@ public final class WalGarbageCollector {
     private CompletableFuture<Boolean> isReferenced(ObjectInfo o, List<Long> liveIds) {
         return readIndex(o).thenCompose(objectIndex -> {
             if (objectIndex == null) {
-                return CompletableFuture.completedFuture(true);   // Not ours or unreadable: never delete.
+                return CompletableFuture.completedFuture(true); // Not ours or unreadable: never delete.
             }
             Instant t = WalObjectKeys.writtenAt(o.key());
             CompletableFuture<Boolean> any = CompletableFuture.completedFuture(false);
@@ -292,8 +326,8 @@ public final class WalGarbageCollector {
                 if (!liveIds.contains(sid)) {
                     continue;
                 }
-                any = any.thenCompose(found -> found ? CompletableFuture.completedFuture(true)
-                        : referencedBy(sid, o.key(), t));
+                any = any.thenCompose(
+                        found -> found ? CompletableFuture.completedFuture(true) : referencedBy(sid, o.key(), t));
             }
             return any;
         });
@@ -305,7 +339,8 @@ public final class WalGarbageCollector {
         long until = t.plus(config.commitWindow()).toEpochMilli();
         return index.endOffset(streamId)
                 .thenCompose(end -> timeIndex.firstOffsetAtOrAfter(streamId, from, 0, end))
-                .thenCompose(start -> start.isEmpty() ? CompletableFuture.completedFuture(false)
+                .thenCompose(start -> start.isEmpty()
+                        ? CompletableFuture.completedFuture(false)
                         : scanFor(streamId, key, start.get(), until));
     }
 
@@ -331,10 +366,12 @@ public final class WalGarbageCollector {
         if (o.size() < WalObjectFormat.LENGTH_PREFIX_BYTES) {
             return CompletableFuture.completedFuture(null);
         }
-        return objects.get(o.key(), 0, WalObjectFormat.LENGTH_PREFIX_BYTES).thenCompose(prefix -> {
-            int length = WalObjectFormat.readIndexLength(prefix, o.key());
-            return objects.get(o.key(), 0, WalObjectFormat.LENGTH_PREFIX_BYTES + (long) length);
-        }).thenApply(header -> WalObjectFormat.decodeIndex(header, o.key(), o.size()))
+        return objects.get(o.key(), 0, WalObjectFormat.LENGTH_PREFIX_BYTES)
+                .thenCompose(prefix -> {
+                    int length = WalObjectFormat.readIndexLength(prefix, o.key());
+                    return objects.get(o.key(), 0, WalObjectFormat.LENGTH_PREFIX_BYTES + (long) length);
+                })
+                .thenApply(header -> WalObjectFormat.decodeIndex(header, o.key(), o.size()))
                 .exceptionally(e -> {
                     Throwable c = unwrap(e);
                     if (c instanceof WalObjectFormatException) {
@@ -342,7 +379,7 @@ public final class WalGarbageCollector {
                         return null;
                     }
                     if (c instanceof ObjectNotFoundException) {
-                        return null;   // Deleted since it was listed (by an earlier holder's run): nothing to do.
+                        return null; // Deleted since it was listed (by an earlier holder's run): nothing to do.
                     }
                     throw new CompletionException(c);
                 });
@@ -354,5 +391,4 @@ public final class WalGarbageCollector {
         }
         return e;
     }
-
 }

@@ -49,8 +49,9 @@ final class EntryOffsetsCodec {
             }
         }
         if (compression != FAST_PFOR) {
-            throw new IndexFormatException(key, "entry offsets compressed with type " + compression
-                    + " (only FastPFOR = 1 is written or read)");
+            throw new IndexFormatException(
+                    key,
+                    "entry offsets compressed with type " + compression + " (only FastPFOR = 1 is written or read)");
         }
         if (payload == null || payload.length % Integer.BYTES != 0) {
             throw new IndexFormatException(key, "entry offsets payload is missing or not whole int32s");
@@ -67,8 +68,10 @@ final class EntryOffsetsCodec {
             throw new IndexFormatException(key, "entry offsets do not decompress: " + e);
         }
         if (uncompressedSize >= 0 && uncompressedSize != (long) cumulative.length * Integer.BYTES) {
-            throw new IndexFormatException(key, "entry offsets hold " + cumulative.length
-                    + " values, the header says " + uncompressedSize / Integer.BYTES);
+            throw new IndexFormatException(
+                    key,
+                    "entry offsets hold " + cumulative.length + " values, the header says "
+                            + uncompressedSize / Integer.BYTES);
         }
         int[] counts = new int[cumulative.length];
         int previous = 0;

@@ -73,7 +73,8 @@ public record IndexKey(long streamId, long endOffset, long cumulativeSize) {
             throw new IllegalArgumentException("not an offset-index key: '" + key + "'");
         }
         try {
-            return new IndexKey(Long.parseLong(key, 0, FIELD, 10),
+            return new IndexKey(
+                    Long.parseLong(key, 0, FIELD, 10),
                     Long.parseLong(key, FIELD + 1, 2 * FIELD + 1, 10),
                     Long.parseLong(key, 2 * FIELD + 2, LENGTH, 10));
         } catch (NumberFormatException e) {

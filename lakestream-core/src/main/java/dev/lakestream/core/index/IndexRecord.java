@@ -11,7 +11,9 @@ import dev.lakestream.core.metadata.Record;
 public record IndexRecord(IndexKey key, IndexValue value, long timestamp) {
 
     public static IndexRecord of(Record r) {
-        return new IndexRecord(IndexKey.parse(r.key()), IndexValue.decode(r.value(), r.key()),
+        return new IndexRecord(
+                IndexKey.parse(r.key()),
+                IndexValue.decode(r.value(), r.key()),
                 r.version().createdTimestamp());
     }
 

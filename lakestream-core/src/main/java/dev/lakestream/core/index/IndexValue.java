@@ -31,8 +31,14 @@ import java.util.Objects;
  * @param extraData free-form additions; this project writes {@link #EXTRA_INDEX_LENGTH}
  */
 @SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below cover the array by content
-public record IndexValue(String location, boolean compact, long messageCount, long entrySizeBytes, long fileSize,
-                         int[] entryRecordCounts, Map<String, String> extraData) {
+public record IndexValue(
+        String location,
+        boolean compact,
+        long messageCount,
+        long entrySizeBytes,
+        long fileSize,
+        int[] entryRecordCounts,
+        Map<String, String> extraData) {
 
     public static final int VERSION = 3;
     public static final int FILE_TYPE_RAW = 0;
@@ -118,7 +124,8 @@ public record IndexValue(String location, boolean compact, long messageCount, lo
             }
         }
         if (version != VERSION) {
-            throw new IndexFormatException(key, "index value version " + version + " (this reader knows " + VERSION + ")");
+            throw new IndexFormatException(
+                    key, "index value version " + version + " (this reader knows " + VERSION + ")");
         }
         if (fileType != FILE_TYPE_RAW) {
             throw new IndexFormatException(key, "file type " + fileType + " (compacted objects are not supported yet)");
@@ -133,17 +140,23 @@ public record IndexValue(String location, boolean compact, long messageCount, lo
             counts = new int[] {Math.toIntExact(messageCount)};
         }
         if (counts.length != entryCount || Arrays.stream(counts).asLongStream().sum() != messageCount) {
-            throw new IndexFormatException(key, "entry offsets disagree with entry count " + entryCount
-                    + " and message count " + messageCount);
+            throw new IndexFormatException(
+                    key,
+                    "entry offsets disagree with entry count " + entryCount + " and message count " + messageCount);
         }
         return new IndexValue(location, compact, messageCount, entrySize, fileSize, counts, extra);
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof IndexValue v && location.equals(v.location) && compact == v.compact
-                && messageCount == v.messageCount && entrySizeBytes == v.entrySizeBytes && fileSize == v.fileSize
-                && Arrays.equals(entryRecordCounts, v.entryRecordCounts) && extraData.equals(v.extraData);
+        return o instanceof IndexValue v
+                && location.equals(v.location)
+                && compact == v.compact
+                && messageCount == v.messageCount
+                && entrySizeBytes == v.entrySizeBytes
+                && fileSize == v.fileSize
+                && Arrays.equals(entryRecordCounts, v.entryRecordCounts)
+                && extraData.equals(v.extraData);
     }
 
     @Override
@@ -153,8 +166,8 @@ public record IndexValue(String location, boolean compact, long messageCount, lo
 
     @Override
     public String toString() {
-        return "IndexValue[" + location + ", " + messageCount + " records in " + entryRecordCounts.length
-                + " entries, " + entrySizeBytes + " bytes]";
+        return "IndexValue[" + location + ", " + messageCount + " records in " + entryRecordCounts.length + " entries, "
+                + entrySizeBytes + " bytes]";
     }
 
     /** Minimal protobuf wire-format writer: varint and length-delimited fields only. */

@@ -24,8 +24,11 @@ public final class OffsetIndex {
      * (the first whose end offset is past it). Empty when nothing at or after {@code offset} is committed.
      */
     public CompletableFuture<List<IndexRecord>> recordsFrom(long streamId, long offset, int limit) {
-        return metadata.rangeScan(IndexKey.coveringSearchKey(streamId, offset), IndexKey.highest(streamId),
-                        Optional.of(IndexKey.partitionKey(streamId)), limit)
+        return metadata.rangeScan(
+                        IndexKey.coveringSearchKey(streamId, offset),
+                        IndexKey.highest(streamId),
+                        Optional.of(IndexKey.partitionKey(streamId)),
+                        limit)
                 .thenApply(records -> records.stream()
                         .filter(r -> IndexKey.belongsTo(r.key(), streamId))
                         .map(IndexRecord::of)
@@ -49,6 +52,7 @@ public final class OffsetIndex {
 
     private CompletableFuture<Optional<IndexRecord>> edge(long streamId, String from, Comparison comparison) {
         return metadata.get(from, GetOptions.of(comparison).partitionKey(IndexKey.partitionKey(streamId)))
-                .thenApply(r -> r.filter(rec -> IndexKey.belongsTo(rec.key(), streamId)).map(IndexRecord::of));
+                .thenApply(r ->
+                        r.filter(rec -> IndexKey.belongsTo(rec.key(), streamId)).map(IndexRecord::of));
     }
 }

@@ -20,8 +20,8 @@ public final class TimeIndex {
      * The first offset in {@code [fromOffset, endOffset)} whose entry was committed at or after
      * {@code timestamp}, or empty when every entry there is older.
      */
-    public CompletableFuture<Optional<Long>> firstOffsetAtOrAfter(long streamId, long timestamp, long fromOffset,
-                                                                  long endOffset) {
+    public CompletableFuture<Optional<Long>> firstOffsetAtOrAfter(
+            long streamId, long timestamp, long fromOffset, long endOffset) {
         return search(streamId, timestamp, fromOffset, endOffset, Optional.empty());
     }
 

@@ -27,11 +27,11 @@ public final class MetadataKeys {
     }
 
     /** Rejects null range bounds and empty or malformed partition keys. Empty bounds are allowed. */
-    public static void checkRange(String address, String startInclusive, String endExclusive,
-                                  Optional<String> partitionKey) {
+    public static void checkRange(
+            String address, String startInclusive, String endExclusive, Optional<String> partitionKey) {
         if (startInclusive == null || endExclusive == null) {
-            throw new InvalidKeyException(address + ": range bounds must not be null (got ["
-                    + startInclusive + ", " + endExclusive + "))");
+            throw new InvalidKeyException(
+                    address + ": range bounds must not be null (got [" + startInclusive + ", " + endExclusive + "))");
         }
         checkWellFormed(address, "range start", startInclusive);
         checkWellFormed(address, "range end", endExclusive);
@@ -59,7 +59,8 @@ public final class MetadataKeys {
     public static void checkPut(String address, String key, byte[] value, PutOptions options) {
         checkKey(address, key);
         if (value == null) {
-            throw new InvalidKeyException(address + ": key '" + key + "': the value must not be null (use an empty array)");
+            throw new InvalidKeyException(
+                    address + ": key '" + key + "': the value must not be null (use an empty array)");
         }
         if (options == null) {
             throw new InvalidKeyException(address + ": key '" + key + "': options must not be null");
@@ -82,8 +83,8 @@ public final class MetadataKeys {
             }
             for (int i = 1; i < deltas.size(); i++) {
                 if (deltas.get(i) < 0) {
-                    throw new InvalidKeyException(address + ": sequence-key put of prefix '" + key
-                            + "': delta " + i + " must be >= 0, got " + deltas.get(i));
+                    throw new InvalidKeyException(address + ": sequence-key put of prefix '" + key + "': delta " + i
+                            + " must be >= 0, got " + deltas.get(i));
                 }
             }
         }
@@ -123,10 +124,12 @@ public final class MetadataKeys {
                     i++;
                     continue;
                 }
-                throw new InvalidKeyException(address + ": " + what + " '" + s + "' is not valid Unicode (lone surrogate)");
+                throw new InvalidKeyException(
+                        address + ": " + what + " '" + s + "' is not valid Unicode (lone surrogate)");
             }
             if (Character.isLowSurrogate(c)) {
-                throw new InvalidKeyException(address + ": " + what + " '" + s + "' is not valid Unicode (lone surrogate)");
+                throw new InvalidKeyException(
+                        address + ": " + what + " '" + s + "' is not valid Unicode (lone surrogate)");
             }
         }
     }
@@ -192,8 +195,10 @@ public final class MetadataKeys {
         try {
             return Long.parseUnsignedLong(part.substring(0, end));
         } catch (NumberFormatException e) {
-            throw new InvalidKeyException(address + ": sequence-key put of prefix '" + prefix + "': counter '"
-                    + part + "' of '" + lastKey + "' is out of range", e);
+            throw new InvalidKeyException(
+                    address + ": sequence-key put of prefix '" + prefix + "': counter '" + part + "' of '" + lastKey
+                            + "' is out of range",
+                    e);
         }
     }
 }

@@ -85,8 +85,8 @@ public interface MetadataStore extends AutoCloseable {
      * The records in {@code [startInclusive, endExclusive)}, in key order, at most {@code limit} of them
      * ({@code limit <= 0}: no limit).
      */
-    CompletableFuture<List<Record>> rangeScan(String startInclusive, String endExclusive,
-                                              Optional<String> partitionKey, int limit);
+    CompletableFuture<List<Record>> rangeScan(
+            String startInclusive, String endExclusive, Optional<String> partitionKey, int limit);
 
     /**
      * Calls {@code listener} for every change to any key, from now on, on a store thread (the listener must

@@ -13,8 +13,8 @@ import java.util.Optional;
  * @param ephemeral bind the record to this client's session: it is removed when the session ends
  * @param sequenceKeyDeltas empty for a plain put; else the counter deltas of a sequence-key put
  */
-public record PutOptions(long expectedVersionId, Optional<String> partitionKey, boolean ephemeral,
-                         List<Long> sequenceKeyDeltas) {
+public record PutOptions(
+        long expectedVersionId, Optional<String> partitionKey, boolean ephemeral, List<Long> sequenceKeyDeltas) {
 
     /** No condition on the current version. */
     public static final long ANY_VERSION = Long.MIN_VALUE;

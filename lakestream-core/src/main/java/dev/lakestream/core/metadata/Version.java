@@ -10,8 +10,8 @@ package dev.lakestream.core.metadata;
  * @param modifiedTimestamp server time, ms since the epoch, of the last write
  * @param sessionId the session an ephemeral record is bound to, or {@link #NO_SESSION}
  */
-public record Version(long versionId, long modificationsCount, long createdTimestamp, long modifiedTimestamp,
-                      long sessionId) {
+public record Version(
+        long versionId, long modificationsCount, long createdTimestamp, long modifiedTimestamp, long sessionId) {
 
     public static final long NO_SESSION = -1;
 

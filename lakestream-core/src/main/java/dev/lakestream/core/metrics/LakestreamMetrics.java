@@ -22,7 +22,11 @@ public final class LakestreamMetrics {
 
     /** The object-store calls, as the {@code op} label. A conditional PUT counts as a PUT; ranged GETs as GETs. */
     public enum ObjectStoreOp {
-        PUT, GET, HEAD, LIST, DELETE;
+        PUT,
+        GET,
+        HEAD,
+        LIST,
+        DELETE;
 
         String label() {
             return name().toLowerCase(Locale.ROOT);
@@ -102,24 +106,38 @@ public final class LakestreamMetrics {
     }
 
     private void write(PrometheusText p) throws IOException {
-        p.family("lakestream_object_store_requests_total", "counter",
+        p.family(
+                "lakestream_object_store_requests_total",
+                "counter",
                 "Object-store calls by operation (a multi-key delete counts once)");
         for (ObjectStoreOp op : ObjectStoreOp.values()) {
-            p.sample("lakestream_object_store_requests_total", op(op), objectStore(op).requests());
+            p.sample(
+                    "lakestream_object_store_requests_total",
+                    op(op),
+                    objectStore(op).requests());
         }
         p.family("lakestream_object_store_errors_total", "counter", "Object-store calls that failed, by operation");
         for (ObjectStoreOp op : ObjectStoreOp.values()) {
-            p.sample("lakestream_object_store_errors_total", op(op), objectStore(op).errors());
+            p.sample(
+                    "lakestream_object_store_errors_total",
+                    op(op),
+                    objectStore(op).errors());
         }
-        p.family("lakestream_object_store_bytes_total", "counter",
-                "Payload bytes written by PUTs and read by GETs");
+        p.family("lakestream_object_store_bytes_total", "counter", "Payload bytes written by PUTs and read by GETs");
         for (ObjectStoreOp op : new ObjectStoreOp[] {ObjectStoreOp.PUT, ObjectStoreOp.GET}) {
-            p.sample("lakestream_object_store_bytes_total", op(op), objectStore(op).bytes());
+            p.sample(
+                    "lakestream_object_store_bytes_total",
+                    op(op),
+                    objectStore(op).bytes());
         }
-        p.family("lakestream_object_store_request_duration_seconds", "histogram",
+        p.family(
+                "lakestream_object_store_request_duration_seconds",
+                "histogram",
                 "Latency of object-store calls, by operation, failed ones included");
         for (ObjectStoreOp op : ObjectStoreOp.values()) {
-            p.histogram("lakestream_object_store_request_duration_seconds", op(op),
+            p.histogram(
+                    "lakestream_object_store_request_duration_seconds",
+                    op(op),
                     objectStore(op).latency().snapshot());
         }
 
@@ -128,7 +146,10 @@ public final class LakestreamMetrics {
         p.family("lakestream_index_commit_errors_total", "counter", "Index commits that failed");
         p.sample("lakestream_index_commit_errors_total", null, indexCommits.errors());
         p.family("lakestream_index_commit_duration_seconds", "histogram", "Latency of index commits");
-        p.histogram("lakestream_index_commit_duration_seconds", null, indexCommits.latency().snapshot());
+        p.histogram(
+                "lakestream_index_commit_duration_seconds",
+                null,
+                indexCommits.latency().snapshot());
 
         p.family("lakestream_cache_hits_total", "counter", "Reads served from the WAL object cache");
         p.sample("lakestream_cache_hits_total", null, cache.hits());
@@ -141,7 +162,9 @@ public final class LakestreamMetrics {
         p.family("lakestream_cache_max_bytes", "gauge", "The cache's budget (lakestream.reader.cacheSize)");
         p.sample("lakestream_cache_max_bytes", null, cacheMaxBytes);
 
-        p.family("lakestream_writer_pending_bytes", "gauge",
+        p.family(
+                "lakestream_writer_pending_bytes",
+                "gauge",
                 "Append payload bytes accepted by the WAL writer but not yet stored in an object");
         p.sample("lakestream_writer_pending_bytes", null, pendingAppendBytes());
 
@@ -155,16 +178,29 @@ public final class LakestreamMetrics {
         p.sample("lakestream_gc_deleted_objects_total", null, gc.deletedObjects());
         p.family("lakestream_gc_deleted_bytes_total", "counter", "Bytes of the WAL objects deleted by GC");
         p.sample("lakestream_gc_deleted_bytes_total", null, gc.deletedBytes());
-        p.family("lakestream_gc_dead_streams_cleared_total", "counter",
+        p.family(
+                "lakestream_gc_dead_streams_cleared_total",
+                "counter",
                 "Deleted streams whose leftover index, trim marker and cursors GC removed");
         p.sample("lakestream_gc_dead_streams_cleared_total", null, gc.deadStreamsCleared());
         p.family("lakestream_gc_last_run_timestamp_seconds", "gauge", "When the last GC run ended (0: never)");
-        p.sample("lakestream_gc_last_run_timestamp_seconds", null, seconds(gc.lastRunEnd().orElse(null)));
-        p.family("lakestream_gc_last_success_timestamp_seconds", "gauge",
+        p.sample(
+                "lakestream_gc_last_run_timestamp_seconds",
+                null,
+                seconds(gc.lastRunEnd().orElse(null)));
+        p.family(
+                "lakestream_gc_last_success_timestamp_seconds",
+                "gauge",
                 "When the last successful GC run ended (0: never)");
-        p.sample("lakestream_gc_last_success_timestamp_seconds", null, seconds(gc.lastSuccess().orElse(null)));
+        p.sample(
+                "lakestream_gc_last_success_timestamp_seconds",
+                null,
+                seconds(gc.lastSuccess().orElse(null)));
         p.family("lakestream_gc_last_run_duration_seconds", "gauge", "How long the last GC run took");
-        p.sample("lakestream_gc_last_run_duration_seconds", null, gc.lastRunDuration().toNanos() / 1e9);
+        p.sample(
+                "lakestream_gc_last_run_duration_seconds",
+                null,
+                gc.lastRunDuration().toNanos() / 1e9);
     }
 
     private static String op(ObjectStoreOp op) {

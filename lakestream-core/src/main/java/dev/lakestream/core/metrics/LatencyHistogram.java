@@ -9,8 +9,10 @@ import java.util.concurrent.atomic.LongAdder;
 public final class LatencyHistogram {
 
     /** Upper bounds of the buckets in seconds: 0.5 ms to 10 s, enough for object-store and metadata calls. */
-    static final double[] BOUNDS_SECONDS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
-            5, 10};
+    static final double[] BOUNDS_SECONDS = {
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
+    };
+
     private static final long[] BOUNDS_NANOS = new long[BOUNDS_SECONDS.length];
 
     static {
@@ -21,6 +23,7 @@ public final class LatencyHistogram {
 
     /** Per bucket, not cumulative; the last one counts what is above every bound. */
     private final LongAdder[] buckets = new LongAdder[BOUNDS_SECONDS.length + 1];
+
     private final LongAdder sumNanos = new LongAdder();
 
     public LatencyHistogram() {

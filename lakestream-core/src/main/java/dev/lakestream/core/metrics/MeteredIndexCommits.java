@@ -50,20 +50,20 @@ final class MeteredIndexCommits implements MetadataStore {
     }
 
     @Override
-    public CompletableFuture<Void> deleteRange(String startInclusive, String endExclusive,
-                                               Optional<String> partitionKey) {
+    public CompletableFuture<Void> deleteRange(
+            String startInclusive, String endExclusive, Optional<String> partitionKey) {
         return store.deleteRange(startInclusive, endExclusive, partitionKey);
     }
 
     @Override
-    public CompletableFuture<List<String>> list(String startInclusive, String endExclusive,
-                                                Optional<String> partitionKey) {
+    public CompletableFuture<List<String>> list(
+            String startInclusive, String endExclusive, Optional<String> partitionKey) {
         return store.list(startInclusive, endExclusive, partitionKey);
     }
 
     @Override
-    public CompletableFuture<List<Record>> rangeScan(String startInclusive, String endExclusive,
-                                                     Optional<String> partitionKey, int limit) {
+    public CompletableFuture<List<Record>> rangeScan(
+            String startInclusive, String endExclusive, Optional<String> partitionKey, int limit) {
         return store.rangeScan(startInclusive, endExclusive, partitionKey, limit);
     }
 

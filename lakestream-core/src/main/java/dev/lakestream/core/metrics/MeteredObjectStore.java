@@ -81,8 +81,8 @@ final class MeteredObjectStore implements ObjectStore {
         return metered(ObjectStoreOp.DELETE, () -> store.delete(keys), v -> 0);
     }
 
-    private <T> CompletableFuture<T> metered(ObjectStoreOp op, Supplier<CompletableFuture<T>> call,
-                                             ToLongFunction<T> bytes) {
+    private <T> CompletableFuture<T> metered(
+            ObjectStoreOp op, Supplier<CompletableFuture<T>> call, ToLongFunction<T> bytes) {
         OperationMetrics m = metrics.objectStore(op);
         long start = System.nanoTime();
         CompletableFuture<T> f;

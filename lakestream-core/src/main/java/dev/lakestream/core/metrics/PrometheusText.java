@@ -19,7 +19,10 @@ final class PrometheusText {
 
     /** The HELP and TYPE lines of a metric family; once per family, before its samples. */
     void family(String name, String type, String help) throws IOException {
-        out.append("# HELP ").append(name).append(' ').append(help.replace("\\", "\\\\").replace("\n", "\\n"))
+        out.append("# HELP ")
+                .append(name)
+                .append(' ')
+                .append(help.replace("\\", "\\\\").replace("\n", "\\n"))
                 .append('\n');
         out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
     }
@@ -59,8 +62,10 @@ final class PrometheusText {
     }
 
     private static StringBuilder label(StringBuilder b, String name, String value) {
-        return b.append(name).append("=\"")
-                .append(value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")).append("\",");
+        return b.append(name)
+                .append("=\"")
+                .append(value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n"))
+                .append("\",");
     }
 
     static String number(double v) {

@@ -183,7 +183,8 @@ public final class ObjectKeys {
 
     /** The CRC32C as S3 writes it in {@code x-amz-checksum-crc32c}: the 4 big-endian bytes in Base64. */
     public static String crc32cBase64(int crc) {
-        return Base64.getEncoder().encodeToString(ByteBuffer.allocate(4).putInt(crc).array());
+        return Base64.getEncoder()
+                .encodeToString(ByteBuffer.allocate(4).putInt(crc).array());
     }
 
     private static String characterProblem(String s) {

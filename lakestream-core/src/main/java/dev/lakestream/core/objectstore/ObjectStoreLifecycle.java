@@ -17,6 +17,7 @@ public final class ObjectStoreLifecycle {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** By a number of their own: futures have no defined equality. */
     private final Map<Long, CompletableFuture<?>> inFlight = new ConcurrentHashMap<>();
+
     private final AtomicLong operationIds = new AtomicLong();
 
     /** @param storeName what the store is, for messages, e.g. {@code "S3 object store s3://bucket at endpoint"} */

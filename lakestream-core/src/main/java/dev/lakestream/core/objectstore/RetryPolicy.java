@@ -47,8 +47,7 @@ public final class RetryPolicy {
             throw new IllegalArgumentException("maxRetries must be >= 0: " + maxRetries);
         }
         if (baseDelay.isNegative() || maxDelay.isNegative() || baseDelay.compareTo(maxDelay) > 0) {
-            throw new IllegalArgumentException(
-                    "need 0 <= baseDelay <= maxDelay: " + baseDelay + ", " + maxDelay);
+            throw new IllegalArgumentException("need 0 <= baseDelay <= maxDelay: " + baseDelay + ", " + maxDelay);
         }
         this.maxRetries = maxRetries;
         this.baseDelay = baseDelay;
@@ -123,8 +122,11 @@ public final class RetryPolicy {
         private final CompletableFuture<T> result;
         private int attempts;
 
-        Run(Supplier<CompletableFuture<T>> attempt, Predicate<Throwable> retryable,
-                BiFunction<Throwable, Integer, Throwable> onFailure, ScheduledExecutorService scheduler,
+        Run(
+                Supplier<CompletableFuture<T>> attempt,
+                Predicate<Throwable> retryable,
+                BiFunction<Throwable, Integer, Throwable> onFailure,
+                ScheduledExecutorService scheduler,
                 CompletableFuture<T> result) {
             this.attempt = attempt;
             this.retryable = retryable;

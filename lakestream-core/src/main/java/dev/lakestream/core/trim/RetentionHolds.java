@@ -47,17 +47,20 @@ public final class RetentionHolds {
     /** Sets {@code holder}'s hold on the stream at {@code offset} (replacing its previous one). */
     public CompletableFuture<Void> hold(long streamId, String holder, long offset) {
         if (offset < 0) {
-            throw new IllegalArgumentException("retention hold of " + holder + " on stream " + streamId
-                    + " at negative offset " + offset);
+            throw new IllegalArgumentException(
+                    "retention hold of " + holder + " on stream " + streamId + " at negative offset " + offset);
         }
-        return metadata.put(key(streamId, holder), Long.toString(offset).getBytes(StandardCharsets.UTF_8),
-                PutOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId))).thenApply(r -> null);
+        return metadata.put(
+                        key(streamId, holder),
+                        Long.toString(offset).getBytes(StandardCharsets.UTF_8),
+                        PutOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId)))
+                .thenApply(r -> null);
     }
 
     /** Removes {@code holder}'s hold; true if there was one. */
     public CompletableFuture<Boolean> release(long streamId, String holder) {
-        return metadata.delete(key(streamId, holder),
-                DeleteOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId)));
+        return metadata.delete(
+                key(streamId, holder), DeleteOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId)));
     }
 
     /** The holder's hold, if it has one. */
@@ -73,8 +76,10 @@ public final class RetentionHolds {
         // "<prefix>/" ends the range after every key one level below the prefix in Oxia's hierarchical order too
         // (as the cursor store's listing does); the filter keeps exactly that level.
         return metadata.rangeScan(prefix, prefix + "/", Optional.of(IndexKey.partitionKey(streamId)), 0)
-                .thenApply(records -> records.stream().filter(r -> r.key().startsWith(prefix))
-                        .mapToLong(RetentionHolds::parse).min());
+                .thenApply(records -> records.stream()
+                        .filter(r -> r.key().startsWith(prefix))
+                        .mapToLong(RetentionHolds::parse)
+                        .min());
     }
 
     /** Removes every hold on the stream (it is deleted). */

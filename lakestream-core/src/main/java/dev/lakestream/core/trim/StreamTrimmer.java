@@ -70,8 +70,11 @@ public final class StreamTrimmer {
 
     /** The first readable offset: the marker, or the start of the first surviving index record if later. */
     public CompletableFuture<Long> startOffset(long streamId) {
-        return trimmedBefore(streamId).thenCombine(index.first(streamId),
-                (marker, first) -> Math.max(marker, first.map(IndexRecord::startOffset).orElse(marker)));
+        return trimmedBefore(streamId)
+                .thenCombine(
+                        index.first(streamId),
+                        (marker, first) -> Math.max(
+                                marker, first.map(IndexRecord::startOffset).orElse(marker)));
     }
 
     /**
@@ -85,24 +88,32 @@ public final class StreamTrimmer {
 
     private CompletableFuture<Long> softTrim(long streamId, long offset, int attemptsLeft) {
         String pk = IndexKey.partitionKey(streamId);
-        return metadata.get(markerKey(streamId), GetOptions.DEFAULT.partitionKey(pk)).thenCompose(current -> {
-            long now = current.map(r -> parse(r.value(), streamId)).orElse(0L);
-            if (offset <= now) {
-                return CompletableFuture.completedFuture(now);
-            }
-            PutOptions options = current.map(r -> PutOptions.ifVersion(r.version().versionId()))
-                    .orElse(PutOptions.ifAbsent()).partitionKey(pk);
-            return metadata.put(markerKey(streamId), Long.toString(offset).getBytes(StandardCharsets.UTF_8), options)
-                    .thenApply(p -> offset)
-                    .exceptionallyCompose(e -> {
-                        Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                        boolean raced = c instanceof UnexpectedVersionException || c instanceof KeyAlreadyExistsException;
-                        if (raced && attemptsLeft > 1) {
-                            return softTrim(streamId, offset, attemptsLeft - 1);
-                        }
-                        return CompletableFuture.failedFuture(c);
-                    });
-        });
+        return metadata.get(markerKey(streamId), GetOptions.DEFAULT.partitionKey(pk))
+                .thenCompose(current -> {
+                    long now = current.map(r -> parse(r.value(), streamId)).orElse(0L);
+                    if (offset <= now) {
+                        return CompletableFuture.completedFuture(now);
+                    }
+                    PutOptions options = current.map(
+                                    r -> PutOptions.ifVersion(r.version().versionId()))
+                            .orElse(PutOptions.ifAbsent())
+                            .partitionKey(pk);
+                    return metadata.put(
+                                    markerKey(streamId),
+                                    Long.toString(offset).getBytes(StandardCharsets.UTF_8),
+                                    options)
+                            .thenApply(p -> offset)
+                            .exceptionallyCompose(e -> {
+                                Throwable c =
+                                        e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                                boolean raced = c instanceof UnexpectedVersionException
+                                        || c instanceof KeyAlreadyExistsException;
+                                if (raced && attemptsLeft > 1) {
+                                    return softTrim(streamId, offset, attemptsLeft - 1);
+                                }
+                                return CompletableFuture.failedFuture(c);
+                            });
+                });
     }
 
     /**
@@ -110,19 +121,24 @@ public final class StreamTrimmer {
      * Readers must already be kept off those offsets by a soft trim at or beyond {@code offset}.
      */
     public CompletableFuture<Void> hardTrim(long streamId, long offset) {
-        return index.first(streamId).thenCombine(index.last(streamId), (first, last) -> {
-            if (first.isEmpty() || first.get().endOffset() > offset || last.isEmpty()
-                    || first.get().endOffset() == last.get().endOffset()) {
-                return CompletableFuture.<Void>completedFuture(null);   // nothing wholly below the offset but the last
-            }
-            String end = last.get().endOffset() <= offset
-                    ? last.get().key().format()
-                    : IndexKey.coveringSearchKey(streamId, offset);
-            long lastEnd = last.get().endOffset();
-            return noteReleased(streamId, 0, r -> r.endOffset() <= offset && r.endOffset() < lastEnd)
-                    .thenCompose(v -> metadata.deleteRange(IndexKey.lowest(streamId), end,
-                            Optional.of(IndexKey.partitionKey(streamId))));
-        }).thenCompose(f -> f);
+        return index.first(streamId)
+                .thenCombine(index.last(streamId), (first, last) -> {
+                    if (first.isEmpty()
+                            || first.get().endOffset() > offset
+                            || last.isEmpty()
+                            || first.get().endOffset() == last.get().endOffset()) {
+                        return CompletableFuture.<Void>completedFuture(
+                                null); // nothing wholly below the offset but the last
+                    }
+                    String end = last.get().endOffset() <= offset
+                            ? last.get().key().format()
+                            : IndexKey.coveringSearchKey(streamId, offset);
+                    long lastEnd = last.get().endOffset();
+                    return noteReleased(streamId, 0, r -> r.endOffset() <= offset && r.endOffset() < lastEnd)
+                            .thenCompose(v -> metadata.deleteRange(
+                                    IndexKey.lowest(streamId), end, Optional.of(IndexKey.partitionKey(streamId))));
+                })
+                .thenCompose(f -> f);
     }
 
     /** Removes everything the stream has in the metadata store: its index and its marker. */
@@ -130,8 +146,8 @@ public final class StreamTrimmer {
         Optional<String> pk = Optional.of(IndexKey.partitionKey(streamId));
         return noteReleased(streamId, 0, r -> true)
                 .thenCompose(v -> metadata.deleteRange(IndexKey.lowest(streamId), IndexKey.highest(streamId), pk))
-                .thenCompose(v -> metadata.delete(markerKey(streamId),
-                        dev.lakestream.core.metadata.DeleteOptions.DEFAULT.partitionKey(pk.get())))
+                .thenCompose(v -> metadata.delete(
+                        markerKey(streamId), dev.lakestream.core.metadata.DeleteOptions.DEFAULT.partitionKey(pk.get())))
                 .thenApply(deleted -> null);
     }
 
@@ -151,11 +167,14 @@ public final class StreamTrimmer {
             if (page.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
             }
-            String keys = page.stream().map(r -> r.value().location()).distinct().collect(Collectors.joining("\n"));
+            String keys =
+                    page.stream().map(r -> r.value().location()).distinct().collect(Collectors.joining("\n"));
             boolean more = page.size() == SCAN_PAGE;
-            return metadata.put(releasedPrefix + streamId + "-" + page.get(0).endOffset(),
+            return metadata.put(
+                            releasedPrefix + streamId + "-" + page.get(0).endOffset(),
                             keys.getBytes(StandardCharsets.UTF_8))
-                    .thenCompose(p -> more ? noteReleased(streamId, page.get(page.size() - 1).endOffset(), released)
+                    .thenCompose(p -> more
+                            ? noteReleased(streamId, page.get(page.size() - 1).endOffset(), released)
                             : CompletableFuture.completedFuture(null));
         });
     }
@@ -165,7 +184,8 @@ public final class StreamTrimmer {
         try {
             return Long.parseLong(s);
         } catch (NumberFormatException e) {
-            throw new IllegalStateException("trim marker " + markerKey(streamId) + " holds '" + s + "', not an offset", e);
+            throw new IllegalStateException(
+                    "trim marker " + markerKey(streamId) + " holds '" + s + "', not an offset", e);
         }
     }
 }

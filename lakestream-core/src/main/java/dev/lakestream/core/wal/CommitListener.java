@@ -4,7 +4,7 @@ package dev.lakestream.core.wal;
 @FunctionalInterface
 public interface CommitListener {
 
-    CommitListener NONE = (streamId, endOffset) -> { };
+    CommitListener NONE = (streamId, endOffset) -> {};
 
     void committed(long streamId, long endOffset);
 }

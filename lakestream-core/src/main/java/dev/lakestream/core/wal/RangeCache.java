@@ -39,6 +39,7 @@ final class RangeCache {
     static final int PARTS = 4;
     /** A range nobody read or fetched for this long no longer holds its place in the budget. */
     static final long STALE_NANOS = TimeUnit.SECONDS.toNanos(30);
+
     private static final TreeMap<Long, Range> EMPTY = new TreeMap<>();
 
     private final ObjectStore objects;
@@ -49,6 +50,7 @@ final class RangeCache {
     private final Map<String, TreeMap<Long, Range>> byObject = new HashMap<>();
     /** Every range, least recently touched first. */
     private final LinkedHashMap<Range, Boolean> byUse = new LinkedHashMap<>(16, 0.75f, true);
+
     private long bytes;
     private long fetches;
 
@@ -137,8 +139,11 @@ final class RangeCache {
                             long from = Math.max(start, part.start);
                             long to = Math.min(end, part.end);
                             ByteBuf b = part.data.join();
-                            out.addComponent(true, b.retainedSlice(b.readerIndex() + Math.toIntExact(from - part.start),
-                                    Math.toIntExact(to - from)));
+                            out.addComponent(
+                                    true,
+                                    b.retainedSlice(
+                                            b.readerIndex() + Math.toIntExact(from - part.start),
+                                            Math.toIntExact(to - from)));
                         }
                         return out;
                     });
@@ -204,8 +209,11 @@ final class RangeCache {
                 if (b != null) {
                     b.release();
                 }
-                range.data.completeExceptionally(e != null ? e : new IllegalStateException("read-ahead of " + key
-                        + " bytes " + range.start + ".." + range.end + " returned " + got + " bytes"));
+                range.data.completeExceptionally(
+                        e != null
+                                ? e
+                                : new IllegalStateException("read-ahead of " + key + " bytes " + range.start + ".."
+                                        + range.end + " returned " + got + " bytes"));
             });
         }
     }

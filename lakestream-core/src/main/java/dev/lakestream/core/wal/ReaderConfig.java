@@ -26,7 +26,7 @@ public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefet
     public static final String READ_AHEAD_SIZE = "lakestream.reader.readAheadSize";
 
     /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
-    public static final List<String> KEYS = 
+    public static final List<String> KEYS =
             List.of(CACHE_SIZE, WHOLE_OBJECT_MAX_SIZE, PREFETCH_RECORDS, READ_AHEAD_SIZE);
 
     public static final ReaderConfig DEFAULT = new ReaderConfig(256L << 20, 1L << 20, 4, 4L << 20);
@@ -36,16 +36,14 @@ public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefet
             throw new ConfigException(CACHE_SIZE, String.valueOf(cacheBytes), "must not be negative");
         }
         if (wholeObjectMaxBytes < 0) {
-            throw new ConfigException(WHOLE_OBJECT_MAX_SIZE, String.valueOf(wholeObjectMaxBytes),
-                    "must not be negative");
+            throw new ConfigException(
+                    WHOLE_OBJECT_MAX_SIZE, String.valueOf(wholeObjectMaxBytes), "must not be negative");
         }
         if (prefetchRecords < 0) {
-            throw new ConfigException(PREFETCH_RECORDS, String.valueOf(prefetchRecords),
-                    "must not be negative");
+            throw new ConfigException(PREFETCH_RECORDS, String.valueOf(prefetchRecords), "must not be negative");
         }
         if (readAheadBytes < 0 || readAheadBytes > Integer.MAX_VALUE) {
-            throw new ConfigException(READ_AHEAD_SIZE, String.valueOf(readAheadBytes),
-                    "must be between 0 and 2 GiB");
+            throw new ConfigException(READ_AHEAD_SIZE, String.valueOf(readAheadBytes), "must be between 0 and 2 GiB");
         }
     }
 
@@ -55,7 +53,8 @@ public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefet
     }
 
     public static ReaderConfig fromProperties(ConfigReader r) {
-        return new ReaderConfig(r.bytes(CACHE_SIZE, DEFAULT.cacheBytes),
+        return new ReaderConfig(
+                r.bytes(CACHE_SIZE, DEFAULT.cacheBytes),
                 r.bytes(WHOLE_OBJECT_MAX_SIZE, DEFAULT.wholeObjectMaxBytes),
                 r.integer(PREFETCH_RECORDS, DEFAULT.prefetchRecords),
                 r.bytes(READ_AHEAD_SIZE, DEFAULT.readAheadBytes));

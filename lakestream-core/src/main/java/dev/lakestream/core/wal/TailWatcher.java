@@ -31,8 +31,8 @@ public final class TailWatcher implements AutoCloseable {
 
     private record Waiter(long offset, CompletableFuture<Long> future) {}
 
-    public TailWatcher(MetadataStore metadata, OffsetIndex index, ScheduledExecutorService scheduler,
-                       Duration pollInterval) {
+    public TailWatcher(
+            MetadataStore metadata, OffsetIndex index, ScheduledExecutorService scheduler, Duration pollInterval) {
         this.index = index;
         this.subscription = metadata.addListener(this::onChange);
         long nanos = pollInterval.toNanos();

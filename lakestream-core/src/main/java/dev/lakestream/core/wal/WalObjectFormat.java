@@ -89,15 +89,15 @@ public final class WalObjectFormat {
         int length = readIndexLength(in, objectKey);
         in.getInt();
         if (in.remaining() < length) {
-            throw new WalObjectFormatException(objectKey, "index of " + length + " bytes is truncated to "
-                    + in.remaining() + " bytes");
+            throw new WalObjectFormatException(
+                    objectKey, "index of " + length + " bytes is truncated to " + in.remaining() + " bytes");
         }
         int dataStart = LENGTH_PREFIX_BYTES + length;
         ByteBuffer index = in.slice(in.position(), length);
         int version = index.getInt();
         if (version != FORMAT_VERSION) {
-            throw new WalObjectFormatException(objectKey, "unknown WAL format version " + version
-                    + " (this reader knows " + FORMAT_VERSION + ")");
+            throw new WalObjectFormatException(
+                    objectKey, "unknown WAL format version " + version + " (this reader knows " + FORMAT_VERSION + ")");
         }
         Map<Long, List<EntryLocation>> streams = new LinkedHashMap<>();
         try {
@@ -105,7 +105,8 @@ public final class WalObjectFormat {
                 long streamId = index.getLong();
                 long count = VarInt.read(index);
                 if (count <= 0 || count > length) {
-                    throw new WalObjectFormatException(objectKey, "stream " + streamId + " has an entry count of " + count);
+                    throw new WalObjectFormatException(
+                            objectKey, "stream " + streamId + " has an entry count of " + count);
                 }
                 List<EntryLocation> entries = new ArrayList<>((int) count);
                 for (int i = 0; i < count; i++) {
@@ -113,13 +114,17 @@ public final class WalObjectFormat {
                     long size = VarInt.read(index);
                     long records = VarInt.read(index);
                     if (size > Integer.MAX_VALUE || records <= 0 || records > Integer.MAX_VALUE) {
-                        throw new WalObjectFormatException(objectKey, "stream " + streamId + " entry " + i
-                                + " has size " + size + " and " + records + " records");
+                        throw new WalObjectFormatException(
+                                objectKey,
+                                "stream " + streamId + " entry " + i + " has size " + size + " and " + records
+                                        + " records");
                     }
                     if (objectSize >= 0 && dataStart + dataOffset + size > objectSize) {
-                        throw new WalObjectFormatException(objectKey, "stream " + streamId + " entry " + i
-                                + " ends at byte " + (dataStart + dataOffset + size) + " past the object's "
-                                + objectSize + " bytes");
+                        throw new WalObjectFormatException(
+                                objectKey,
+                                "stream " + streamId + " entry " + i
+                                        + " ends at byte " + (dataStart + dataOffset + size) + " past the object's "
+                                        + objectSize + " bytes");
                     }
                     entries.add(new EntryLocation(dataOffset, (int) size, (int) records));
                 }

@@ -45,6 +45,7 @@ public final class WalReader {
     private final Map<Long, StreamReads> streams = new ConcurrentHashMap<>();
     /** Object indexes fetched for ranged reads: every stream in a large object needs the same one. */
     private final ObjectCache headers;
+
     private final Map<String, CompletableFuture<ByteBuffer>> headerFetches = new ConcurrentHashMap<>();
     /** Indexes of the objects read lately, decoded once. */
     private final DecodedIndexes decoded = new DecodedIndexes(DECODED_INDEXES);
@@ -65,7 +66,12 @@ public final class WalReader {
     }
 
     /** As above, fetching into buffers of {@code allocator} (tests count what it hands out). */
-    WalReader(ObjectStore objects, OffsetIndex index, ObjectCache cache, ReaderConfig config, ByteBufAllocator allocator) {
+    WalReader(
+            ObjectStore objects,
+            OffsetIndex index,
+            ObjectCache cache,
+            ReaderConfig config,
+            ByteBufAllocator allocator) {
         this.allocator = allocator;
         this.objects = objects;
         this.index = index;
@@ -74,7 +80,8 @@ public final class WalReader {
         this.headers = new ObjectCache(Math.min(config.cacheBytes() / 8, 32L << 20));
         long readAheadMemory = config.cacheBytes() / 4;
         this.ranges = config.readAheadBytes() > 0 && readAheadMemory >= config.readAheadBytes()
-                ? new RangeCache(objects, readAheadMemory, allocator) : null;
+                ? new RangeCache(objects, readAheadMemory, allocator)
+                : null;
     }
 
     /**
@@ -96,59 +103,78 @@ public final class WalReader {
         int perRecord = reads.entriesPerRecord();
         int needed = (int) Math.min(MAX_RECORDS_PER_READ, (maxEntries + (long) perRecord - 1) / perRecord + 1);
         int scan = Math.min(needed, maxEntries) + prefetch;
-        CompletableFuture<List<LogEntry>> entries = index.recordsFrom(streamId, fromOffset, scan).thenCompose(records -> {
-            rememberEntriesPerRecord(reads, records);
-            List<Selection> plan = plan(records, fromOffset, maxEntries, maxBytes);
-            if (plan.isEmpty()) {
-                return CompletableFuture.completedFuture(List.<LogEntry>of());
-            }
-            int used = plan.get(plan.size() - 1).recordIndex + 1;
-            prefetch(records.subList(Math.min(used, records.size()), records.size()));
-            Map<String, CompletableFuture<ObjectView>> fetches = new HashMap<>();
-            for (Selection s : plan) {
-                fetches.computeIfAbsent(s.record.value().location(), loc -> fetch(s));
-            }
-            return CompletableFuture.allOf(fetches.values().toArray(CompletableFuture[]::new)).handle((v, e) -> {
-                // Each view holds one reference to its bytes; the entries take their own (retained slices).
-                try {
-                    if (e != null) {
-                        Throwable cause = unwrap(e);
-                        throw cause instanceof RuntimeException r ? r : new CompletionException(cause);
+        CompletableFuture<List<LogEntry>> entries = index.recordsFrom(streamId, fromOffset, scan)
+                .thenCompose(records -> {
+                    rememberEntriesPerRecord(reads, records);
+                    List<Selection> plan = plan(records, fromOffset, maxEntries, maxBytes);
+                    if (plan.isEmpty()) {
+                        return CompletableFuture.completedFuture(List.<LogEntry>of());
                     }
-                    List<LogEntry> out = new ArrayList<>();
-                    try {
-                        for (Selection s : plan) {
-                            fetches.get(s.record.value().location()).join().slice(s, out);
-                        }
-                    } catch (RuntimeException sliceError) {
-                        out.forEach(entry -> entry.payload().release());
-                        throw sliceError;
+                    int used = plan.get(plan.size() - 1).recordIndex + 1;
+                    prefetch(records.subList(Math.min(used, records.size()), records.size()));
+                    Map<String, CompletableFuture<ObjectView>> fetches = new HashMap<>();
+                    for (Selection s : plan) {
+                        fetches.computeIfAbsent(s.record.value().location(), loc -> fetch(s));
                     }
-                    // A read of one entry that continues nothing (a redelivery, a lookup) starts no sequence: it does
-                    // not take the place of a sequential reader's.
-                    if (sequential || out.size() > 1) {
-                        reads.ended(fromOffset, out.get(out.size() - 1).endOffset());
-                    }
-                    if (sequential && ranges != null) {
-                        Selection last = plan.get(plan.size() - 1);
-                        try {
-                            readAhead(fetches.get(last.record.value().location()).join(), last,
-                                    used < records.size() ? records.get(used) : null);
-                        } catch (RuntimeException ex) {
-                            // Only a hint: the read itself succeeded, and the read that needs these bytes fetches them.
-                            log.debug("Read-ahead of stream {} after offset {} not started", streamId, fromOffset, ex);
-                        }
-                    }
-                    return out;
-                } finally {
-                    for (CompletableFuture<ObjectView> f : fetches.values()) {
-                        if (f.isDone() && !f.isCompletedExceptionally()) {
-                            f.join().release();
-                        }
-                    }
-                }
-            });
-        }).exceptionallyCompose(e -> CompletableFuture.failedFuture(unwrap(e)));
+                    return CompletableFuture.allOf(fetches.values().toArray(CompletableFuture[]::new))
+                            .handle((v, e) -> {
+                                // Each view holds one reference to its bytes; the entries take their own (retained
+                                // slices).
+                                try {
+                                    if (e != null) {
+                                        Throwable cause = unwrap(e);
+                                        throw cause instanceof RuntimeException r ? r : new CompletionException(cause);
+                                    }
+                                    List<LogEntry> out = new ArrayList<>();
+                                    try {
+                                        for (Selection s : plan) {
+                                            fetches.get(s.record.value().location())
+                                                    .join()
+                                                    .slice(s, out);
+                                        }
+                                    } catch (RuntimeException sliceError) {
+                                        out.forEach(entry -> entry.payload().release());
+                                        throw sliceError;
+                                    }
+                                    // A read of one entry that continues nothing (a redelivery, a lookup) starts no
+                                    // sequence: it does
+                                    // not take the place of a sequential reader's.
+                                    if (sequential || out.size() > 1) {
+                                        reads.ended(
+                                                fromOffset,
+                                                out.get(out.size() - 1).endOffset());
+                                    }
+                                    if (sequential && ranges != null) {
+                                        Selection last = plan.get(plan.size() - 1);
+                                        try {
+                                            readAhead(
+                                                    fetches.get(last.record
+                                                                    .value()
+                                                                    .location())
+                                                            .join(),
+                                                    last,
+                                                    used < records.size() ? records.get(used) : null);
+                                        } catch (RuntimeException ex) {
+                                            // Only a hint: the read itself succeeded, and the read that needs these
+                                            // bytes fetches them.
+                                            log.debug(
+                                                    "Read-ahead of stream {} after offset {} not started",
+                                                    streamId,
+                                                    fromOffset,
+                                                    ex);
+                                        }
+                                    }
+                                    return out;
+                                } finally {
+                                    for (CompletableFuture<ObjectView> f : fetches.values()) {
+                                        if (f.isDone() && !f.isCompletedExceptionally()) {
+                                            f.join().release();
+                                        }
+                                    }
+                                }
+                            });
+                })
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(unwrap(e)));
         // The caller owns the entries only if it still wants them: entries that arrive for a read it cancelled (or
         // completed otherwise) are released here, not left to the collector.
         CompletableFuture<List<LogEntry>> result = new CompletableFuture<>();
@@ -244,19 +270,23 @@ public final class WalReader {
             return;
         }
         IndexValue v = next.value();
-        if (v.fileSize() <= config.wholeObjectMaxBytes() || !v.extraData().containsKey(IndexValue.EXTRA_INDEX_LENGTH)
+        if (v.fileSize() <= config.wholeObjectMaxBytes()
+                || !v.extraData().containsKey(IndexValue.EXTRA_INDEX_LENGTH)
                 || cache.contains(v.location())) {
             return;
         }
         long offset = next.entryOffsets()[0];
-        header(v.location(), headerLength(v)).thenAccept(h -> {
-            ObjectView following = ObjectView.indexOnly(decoded, h, next, offset);
-            following.readAheadFrom(ranges, v.location(), 0, window - left, window);
-        }).exceptionally(e -> null); // only a hint: the read that needs these bytes reports what went wrong
+        header(v.location(), headerLength(v))
+                .thenAccept(h -> {
+                    ObjectView following = ObjectView.indexOnly(decoded, h, next, offset);
+                    following.readAheadFrom(ranges, v.location(), 0, window - left, window);
+                })
+                .exceptionally(e -> null); // only a hint: the read that needs these bytes reports what went wrong
     }
 
     private static int headerLength(IndexValue v) {
-        return WalObjectFormat.LENGTH_PREFIX_BYTES + Integer.parseInt(v.extraData().get(IndexValue.EXTRA_INDEX_LENGTH));
+        return WalObjectFormat.LENGTH_PREFIX_BYTES
+                + Integer.parseInt(v.extraData().get(IndexValue.EXTRA_INDEX_LENGTH));
     }
 
     private void prefetch(List<IndexRecord> ahead) {
@@ -297,8 +327,12 @@ public final class WalReader {
                 if (b.readableBytes() != v.fileSize()) {
                     int size = b.readableBytes();
                     b.release();
-                    throw new EntryUnreadableException(streamId, offset, key, "is " + size
-                            + " bytes, the offset index says " + v.fileSize() + " (truncated or replaced)", null);
+                    throw new EntryUnreadableException(
+                            streamId,
+                            offset,
+                            key,
+                            "is " + size + " bytes, the offset index says " + v.fileSize() + " (truncated or replaced)",
+                            null);
                 }
                 ObjectView view = ObjectView.whole(decoded, b, s.record, offset);
                 if (v.fileSize() <= config.wholeObjectMaxBytes()) {
@@ -307,12 +341,14 @@ public final class WalReader {
                 return view;
             });
         }
-        return header(key, headerLength(v)).handle((h, e) -> {
-            if (e != null) {
-                throw unreadable(streamId, offset, key, e);
-            }
-            return ObjectView.indexOnly(decoded, h, s.record, offset);
-        }).thenCompose(view -> view.fetchRange(objects, allocator, ranges, s));
+        return header(key, headerLength(v))
+                .handle((h, e) -> {
+                    if (e != null) {
+                        throw unreadable(streamId, offset, key, e);
+                    }
+                    return ObjectView.indexOnly(decoded, h, s.record, offset);
+                })
+                .thenCompose(view -> view.fetchRange(objects, allocator, ranges, s));
     }
 
     /**
@@ -377,6 +413,7 @@ public final class WalReader {
         private final List<WalObjectFormat.EntryLocation> entries;
         /** The bytes entries are sliced from, one reference held by this view until {@link #release()}. */
         private ByteBuf data;
+
         private long dataBase;
         /** Holds only the bytes of a range (a large object), not the whole object. */
         private boolean ranged;
@@ -432,25 +469,31 @@ public final class WalReader {
                 matches = entries.get(i).records() == counts[i];
             }
             if (!matches) {
-                throw new EntryUnreadableException(record.streamId(), offset, key,
-                        "holds entries of this stream that disagree with the offset index", null);
+                throw new EntryUnreadableException(
+                        record.streamId(),
+                        offset,
+                        key,
+                        "holds entries of this stream that disagree with the offset index",
+                        null);
             }
             return new ObjectView(idx, entries);
         }
 
         /** Fetches the selected entries' bytes: from a range read ahead when one holds them, else by a ranged GET. */
-        CompletableFuture<ObjectView> fetchRange(ObjectStore store, ByteBufAllocator allocator, RangeCache ranges,
-                                                 Selection s) {
+        CompletableFuture<ObjectView> fetchRange(
+                ObjectStore store, ByteBufAllocator allocator, RangeCache ranges, Selection s) {
             WalObjectFormat.EntryLocation first = entries.get(s.first);
             WalObjectFormat.EntryLocation last = entries.get(s.last);
             long start = objectIndex.dataStart() + first.dataOffset();
             long length = last.dataOffset() + last.size() - first.dataOffset();
             String key = s.record.value().location();
             long offset = s.record.entryOffsets()[s.first];
-            CompletableFuture<ByteBuf> bytes = ranges == null ? null : ranges.find(key, start, length)
-                    // A read-ahead that failed is fetched again here, so that this read reports its own error.
-                    .map(f -> f.exceptionallyCompose(e -> store.get(key, start, length, allocator)))
-                    .orElse(null);
+            CompletableFuture<ByteBuf> bytes = ranges == null
+                    ? null
+                    : ranges.find(key, start, length)
+                            // A read-ahead that failed is fetched again here, so that this read reports its own error.
+                            .map(f -> f.exceptionallyCompose(e -> store.get(key, start, length, allocator)))
+                            .orElse(null);
             return (bytes != null ? bytes : store.get(key, start, length, allocator)).handle((b, e) -> {
                 if (e != null) {
                     throw unreadable(s.record.streamId(), offset, key, e);
@@ -458,8 +501,12 @@ public final class WalReader {
                 if (b.readableBytes() != length) {
                     int got = b.readableBytes();
                     b.release();
-                    throw new EntryUnreadableException(s.record.streamId(), offset, key, "returned " + got
-                            + " bytes for a range of " + length + " (truncated)", null);
+                    throw new EntryUnreadableException(
+                            s.record.streamId(),
+                            offset,
+                            key,
+                            "returned " + got + " bytes for a range of " + length + " (truncated)",
+                            null);
                 }
                 data = b;
                 dataBase = start;

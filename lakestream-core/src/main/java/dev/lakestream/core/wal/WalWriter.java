@@ -70,6 +70,7 @@ public final class WalWriter implements AutoCloseable {
     static final int FIRST_CHUNK_BYTES = 8 << 10;
     /** Streams whose last commit end is remembered (LRU); a stream forgotten is scanned from its start. */
     private static final int MAX_KNOWN_ENDS = 1 << 16;
+
     private static final long RESOLVE_FIRST_DELAY_MS = 100;
     private static final long RESOLVE_MAX_DELAY_MS = 1_000;
     private static final int RESOLVE_SCAN_PAGE = 256;
@@ -100,6 +101,7 @@ public final class WalWriter implements AutoCloseable {
             return size() > MAX_KNOWN_ENDS;
         }
     };
+
     private final List<CompletableFuture<Void>> inFlight = new ArrayList<>();
     private boolean closed;
     /** Batches sealed and not yet stored (or failed): while any, the open batch keeps filling. */
@@ -109,21 +111,36 @@ public final class WalWriter implements AutoCloseable {
     /** Appends per stream in the last sealed batch: how large to start the next batch's per-stream lists. */
     private int appendsPerStream = 4;
     /** One thread: flushes run in seal order (see {@link #submitIfSealed}). */
-    private final java.util.concurrent.ExecutorService flushThread = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "lakestream-wal-flush");
-        t.setDaemon(true);
-        return t;
-    });
+    private final java.util.concurrent.ExecutorService flushThread =
+            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "lakestream-wal-flush");
+                t.setDaemon(true);
+                return t;
+            });
 
-    public WalWriter(ObjectStore objects, MetadataStore metadata, WalWriterConfig config, ObjectCache cache,
-                     CommitGuard guard, CommitListener listener, ScheduledExecutorService scheduler, Clock clock) {
+    public WalWriter(
+            ObjectStore objects,
+            MetadataStore metadata,
+            WalWriterConfig config,
+            ObjectCache cache,
+            CommitGuard guard,
+            CommitListener listener,
+            ScheduledExecutorService scheduler,
+            Clock clock) {
         this(objects, metadata, config, cache, guard, listener, scheduler, clock, PooledByteBufAllocator.DEFAULT);
     }
 
     /** As above, with the payload chunks taken from {@code allocator} (tests count what it hands out). */
-    WalWriter(ObjectStore objects, MetadataStore metadata, WalWriterConfig config, ObjectCache cache,
-              CommitGuard guard, CommitListener listener, ScheduledExecutorService scheduler, Clock clock,
-              ByteBufAllocator allocator) {
+    WalWriter(
+            ObjectStore objects,
+            MetadataStore metadata,
+            WalWriterConfig config,
+            ObjectCache cache,
+            CommitGuard guard,
+            CommitListener listener,
+            ScheduledExecutorService scheduler,
+            Clock clock,
+            ByteBufAllocator allocator) {
         this.allocator = allocator;
         this.objects = objects;
         this.metadata = metadata;
@@ -196,8 +213,8 @@ public final class WalWriter implements AutoCloseable {
             refused = new ArrayList<>(waiting);
             waiting.clear();
         }
-        refused.forEach(a -> a.fail(new LogException("WAL writer closed before append to stream " + a.streamId
-                + " found room")));
+        refused.forEach(a ->
+                a.fail(new LogException("WAL writer closed before append to stream " + a.streamId + " found room")));
         flushNow();
         if (flushThread.isShutdown()) {
             return CompletableFuture.completedFuture(null);
@@ -257,13 +274,15 @@ public final class WalWriter implements AutoCloseable {
      */
     private void armEarlyFlush() {
         Batch batch = open;
-        if (config.flushPolicy() != WalWriterConfig.FlushPolicy.ADAPTIVE || batch == null || batch.earlyFlushArmed
-                || unstoredBatches > 0 || batch.streams.isEmpty()) {
+        if (config.flushPolicy() != WalWriterConfig.FlushPolicy.ADAPTIVE
+                || batch == null
+                || batch.earlyFlushArmed
+                || unstoredBatches > 0
+                || batch.streams.isEmpty()) {
             return;
         }
         batch.earlyFlushArmed = true;
-        long at = Math.max(batch.openedNanos + config.linger().toNanos(),
-                lastSealNanos + config.minPutIntervalNanos());
+        long at = Math.max(batch.openedNanos + config.linger().toNanos(), lastSealNanos + config.minPutIntervalNanos());
         long delay = at - System.nanoTime();
         if (delay <= 0) {
             sealOpen();
@@ -417,8 +436,13 @@ public final class WalWriter implements AutoCloseable {
         });
     }
 
-    private CompletableFuture<Void> commit(long streamId, List<PendingAppend> appends, String objectKey,
-                                           long objectSize, int indexLength, boolean compact) {
+    private CompletableFuture<Void> commit(
+            long streamId,
+            List<PendingAppend> appends,
+            String objectKey,
+            long objectSize,
+            int indexLength,
+            boolean compact) {
         int[] counts = new int[appends.size()];
         long records = 0;
         long bytes = 0;
@@ -427,7 +451,13 @@ public final class WalWriter implements AutoCloseable {
             records += counts[i];
             bytes += appends.get(i).size();
         }
-        IndexValue value = new IndexValue(objectKey, compact, records, bytes, objectSize, counts,
+        IndexValue value = new IndexValue(
+                objectKey,
+                compact,
+                records,
+                bytes,
+                objectSize,
+                counts,
                 Map.of(IndexValue.EXTRA_INDEX_LENGTH, Integer.toString(indexLength)));
         PartCommit part = new PartCommit(streamId, appends, objectKey, records, bytes, knownEnd(streamId));
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -438,8 +468,12 @@ public final class WalWriter implements AutoCloseable {
                 done.complete(null);
                 return;
             }
-            metadata.put(IndexKey.prefix(streamId), value.encode(), PutOptions.DEFAULT
-                            .partitionKey(IndexKey.partitionKey(streamId)).sequenceKeyDeltas(part.records, part.bytes))
+            metadata.put(
+                            IndexKey.prefix(streamId),
+                            value.encode(),
+                            PutOptions.DEFAULT
+                                    .partitionKey(IndexKey.partitionKey(streamId))
+                                    .sequenceKeyDeltas(part.records, part.bytes))
                     .whenComplete((result, e) -> {
                         if (e == null) {
                             part.complete(result.key(), result.version().createdTimestamp());
@@ -448,12 +482,19 @@ public final class WalWriter implements AutoCloseable {
                         }
                         Throwable cause = unwrap(e);
                         if (cause instanceof MetadataStoreUnavailableException) {
-                            log.warn("Index commit of stream {} for WAL object {} has an unknown outcome ({}); its {}"
-                                    + " append(s) wait until the metadata store answers whether it landed",
-                                    streamId, objectKey, cause.toString(), appends.size());
+                            log.warn(
+                                    "Index commit of stream {} for WAL object {} has an unknown outcome ({}); its {}"
+                                            + " append(s) wait until the metadata store answers whether it landed",
+                                    streamId,
+                                    objectKey,
+                                    cause.toString(),
+                                    appends.size());
                             resolve(part, cause, 0, done);
                         } else {
-                            log.warn("Index commit of stream {} for WAL object {} failed: {}", streamId, objectKey,
+                            log.warn(
+                                    "Index commit of stream {} for WAL object {} failed: {}",
+                                    streamId,
+                                    objectKey,
                                     cause.toString());
                             failPart(streamId, appends, cause);
                             done.complete(null);
@@ -479,17 +520,32 @@ public final class WalWriter implements AutoCloseable {
                 .whenComplete((found, e) -> {
                     if (e == null) {
                         if (found.isPresent()) {
-                            log.info("Index commit of stream {} for WAL object {} landed after all (at {}): its {}"
-                                    + " append(s) succeed", part.streamId, part.objectKey, found.get().key(),
+                            log.info(
+                                    "Index commit of stream {} for WAL object {} landed after all (at {}): its {}"
+                                            + " append(s) succeed",
+                                    part.streamId,
+                                    part.objectKey,
+                                    found.get().key(),
                                     part.appends.size());
-                            part.complete(found.get().key(), found.get().version().createdTimestamp());
+                            part.complete(
+                                    found.get().key(), found.get().version().createdTimestamp());
                         } else {
-                            log.warn("Index commit of stream {} for WAL object {} did not land: its {} append(s) fail",
-                                    part.streamId, part.objectKey, part.appends.size());
-                            failPart(part.streamId, part.appends, new LogException("index commit of stream "
-                                    + part.streamId + " for WAL object " + part.objectKey + " did not land (checked"
-                                    + " once the metadata store " + metadata.address() + " answered again): "
-                                    + firstCause, firstCause));
+                            log.warn(
+                                    "Index commit of stream {} for WAL object {} did not land: its {} append(s) fail",
+                                    part.streamId,
+                                    part.objectKey,
+                                    part.appends.size());
+                            failPart(
+                                    part.streamId,
+                                    part.appends,
+                                    new LogException(
+                                            "index commit of stream "
+                                                    + part.streamId + " for WAL object " + part.objectKey
+                                                    + " did not land (checked"
+                                                    + " once the metadata store " + metadata.address()
+                                                    + " answered again): "
+                                                    + firstCause,
+                                            firstCause));
                         }
                         done.complete(null);
                         return;
@@ -499,27 +555,38 @@ public final class WalWriter implements AutoCloseable {
                         closing = closed;
                     }
                     if (closing) {
-                        failPart(part.streamId, part.appends, new LogException("index commit of stream "
-                                + part.streamId + " for WAL object " + part.objectKey + " has an unknown outcome: the"
-                                + " writer closed before the metadata store " + metadata.address()
-                                + " answered whether it landed (" + unwrap(e) + ")", firstCause));
+                        failPart(
+                                part.streamId,
+                                part.appends,
+                                new LogException(
+                                        "index commit of stream "
+                                                + part.streamId + " for WAL object " + part.objectKey
+                                                + " has an unknown outcome: the"
+                                                + " writer closed before the metadata store " + metadata.address()
+                                                + " answered whether it landed (" + unwrap(e) + ")",
+                                        firstCause));
                         done.complete(null);
                         return;
                     }
                     long delayMs = Math.min(RESOLVE_MAX_DELAY_MS, RESOLVE_FIRST_DELAY_MS << Math.min(attempt, 4));
-                    scheduler.schedule(() -> resolve(part, firstCause, attempt + 1, done), delayMs,
-                            TimeUnit.MILLISECONDS);
+                    scheduler.schedule(
+                            () -> resolve(part, firstCause, attempt + 1, done), delayMs, TimeUnit.MILLISECONDS);
                 });
     }
 
     /** The stream's index record naming {@code part}'s object, scanning from {@code from} page by page. */
     private CompletableFuture<Optional<Record>> findRecordOf(PartCommit part, String from) {
-        return metadata.rangeScan(from, IndexKey.highest(part.streamId),
-                        Optional.of(IndexKey.partitionKey(part.streamId)), RESOLVE_SCAN_PAGE)
+        return metadata.rangeScan(
+                        from,
+                        IndexKey.highest(part.streamId),
+                        Optional.of(IndexKey.partitionKey(part.streamId)),
+                        RESOLVE_SCAN_PAGE)
                 .thenCompose(records -> {
                     for (Record r : records) {
                         if (IndexKey.belongsTo(r.key(), part.streamId)
-                                && IndexValue.decode(r.value(), r.key()).location().equals(part.objectKey)) {
+                                && IndexValue.decode(r.value(), r.key())
+                                        .location()
+                                        .equals(part.objectKey)) {
                             return CompletableFuture.completedFuture(Optional.of(r));
                         }
                     }
@@ -555,8 +622,10 @@ public final class WalWriter implements AutoCloseable {
                 return null;
             }
             if (appends.get(0).seq < failure.acceptedBefore()) {
-                return new LogException("append to stream " + streamId + " not committed: an append to the stream"
-                        + " accepted before it failed (" + failure.cause() + ")", failure.cause());
+                return new LogException(
+                        "append to stream " + streamId + " not committed: an append to the stream"
+                                + " accepted before it failed (" + failure.cause() + ")",
+                        failure.cause());
             }
             failedBefore.remove(streamId);
             return null;
@@ -582,8 +651,8 @@ public final class WalWriter implements AutoCloseable {
         /** The stream's end offset as this writer last saw it (0 if never): the record cannot end at or below it. */
         final long knownEnd;
 
-        PartCommit(long streamId, List<PendingAppend> appends, String objectKey, long records, long bytes,
-                   long knownEnd) {
+        PartCommit(
+                long streamId, List<PendingAppend> appends, String objectKey, long records, long bytes, long knownEnd) {
             this.streamId = streamId;
             this.appends = appends;
             this.objectKey = objectKey;
@@ -631,8 +700,10 @@ public final class WalWriter implements AutoCloseable {
     }
 
     private static LogException unreadablePayload(PendingAppend append, RuntimeException e) {
-        return new LogException("could not read the payload of an append to stream " + append.streamId
-                + " (was it released before append returned?): " + e, e);
+        return new LogException(
+                "could not read the payload of an append to stream " + append.streamId
+                        + " (was it released before append returned?): " + e,
+                e);
     }
 
     private static Throwable unwrap(Throwable e) {
@@ -644,10 +715,12 @@ public final class WalWriter implements AutoCloseable {
         final LinkedHashMap<Long, StreamPart> streams = new LinkedHashMap<>();
         /** Released once its object's body is built (the body keeps its own references to the chunks). */
         final PayloadBuffer payloads;
+
         private final int appendsPerStream;
         int appends;
         /** The part appended to last: consecutive appends to one stream skip the map lookup. */
         private StreamPart last;
+
         boolean released;
         /** When its first append came, for the linger. */
         final long openedNanos;

@@ -26,17 +26,29 @@ import java.util.Locale;
  *     fast store is not sent a PUT per append ({@code lakestream.writer.maxPutsPerSecond}, default 50; 1000
  *     when read from properties naming the filesystem object store, whose writes cost nothing)
  */
-public record WalWriterConfig(long maxObjectBytes, Duration flushDelay, long maxPendingBytes, WhenFull whenFull,
-                              FlushPolicy flushPolicy, Duration linger, int maxPutsPerSecond) {
+public record WalWriterConfig(
+        long maxObjectBytes,
+        Duration flushDelay,
+        long maxPendingBytes,
+        WhenFull whenFull,
+        FlushPolicy flushPolicy,
+        Duration linger,
+        int maxPutsPerSecond) {
 
-    public enum WhenFull { WAIT, REJECT }
+    public enum WhenFull {
+        WAIT,
+        REJECT
+    }
 
     /**
      * {@code ADAPTIVE}: group commit, a batch is flushed once no object is being stored (after {@code linger},
      * within {@code maxPutsPerSecond}), when full, or at its deadline. {@code DEADLINE}: only when full or at
      * its deadline (the behaviour before the adaptive policy; kept to compare and for cost-bound set-ups).
      */
-    public enum FlushPolicy { ADAPTIVE, DEADLINE }
+    public enum FlushPolicy {
+        ADAPTIVE,
+        DEADLINE
+    }
 
     /**
      * Why 50: S3 Standard charges USD 0.005 per 1,000 PUTs, so a writer PUTting 50 times a second all month
@@ -52,41 +64,63 @@ public record WalWriterConfig(long maxObjectBytes, Duration flushDelay, long max
      */
     public static final int FILESYSTEM_MAX_PUTS_PER_SECOND = 1000;
 
-    public static final WalWriterConfig DEFAULT = new WalWriterConfig(8L << 20, Duration.ofMillis(100), 256L << 20,
-            WhenFull.WAIT, FlushPolicy.ADAPTIVE, Duration.ofMillis(1), DEFAULT_MAX_PUTS_PER_SECOND);
+    public static final WalWriterConfig DEFAULT = new WalWriterConfig(
+            8L << 20,
+            Duration.ofMillis(100),
+            256L << 20,
+            WhenFull.WAIT,
+            FlushPolicy.ADAPTIVE,
+            Duration.ofMillis(1),
+            DEFAULT_MAX_PUTS_PER_SECOND);
 
     /**
      * Every key the writer reads (registered in {@link dev.lakestream.core.config.ConfigKeys}), including the flush
      * policy's keys (flushPolicy, linger, maxPutsPerSecond).
      */
-    public static final List<String> KEYS = List.of("lakestream.writer.maxObjectSize", "lakestream.writer.flushDelay",
-            "lakestream.writer.maxPendingBytes", "lakestream.writer.whenFull", "lakestream.writer.flushPolicy",
-            "lakestream.writer.linger", "lakestream.writer.maxPutsPerSecond");
+    public static final List<String> KEYS = List.of(
+            "lakestream.writer.maxObjectSize",
+            "lakestream.writer.flushDelay",
+            "lakestream.writer.maxPendingBytes",
+            "lakestream.writer.whenFull",
+            "lakestream.writer.flushPolicy",
+            "lakestream.writer.linger",
+            "lakestream.writer.maxPutsPerSecond");
 
     public WalWriterConfig {
         if (maxObjectBytes < 1) {
-            throw new ConfigException("lakestream.writer.maxObjectSize", String.valueOf(maxObjectBytes), "must be positive");
+            throw new ConfigException(
+                    "lakestream.writer.maxObjectSize", String.valueOf(maxObjectBytes), "must be positive");
         }
         if (flushDelay.isNegative() || flushDelay.isZero()) {
             throw new ConfigException("lakestream.writer.flushDelay", String.valueOf(flushDelay), "must be positive");
         }
         if (maxPendingBytes < maxObjectBytes) {
-            throw new ConfigException("lakestream.writer.maxPendingBytes", String.valueOf(maxPendingBytes),
+            throw new ConfigException(
+                    "lakestream.writer.maxPendingBytes",
+                    String.valueOf(maxPendingBytes),
                     "must be at least lakestream.writer.maxObjectSize (" + maxObjectBytes + ")");
         }
         if (linger.isNegative() || linger.compareTo(flushDelay) > 0) {
-            throw new ConfigException("lakestream.writer.linger", String.valueOf(linger),
+            throw new ConfigException(
+                    "lakestream.writer.linger",
+                    String.valueOf(linger),
                     "must be between 0 and lakestream.writer.flushDelay (" + flushDelay + ")");
         }
         if (maxPutsPerSecond < 1) {
-            throw new ConfigException("lakestream.writer.maxPutsPerSecond", String.valueOf(maxPutsPerSecond),
-                    "must be positive");
+            throw new ConfigException(
+                    "lakestream.writer.maxPutsPerSecond", String.valueOf(maxPutsPerSecond), "must be positive");
         }
     }
 
     /** The adaptive policy with the default linger and PUT-rate cap. */
     public WalWriterConfig(long maxObjectBytes, Duration flushDelay, long maxPendingBytes, WhenFull whenFull) {
-        this(maxObjectBytes, flushDelay, maxPendingBytes, whenFull, DEFAULT.flushPolicy, DEFAULT.linger,
+        this(
+                maxObjectBytes,
+                flushDelay,
+                maxPendingBytes,
+                whenFull,
+                DEFAULT.flushPolicy,
+                DEFAULT.linger,
                 DEFAULT.maxPutsPerSecond);
     }
 
@@ -95,7 +129,8 @@ public record WalWriterConfig(long maxObjectBytes, Duration flushDelay, long max
     }
 
     public WalWriterConfig withLinger(Duration l) {
-        return new WalWriterConfig(maxObjectBytes, flushDelay, maxPendingBytes, whenFull, flushPolicy, l, maxPutsPerSecond);
+        return new WalWriterConfig(
+                maxObjectBytes, flushDelay, maxPendingBytes, whenFull, flushPolicy, l, maxPutsPerSecond);
     }
 
     public WalWriterConfig withMaxPutsPerSecond(int n) {
@@ -130,8 +165,10 @@ public record WalWriterConfig(long maxObjectBytes, Duration flushDelay, long max
         } catch (IllegalArgumentException e) {
             StringBuilder allowed = new StringBuilder();
             for (E c : type.getEnumConstants()) {
-                allowed.append(allowed.isEmpty() ? "" : " or ").append('\'')
-                        .append(c.name().toLowerCase(Locale.ROOT)).append('\'');
+                allowed.append(allowed.isEmpty() ? "" : " or ")
+                        .append('\'')
+                        .append(c.name().toLowerCase(Locale.ROOT))
+                        .append('\'');
             }
             throw new ConfigException(key, v, "must be " + allowed);
         }

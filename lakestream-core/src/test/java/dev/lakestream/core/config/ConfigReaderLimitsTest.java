@@ -20,9 +20,11 @@ class ConfigReaderLimitsTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("'k.size' = '99999999999GiB' is too large a byte size");
         assertThatThrownBy(() -> of("k.size", "99999999999999999999").bytes("k.size", 1))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("'k.size' = '99999999999999999999'");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("'k.size' = '99999999999999999999'");
         assertThatThrownBy(() -> of("k.d", "99999999999999999999d").duration("k.d", Duration.ZERO))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("is too large a duration");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("is too large a duration");
         assertThatThrownBy(() -> of("k.i", "3000000000").integer("k.i", 1))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("'k.i' = '3000000000' is not an integer between -2147483648 and 2147483647");
@@ -39,8 +41,8 @@ class ConfigReaderLimitsTest {
         assertThatThrownBy(() -> dev.lakestream.core.gc.GcConfig.fromProperties(of("lakestream.gc.interval", "0s")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Configuration key 'lakestream.gc.interval' = '0ms' must be positive");
-        assertThatThrownBy(() -> dev.lakestream.core.gc.GcConfig.fromProperties(new ConfigReader(Map.of(
-                "lakestream.gc.orphanDelay", "1m", "lakestream.gc.commitWindow", "10m"))))
+        assertThatThrownBy(() -> dev.lakestream.core.gc.GcConfig.fromProperties(new ConfigReader(
+                        Map.of("lakestream.gc.orphanDelay", "1m", "lakestream.gc.commitWindow", "10m"))))
                 .hasMessage("Configuration key 'lakestream.gc.orphanDelay' = '1m' must be at least "
                         + "lakestream.gc.commitWindow (10m)");
     }

@@ -29,7 +29,9 @@ class SecretsTest {
                 S3ObjectStoreConfig.ACCESS_KEY_ID, KEY_ID,
                 S3ObjectStoreConfig.SECRET_ACCESS_KEY, SECRET)));
         assertThat(c.secretAccessKey()).isEqualTo(SECRET);
-        assertThat(c.toString()).doesNotContain(SECRET).doesNotContain(KEY_ID)
+        assertThat(c.toString())
+                .doesNotContain(SECRET)
+                .doesNotContain(KEY_ID)
                 .contains("secretAccessKey=****", "accessKeyId=****1234");
         assertThat(c.toBuilder().bucket("other").build().toString()).doesNotContain(SECRET);
     }
@@ -43,19 +45,22 @@ class SecretsTest {
     @Test
     void startUpFailuresWithASecretConfiguredDoNotPrintIt() {
         // Missing bucket, unknown key and a bad value, each with the credentials set.
-        Map<String, String> creds = Map.of(S3ObjectStoreConfig.ACCESS_KEY_ID, KEY_ID,
-                S3ObjectStoreConfig.SECRET_ACCESS_KEY, SECRET);
+        Map<String, String> creds =
+                Map.of(S3ObjectStoreConfig.ACCESS_KEY_ID, KEY_ID, S3ObjectStoreConfig.SECRET_ACCESS_KEY, SECRET);
         assertThatThrownBy(() -> S3ObjectStoreConfig.fromProperties(new ConfigReader(creds)))
-                .hasMessageNotContaining(SECRET).hasMessageContaining(S3ObjectStoreConfig.BUCKET);
+                .hasMessageNotContaining(SECRET)
+                .hasMessageContaining(S3ObjectStoreConfig.BUCKET);
         java.util.HashMap<String, String> typo = new java.util.HashMap<>(creds);
         typo.put("lakestream.s3.secretAccessKeyy", SECRET);
         assertThatThrownBy(() -> ConfigKeys.requireKnown(typo.keySet()))
-                .hasMessageNotContaining(SECRET).hasMessageContaining("lakestream.s3.secretAccessKeyy");
+                .hasMessageNotContaining(SECRET)
+                .hasMessageContaining("lakestream.s3.secretAccessKeyy");
         java.util.HashMap<String, String> bad = new java.util.HashMap<>(creds);
         bad.put(S3ObjectStoreConfig.BUCKET, "b");
         bad.put(S3ObjectStoreConfig.MAX_RETRIES, "-1");
         assertThatThrownBy(() -> S3ObjectStoreConfig.fromProperties(new ConfigReader(bad)))
-                .hasMessageNotContaining(SECRET).hasMessageContaining("'lakestream.s3.maxRetries' = '-1' must be >= 0");
+                .hasMessageNotContaining(SECRET)
+                .hasMessageContaining("'lakestream.s3.maxRetries' = '-1' must be >= 0");
     }
 
     @Test
@@ -65,8 +70,10 @@ class SecretsTest {
         p.setProperty(S3ObjectStoreConfig.ACCESS_KEY_ID, KEY_ID);
         p.setProperty("brokerServicePort", "6650");
         Secrets.maskIn(p);
-        assertThat(p).containsEntry(S3ObjectStoreConfig.SECRET_ACCESS_KEY, "****")
-                .containsEntry(S3ObjectStoreConfig.ACCESS_KEY_ID, "****1234").containsEntry("brokerServicePort", "6650");
+        assertThat(p)
+                .containsEntry(S3ObjectStoreConfig.SECRET_ACCESS_KEY, "****")
+                .containsEntry(S3ObjectStoreConfig.ACCESS_KEY_ID, "****1234")
+                .containsEntry("brokerServicePort", "6650");
         Secrets.maskIn(null);
     }
 }

@@ -33,7 +33,7 @@ class CursorCodecTest {
     void aMillionHolesStayCompact() {
         AckRanges acked = new AckRanges();
         for (long i = 0; i < 1_000_000; i++) {
-            acked.add(100 + 2 * i, 101 + 2 * i);   // every other offset acknowledged
+            acked.add(100 + 2 * i, 101 + 2 * i); // every other offset acknowledged
         }
         byte[] bytes = CursorCodec.encode(new CursorState(100, acked, Map.of(), Map.of()));
         assertThat(bytes.length).as("a million holes").isLessThan(64 * 1024);
@@ -47,7 +47,8 @@ class CursorCodecTest {
     void corruptRecordsNameTheirKey() {
         byte[] good = CursorCodec.encode(CursorState.at(5));
         assertThatThrownBy(() -> CursorCodec.decode(Arrays.copyOf(good, 4), "/lakestream/cursors/1/sub"))
-                .hasMessageContaining("/lakestream/cursors/1/sub").hasMessageContaining("corrupt");
+                .hasMessageContaining("/lakestream/cursors/1/sub")
+                .hasMessageContaining("corrupt");
         assertThatThrownBy(() -> CursorCodec.decode(new byte[] {'X', 'Y', 1}, "key"))
                 .hasMessageContaining("magic");
     }

@@ -23,9 +23,9 @@ class DeleteRateLimiterTest {
 
     @Test
     void eachAdmissionWaitsForTheTimeThePreviousOnesReserved() {
-        DeleteRateLimiter limiter = new DeleteRateLimiter(1, scheduler, now::get);   // 1 object per second
+        DeleteRateLimiter limiter = new DeleteRateLimiter(1, scheduler, now::get); // 1 object per second
 
-        CompletableFuture<Void> first = limiter.acquire(1000);   // reserves 1000 s from now
+        CompletableFuture<Void> first = limiter.acquire(1000); // reserves 1000 s from now
         CompletableFuture<Void> second = limiter.acquire(1);
         assertThat(first).isCompleted();
         assertThat(second).isNotDone();

@@ -15,7 +15,8 @@ class EmbeddedGcServiceTest extends GcServiceTest {
 
     @Override
     protected Stores openStores() {
-        return new Stores(new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir.resolve("objects"))),
+        return new Stores(
+                new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir.resolve("objects"))),
                 EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("metadata"))));
     }
 }

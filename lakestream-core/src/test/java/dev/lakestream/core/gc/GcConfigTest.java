@@ -14,8 +14,14 @@ class GcConfigTest {
     @Test
     void readsEveryKeyAndDefaultsTheRest() {
         assertThat(GcConfig.fromProperties(new ConfigReader(Map.of()))).isEqualTo(GcConfig.DEFAULT);
-        assertThat(GcConfig.DEFAULT).isEqualTo(new GcConfig(true, Duration.ofMinutes(5), 1000, Duration.ofHours(1),
-                Duration.ofHours(1), Duration.ofMinutes(10)));
+        assertThat(GcConfig.DEFAULT)
+                .isEqualTo(new GcConfig(
+                        true,
+                        Duration.ofMinutes(5),
+                        1000,
+                        Duration.ofHours(1),
+                        Duration.ofHours(1),
+                        Duration.ofMinutes(10)));
 
         GcConfig c = GcConfig.fromProperties(new ConfigReader(Map.of(
                 "lakestream.gc.enabled", "false",
@@ -25,12 +31,20 @@ class GcConfigTest {
                 "lakestream.gc.orphanDelay", "3h",
                 "lakestream.gc.commitWindow", "20m")));
 
-        assertThat(c).isEqualTo(new GcConfig(false, Duration.ofSeconds(30), 50, Duration.ofHours(2),
-                Duration.ofHours(3), Duration.ofMinutes(20)));
+        assertThat(c)
+                .isEqualTo(new GcConfig(
+                        false,
+                        Duration.ofSeconds(30),
+                        50,
+                        Duration.ofHours(2),
+                        Duration.ofHours(3),
+                        Duration.ofMinutes(20)));
         assertThat(c.deleteBatchSize()).isEqualTo(5);
         assertThat(GcConfig.DEFAULT.deleteBatchSize()).isEqualTo(100);
-        assertThat(GcConfig.DEFAULT.withMaxDeletesPerSecond(5).deleteBatchSize()).isEqualTo(1);
-        assertThat(GcConfig.DEFAULT.withMaxDeletesPerSecond(1_000_000).deleteBatchSize()).isEqualTo(1000);
+        assertThat(GcConfig.DEFAULT.withMaxDeletesPerSecond(5).deleteBatchSize())
+                .isEqualTo(1);
+        assertThat(GcConfig.DEFAULT.withMaxDeletesPerSecond(1_000_000).deleteBatchSize())
+                .isEqualTo(1000);
     }
 
     @Test

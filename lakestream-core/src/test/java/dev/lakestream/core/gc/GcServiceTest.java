@@ -11,7 +11,6 @@ import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.log.AppendResult;
 import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.core.metadata.MetadataStore;
-import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.wal.WalObjectKeys;
 import dev.lakestream.core.wal.WalWriterConfig;
@@ -54,14 +53,15 @@ abstract class GcServiceTest {
      * Batches sealed by a 50 ms deadline only: appends issued together share one object, appends joined one by one do
      * not. (The adaptive policy's 1 ms linger split appends issued together on a loaded machine.)
      */
-    static final LakestreamConfig FAST = LakestreamConfig.DEFAULT
-            .withWriter(new WalWriterConfig(256 << 10, Duration.ofMillis(50), 64L << 20, WalWriterConfig.WhenFull.WAIT)
+    static final LakestreamConfig FAST = LakestreamConfig.DEFAULT.withWriter(
+            new WalWriterConfig(256 << 10, Duration.ofMillis(50), 64L << 20, WalWriterConfig.WhenFull.WAIT)
                     .withFlushPolicy(WalWriterConfig.FlushPolicy.DEADLINE));
     /**
      * The collector's clock is two hours ahead, so every object written by the test is past the orphan delay (1 h),
      * and with no safety margin everything named before the horizon's second goes.
      */
     static final Clock GC_CLOCK = Clock.offset(Clock.systemUTC(), Duration.ofHours(2));
+
     static final GcConfig GC = GcConfig.DEFAULT.withSafetyMargin(Duration.ZERO).withInterval(Duration.ofMillis(100));
 
     private static final AtomicLong ROOTS = new AtomicLong();
@@ -119,8 +119,10 @@ abstract class GcServiceTest {
         a.deleteData().join();
         long trimTo = newFrom + 1;
         b.trim(trimTo).join();
-        List<IndexRecord> bRecords = new OffsetIndex(stores.metadata()).recordsFrom(b.id(), 0, 1000).join();
-        List<String> stillReferenced = bRecords.stream().map(r -> r.value().location()).distinct().toList();
+        List<IndexRecord> bRecords =
+                new OffsetIndex(stores.metadata()).recordsFrom(b.id(), 0, 1000).join();
+        List<String> stillReferenced =
+                bRecords.stream().map(r -> r.value().location()).distinct().toList();
         assertThat(bRecords.get(0).startOffset()).isEqualTo(newFrom);
 
         Map<String, Long> before = objectSizes(stores.objects());
@@ -136,13 +138,15 @@ abstract class GcServiceTest {
         assertThat(after.keySet()).containsExactlyInAnyOrderElementsOf(stillReferenced);
         long bytesBefore = before.values().stream().mapToLong(Long::longValue).sum();
         long bytesAfter = after.values().stream().mapToLong(Long::longValue).sum();
-        assertThat(bytesAfter).isEqualTo(stillReferenced.stream().mapToLong(before::get).sum()).isLessThan(bytesBefore);
+        assertThat(bytesAfter)
+                .isEqualTo(stillReferenced.stream().mapToLong(before::get).sum())
+                .isLessThan(bytesBefore);
         GcStatus status = gc.status();
         assertThat(status.deletedObjects()).isEqualTo(before.size() - after.size());
         assertThat(status.deletedBytes()).isEqualTo(bytesBefore - bytesAfter);
         GcResult result = status.lastResult().orElseThrow();
-        assertThat(result.deletedBelowHorizon()).isEqualTo(8);   // the old second: 4 shared + 4 of a alone
-        assertThat(result.deletedOrphans()).isEqualTo(3);        // the new second's objects of a alone
+        assertThat(result.deletedBelowHorizon()).isEqualTo(8); // the old second: 4 shared + 4 of a alone
+        assertThat(result.deletedOrphans()).isEqualTo(3); // the new second's objects of a alone
         assertThat(log.metrics().prometheusText())
                 .contains("lakestream_gc_deleted_objects_total " + (before.size() - after.size()) + "\n")
                 .contains("lakestream_gc_deleted_bytes_total " + (bytesBefore - bytesAfter) + "\n");
@@ -164,7 +168,7 @@ abstract class GcServiceTest {
     @Test
     void objectsOfDeletedAndTrimmedStreamsGoEvenWhileAnUntrimmedStreamHoldsTheHorizonBack() {
         Lakestream log = log(stores.objects(), stores.metadata());
-        StreamLog c = create(log, "c");   // never trimmed: its first object is the horizon from now on
+        StreamLog c = create(log, "c"); // never trimmed: its first object is the horizon from now on
         append(c, "c-0");
         StreamLog a = create(log, "a");
         StreamLog b = create(log, "b");
@@ -174,17 +178,20 @@ abstract class GcServiceTest {
         }
         appendTogether(a, b, "y");
         // A run before the deletes checks every object for being an orphan: none is, and none is checked again.
-        WalGarbageCollector collector = new WalGarbageCollector(log.objectStore(), log.metadataStore(),
-                log.config().metadataRoot(), GC, GC_CLOCK);
-        assertThat(collector.runOnce(DeleteGate.UNLIMITED).join().deletedObjects()).isZero();
+        WalGarbageCollector collector = new WalGarbageCollector(
+                log.objectStore(), log.metadataStore(), log.config().metadataRoot(), GC, GC_CLOCK);
+        assertThat(collector.runOnce(DeleteGate.UNLIMITED).join().deletedObjects())
+                .isZero();
 
         log.catalog().delete("test", "a").join();
         a.deleteData().join();
-        long keep = b.endOffset().join() - 2;   // b's last record: the object of "y"
+        long keep = b.endOffset().join() - 2; // b's last record: the object of "y"
         b.trim(keep).join();
         List<String> stillReferenced = new ArrayList<>();
         for (StreamLog s : List.of(c, b)) {
-            new OffsetIndex(stores.metadata()).recordsFrom(s.id(), 0, 100).join()
+            new OffsetIndex(stores.metadata())
+                    .recordsFrom(s.id(), 0, 100)
+                    .join()
                     .forEach(r -> stillReferenced.add(r.value().location()));
         }
         assertThat(stillReferenced).hasSize(2);
@@ -198,10 +205,17 @@ abstract class GcServiceTest {
         assertThat(after.keySet()).containsExactlyInAnyOrderElementsOf(stillReferenced);
         assertThat(result.deletedBelowHorizon() + result.deletedOrphans()).isZero();
         assertThat(result.deletedReleased()).isEqualTo(6);
-        assertThat(result.deletedBytes()).isEqualTo(before.values().stream().mapToLong(Long::longValue).sum()
-                - after.values().stream().mapToLong(Long::longValue).sum());
-        assertThat(stores.metadata().list(dev.lakestream.core.trim.StreamTrimmer.releasedPrefix(root), dev.lakestream.core.trim.StreamTrimmer.releasedPrefix(root) + "/",
-                java.util.Optional.empty()).join()).as("the notes, once checked").isEmpty();
+        assertThat(result.deletedBytes())
+                .isEqualTo(before.values().stream().mapToLong(Long::longValue).sum()
+                        - after.values().stream().mapToLong(Long::longValue).sum());
+        assertThat(stores.metadata()
+                        .list(
+                                dev.lakestream.core.trim.StreamTrimmer.releasedPrefix(root),
+                                dev.lakestream.core.trim.StreamTrimmer.releasedPrefix(root) + "/",
+                                java.util.Optional.empty())
+                        .join())
+                .as("the notes, once checked")
+                .isEmpty();
         Lakestream fresh = log(stores.objects(), stores.metadata());
         assertThat(readAll(fresh.stream(b.id()), keep)).containsExactly("b-y-first", "b-y-second");
         assertThat(readAll(fresh.stream(c.id()), 0)).containsExactly("c-0");
@@ -228,8 +242,15 @@ abstract class GcServiceTest {
         first.close();
         assertThat(first.status().leaseHeld()).isFalse();
         await(() -> second.status().leaseHeld() && second.status().runs() >= 1, "the second service to take over");
-        GcService disabled = gc(log, new GcConfig(false, GC.interval(), GC.maxDeletesPerSecond(), GC.safetyMargin(),
-                GC.orphanDelay(), GC.commitWindow()));
+        GcService disabled = gc(
+                log,
+                new GcConfig(
+                        false,
+                        GC.interval(),
+                        GC.maxDeletesPerSecond(),
+                        GC.safetyMargin(),
+                        GC.orphanDelay(),
+                        GC.commitWindow()));
         assertThat(disabled.status().enabled()).isFalse();
         assertThat(disabled.status().leaseHeld()).isFalse();
     }
@@ -258,7 +279,9 @@ abstract class GcServiceTest {
         gc.close();
 
         List<DeleteRecordingObjectStore.Delete> deletes = recording.deletes();
-        assertThat(deletes).hasSize(backlog).allSatisfy(d -> assertThat(d.objects()).isEqualTo(1));
+        assertThat(deletes)
+                .hasSize(backlog)
+                .allSatisfy(d -> assertThat(d.objects()).isEqualTo(1));
         assertThat(objectSizes(stores.objects())).hasSize(1);
         // The limiter admits n objects no sooner than n / rate seconds after its first admission (which came after
         // `start`): an upper bound on the count at every delete, whatever the machine's speed.
@@ -266,7 +289,8 @@ abstract class GcServiceTest {
         for (DeleteRecordingObjectStore.Delete d : deletes) {
             deleted += d.objects();
             double seconds = (d.nanoTime() - start) / 1e9;
-            assertThat((double) deleted).as("objects deleted by %.3f s", seconds)
+            assertThat((double) deleted)
+                    .as("objects deleted by %.3f s", seconds)
                     .isLessThanOrEqualTo(rate * seconds + limited.deleteBatchSize());
         }
     }
@@ -280,20 +304,23 @@ abstract class GcServiceTest {
 
     /** One entry, stored alone in its own object. */
     static AppendResult append(StreamLog s, String text) {
-        return s.append(1, Unpooled.wrappedBuffer(text.getBytes(StandardCharsets.UTF_8))).join();
+        return s.append(1, Unpooled.wrappedBuffer(text.getBytes(StandardCharsets.UTF_8)))
+                .join();
     }
 
     /** One entry of a and two of b, in one object. */
     static void appendTogether(StreamLog a, StreamLog b, String text) {
         CompletableFuture.allOf(
-                a.append(1, Unpooled.wrappedBuffer(("a-" + text).getBytes(StandardCharsets.UTF_8))),
-                b.append(1, Unpooled.wrappedBuffer(("b-" + text + "-first").getBytes(StandardCharsets.UTF_8))),
-                b.append(1, Unpooled.wrappedBuffer(("b-" + text + "-second").getBytes(StandardCharsets.UTF_8))))
+                        a.append(1, Unpooled.wrappedBuffer(("a-" + text).getBytes(StandardCharsets.UTF_8))),
+                        b.append(1, Unpooled.wrappedBuffer(("b-" + text + "-first").getBytes(StandardCharsets.UTF_8))),
+                        b.append(1, Unpooled.wrappedBuffer(("b-" + text + "-second").getBytes(StandardCharsets.UTF_8))))
                 .join();
     }
 
     String newestObject() {
-        return objectSizes(stores.objects()).keySet().stream().max(String::compareTo).orElseThrow();
+        return objectSizes(stores.objects()).keySet().stream()
+                .max(String::compareTo)
+                .orElseThrow();
     }
 
     /** Object names have one-second resolution: waits until objects written from now on are named later. */
@@ -343,8 +370,12 @@ abstract class GcServiceTest {
 
     /** The bucket before and after, in the test's output (the figures the docs quote). */
     static void report(Map<String, Long> before, Map<String, Long> after) {
-        org.slf4j.LoggerFactory.getLogger(GcServiceTest.class).info("Bucket before GC: {} objects, {} bytes; after: {}"
-                + " objects, {} bytes", before.size(), before.values().stream().mapToLong(Long::longValue).sum(),
-                after.size(), after.values().stream().mapToLong(Long::longValue).sum());
+        org.slf4j.LoggerFactory.getLogger(GcServiceTest.class)
+                .info(
+                        "Bucket before GC: {} objects, {} bytes; after: {}" + " objects, {} bytes",
+                        before.size(),
+                        before.values().stream().mapToLong(Long::longValue).sum(),
+                        after.size(),
+                        after.values().stream().mapToLong(Long::longValue).sum());
     }
 }

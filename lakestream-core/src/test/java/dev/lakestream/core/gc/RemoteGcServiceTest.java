@@ -58,8 +58,10 @@ class RemoteGcServiceTest extends GcServiceTest {
         append(b, "new-0");
         append(b, "new-1");
         b.trim(keep).join();
-        List<String> stillReferenced = new OffsetIndex(stores.metadata()).recordsFrom(b.id(), 0, 100).join().stream()
-                .map(r -> r.value().location()).toList();
+        List<String> stillReferenced = new OffsetIndex(stores.metadata())
+                .recordsFrom(b.id(), 0, 100).join().stream()
+                        .map(r -> r.value().location())
+                        .toList();
         Map<String, Long> before = objectSizes(stores.objects());
         assertThat(before).hasSize(backlog + 2);
 

@@ -20,10 +20,17 @@ class IndexKeyTest {
 
     @Test
     void byteOrderIsStreamThenOffsetOrder() {
-        List<String> keys = Stream.of(new IndexKey(2, 5, 0), new IndexKey(1, 10, 0), new IndexKey(1, 9, 0),
-                new IndexKey(1, 100, 0)).map(IndexKey::format).sorted().toList();
-        assertThat(keys).containsExactly(new IndexKey(1, 9, 0).format(), new IndexKey(1, 10, 0).format(),
-                new IndexKey(1, 100, 0).format(), new IndexKey(2, 5, 0).format());
+        List<String> keys = Stream.of(
+                        new IndexKey(2, 5, 0), new IndexKey(1, 10, 0), new IndexKey(1, 9, 0), new IndexKey(1, 100, 0))
+                .map(IndexKey::format)
+                .sorted()
+                .toList();
+        assertThat(keys)
+                .containsExactly(
+                        new IndexKey(1, 9, 0).format(),
+                        new IndexKey(1, 10, 0).format(),
+                        new IndexKey(1, 100, 0).format(),
+                        new IndexKey(2, 5, 0).format());
     }
 
     @Test
@@ -32,7 +39,8 @@ class IndexKeyTest {
         assertThat(new IndexKey(1, 10, Long.MAX_VALUE).format()).isLessThan(search);
         assertThat(new IndexKey(1, 11, 0).format()).isGreaterThan(search);
         assertThat(IndexKey.lowest(1)).isLessThan(new IndexKey(1, 0, 0).format());
-        assertThat(IndexKey.highest(1)).isGreaterThan(new IndexKey(1, Long.MAX_VALUE, Long.MAX_VALUE).format())
+        assertThat(IndexKey.highest(1))
+                .isGreaterThan(new IndexKey(1, Long.MAX_VALUE, Long.MAX_VALUE).format())
                 .isLessThan(IndexKey.lowest(2));
     }
 

@@ -36,8 +36,8 @@ final class CountingObjectStore extends ForwardingObjectStore {
     public CompletableFuture<ByteBuffer> get(String key, long offset, long length) {
         rangedGets.add(length);
         if (failRangesOf.test(length)) {
-            return CompletableFuture.failedFuture(new ObjectStoreUnavailableException("injected: GET of " + key
-                    + " bytes " + offset + "+" + length + " failed", null));
+            return CompletableFuture.failedFuture(new ObjectStoreUnavailableException(
+                    "injected: GET of " + key + " bytes " + offset + "+" + length + " failed", null));
         }
         return store.get(key, offset, length);
     }

@@ -16,7 +16,8 @@ class EmbeddedLakestreamLogTest extends LakestreamLogTest {
 
     @Override
     protected Stores openStores() {
-        return new Stores(new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir.resolve("objects"))),
+        return new Stores(
+                new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir.resolve("objects"))),
                 EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("metadata"))));
     }
 

@@ -58,8 +58,8 @@ public abstract class LakestreamLogTest {
     protected Stores stores;
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
-    private static final LakestreamConfig FAST = LakestreamConfig.DEFAULT
-            .withWriter(new WalWriterConfig(256 << 10, Duration.ofMillis(5), 64L << 20, WalWriterConfig.WhenFull.WAIT));
+    private static final LakestreamConfig FAST = LakestreamConfig.DEFAULT.withWriter(
+            new WalWriterConfig(256 << 10, Duration.ofMillis(5), 64L << 20, WalWriterConfig.WhenFull.WAIT));
 
     @BeforeEach
     void open() throws Exception {
@@ -76,7 +76,8 @@ public abstract class LakestreamLogTest {
         stores.close();
     }
 
-    private static final java.util.concurrent.atomic.AtomicLong TEST_ROOTS = new java.util.concurrent.atomic.AtomicLong();
+    private static final java.util.concurrent.atomic.AtomicLong TEST_ROOTS =
+            new java.util.concurrent.atomic.AtomicLong();
     /** Tests of one class share one metadata server: each test gets its own catalog root. */
     private String root;
 
@@ -199,9 +200,12 @@ public abstract class LakestreamLogTest {
             w.join();
         }
         for (int t = 0; t < threads; t++) {
-            CompletableFuture.allOf(results.get(t).toArray(CompletableFuture[]::new)).join();
+            CompletableFuture.allOf(results.get(t).toArray(CompletableFuture[]::new))
+                    .join();
             for (int i = 0; i < perThread; i++) {
-                assertThat(results.get(t).get(i).join().offset()).as("stream %d append %d", t, i).isEqualTo(i);
+                assertThat(results.get(t).get(i).join().offset())
+                        .as("stream %d append %d", t, i)
+                        .isEqualTo(i);
             }
             assertThat(completionOrder.get(t)).hasSize(perThread).isSorted();
         }
@@ -223,8 +227,11 @@ public abstract class LakestreamLogTest {
             fs.add(b.append(1, bytes(kib)));
         }
         // The last object is below the size: only the 30 s deadline or a flush would write it.
-        CompletableFuture.allOf(fs.subList(0, 90).toArray(CompletableFuture[]::new)).orTimeout(20, TimeUnit.SECONDS).join();
-        List<IndexRecord> records = new OffsetIndex(stores.metadata()).recordsFrom(a.id(), 0, 1000).join();
+        CompletableFuture.allOf(fs.subList(0, 90).toArray(CompletableFuture[]::new))
+                .orTimeout(20, TimeUnit.SECONDS)
+                .join();
+        List<IndexRecord> records =
+                new OffsetIndex(stores.metadata()).recordsFrom(a.id(), 0, 1000).join();
         assertThat(records).hasSizeBetween(9, 11);
         assertThat(records).allSatisfy(r -> assertThat(r.value().compact()).isFalse());
         assertThat(listAll(stores.objects())).hasSizeBetween(9, 11);
@@ -246,8 +253,11 @@ public abstract class LakestreamLogTest {
         // A second log with an empty cache and a 64 KiB whole-object limit must use ranged reads.
         Lakestream reader = log(LakestreamConfig.DEFAULT.withReader(new ReaderConfig(0, 64 << 10, 0, 0)));
         List<LogEntry> entries = readAll(reader.stream(small.id()), 0);
-        assertThat(entries).extracting(LakestreamLogTest::text)
-                .containsExactlyElementsOf(java.util.stream.IntStream.range(0, 40).mapToObj(i -> "small-" + i).toList());
+        assertThat(entries)
+                .extracting(LakestreamLogTest::text)
+                .containsExactlyElementsOf(java.util.stream.IntStream.range(0, 40)
+                        .mapToObj(i -> "small-" + i)
+                        .toList());
         List<LogEntry> bigEntries = readAll(reader.stream(big.id()), 38);
         assertThat(bigEntries).hasSize(2);
         assertThat(text(bigEntries.get(0))).startsWith("38:bbb").hasSize(50_003);
@@ -291,8 +301,10 @@ public abstract class LakestreamLogTest {
 
     private Lakestream reader(CountingObjectStore objects, long readAheadBytes) {
         // An empty cache of its own and a 64 KiB whole-object limit: the 4 MiB objects are read by range.
-        Lakestream l = Lakestream.open(objects, stores.metadata(), own(LakestreamConfig.DEFAULT
-                .withReader(new ReaderConfig(32 << 20, 64 << 10, 4, readAheadBytes))));
+        Lakestream l = Lakestream.open(
+                objects,
+                stores.metadata(),
+                own(LakestreamConfig.DEFAULT.withReader(new ReaderConfig(32 << 20, 64 << 10, 4, readAheadBytes))));
         toClose.add(l);
         return l;
     }
@@ -328,7 +340,10 @@ public abstract class LakestreamLogTest {
             fs.add(stream.append(1, bytes(entry(i))));
         }
         CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).join();
-        long records = new OffsetIndex(stores.metadata()).recordsFrom(stream.id(), 0, 1000).join().size();
+        long records = new OffsetIndex(stores.metadata())
+                .recordsFrom(stream.id(), 0, 1000)
+                .join()
+                .size();
         assertThat(records).isGreaterThan(100);
 
         NonClosingMetadataStore counting = new NonClosingMetadataStore(stores.metadata());
@@ -337,7 +352,8 @@ public abstract class LakestreamLogTest {
         int reads = readInSmallSteps(reader, stream.id());
         // Each read of 50 entries needs 1 or 2 records; the scan adds the 4 records prefetched ahead. It used to scan
         // 36 records a read whatever their size.
-        assertThat(counting.recordsScanned()).as("index records scanned by %d reads of %d records", reads, records)
+        assertThat(counting.recordsScanned())
+                .as("index records scanned by %d reads of %d records", reads, records)
                 .isLessThanOrEqualTo(8L * reads);
     }
 
@@ -427,8 +443,11 @@ public abstract class LakestreamLogTest {
 
         s.trim(10).join();
         assertThat(s.startOffset().join()).isEqualTo(10);
-        assertThat(new OffsetIndex(stores.metadata()).recordsFrom(s.id(), 0, 100).join())
-                .as("the last index record survives").hasSize(1);
+        assertThat(new OffsetIndex(stores.metadata())
+                        .recordsFrom(s.id(), 0, 100)
+                        .join())
+                .as("the last index record survives")
+                .hasSize(1);
         assertThat(s.append(1, bytes("after")).join().offset()).isEqualTo(10);
         assertThat(readAll(s, 10)).extracting(LakestreamLogTest::text).containsExactly("after");
     }
@@ -436,18 +455,25 @@ public abstract class LakestreamLogTest {
     @Test
     void catalogTombstonesKeepDeletedDataFromComingBack() {
         Lakestream log = log(FAST);
-        StreamInfo first = log.catalog().create("ns", "topic/with/slashes", Map.of("k", "v")).join();
-        assertThatThrownBy(() -> log.catalog().create("ns", "topic/with/slashes", Map.of()).join())
-                .hasCauseInstanceOf(CatalogException.class).hasMessageContaining("already exists");
+        StreamInfo first = log.catalog()
+                .create("ns", "topic/with/slashes", Map.of("k", "v"))
+                .join();
+        assertThatThrownBy(() -> log.catalog()
+                        .create("ns", "topic/with/slashes", Map.of())
+                        .join())
+                .hasCauseInstanceOf(CatalogException.class)
+                .hasMessageContaining("already exists");
         log.stream(first).append(1, bytes("old")).join();
         assertThat(log.catalog().list("ns").join()).extracting(StreamInfo::name).containsExactly("topic/with/slashes");
 
         log.catalog().delete("ns", "topic/with/slashes").join();
         assertThatThrownBy(() -> log.catalog().open("ns", "topic/with/slashes").join())
-                .hasCauseInstanceOf(CatalogException.class).hasMessageContaining("was deleted");
+                .hasCauseInstanceOf(CatalogException.class)
+                .hasMessageContaining("was deleted");
         assertThat(log.catalog().list("ns").join()).isEmpty();
 
-        StreamInfo second = log.catalog().create("ns", "topic/with/slashes", Map.of()).join();
+        StreamInfo second =
+                log.catalog().create("ns", "topic/with/slashes", Map.of()).join();
         assertThat(second.id()).isNotEqualTo(first.id()).isGreaterThan(first.id());
         assertThat(log.stream(second).read(0, 10, 1 << 20).join()).isEmpty();
     }
@@ -472,7 +498,9 @@ public abstract class LakestreamLogTest {
         assertThat(back.positionProperties()).containsEntry("ledger", 3L);
         assertThat(back.properties()).containsEntry("owner", "me");
         back.ack(5, 7).join();
-        assertThat(back.ackedBefore()).as("closing the gap moves the mark-delete point").isEqualTo(8);
+        assertThat(back.ackedBefore())
+                .as("closing the gap moves the mark-delete point")
+                .isEqualTo(8);
         assertThat(s.cursorNames().join()).containsExactly("sub");
         assertThat(s.deleteCursor("sub").join()).isTrue();
         assertThat(s.cursorNames().join()).isEmpty();
@@ -502,7 +530,8 @@ public abstract class LakestreamLogTest {
             }
         }
         assertThat(refused).isInstanceOf(StreamFencedException.class).hasMessageContaining("epoch is 2");
-        assertThat(newOwner.stream(info).append(1, bytes("new")).join().offset()).isGreaterThanOrEqualTo(1);
+        assertThat(newOwner.stream(info).append(1, bytes("new")).join().offset())
+                .isGreaterThanOrEqualTo(1);
     }
 
     @Test
@@ -510,34 +539,44 @@ public abstract class LakestreamLogTest {
         Lakestream log = log(FAST);
         StreamLog s = newStream(log, "broken");
         s.append(1, bytes("one")).join();
-        IndexRecord record = new OffsetIndex(stores.metadata()).recordsFrom(s.id(), 0, 1).join().get(0);
+        IndexRecord record = new OffsetIndex(stores.metadata())
+                .recordsFrom(s.id(), 0, 1)
+                .join()
+                .get(0);
         String key = record.value().location();
         Lakestream fresh = log(LakestreamConfig.DEFAULT);
 
         stores.objects().put(key, ByteBuffer.wrap(new byte[] {0, 0, 0, 1, 9})).join();
         assertThatThrownBy(() -> fresh.stream(s.id()).read(0, 10, 1 << 20).join())
                 .hasCauseInstanceOf(EntryUnreadableException.class)
-                .hasMessageContaining("stream " + s.id()).hasMessageContaining("offset 0").hasMessageContaining(key);
+                .hasMessageContaining("stream " + s.id())
+                .hasMessageContaining("offset 0")
+                .hasMessageContaining(key);
 
         stores.objects().delete(List.of(key)).join();
         Lakestream fresh2 = log(LakestreamConfig.DEFAULT);
         assertThatThrownBy(() -> fresh2.stream(s.id()).read(0, 10, 1 << 20).join())
-                .hasCauseInstanceOf(EntryUnreadableException.class).hasMessageContaining("missing")
+                .hasCauseInstanceOf(EntryUnreadableException.class)
+                .hasMessageContaining("missing")
                 .hasMessageContaining(key);
     }
 
     @Test
     void aFullWriterRejectsOrWaitsAsConfigured() {
         // Nothing flushes by size (2 KiB objects) or deadline (30 s): the fourth 600-byte append exceeds 2 KiB pending.
-        Lakestream rejecting = Lakestream.open(stores.objects(), stores.metadata(), own(LakestreamConfig.DEFAULT.withWriter(
-                new WalWriterConfig(2 << 10, Duration.ofSeconds(30), 2 << 10, WalWriterConfig.WhenFull.REJECT))));
+        Lakestream rejecting = Lakestream.open(
+                stores.objects(),
+                stores.metadata(),
+                own(LakestreamConfig.DEFAULT.withWriter(new WalWriterConfig(
+                        2 << 10, Duration.ofSeconds(30), 2 << 10, WalWriterConfig.WhenFull.REJECT))));
         StreamLog s = newStream(rejecting, "full");
         String bytes600 = "x".repeat(600);
-        List<CompletableFuture<AppendResult>> accepted = List.of(s.append(1, bytes(bytes600)),
-                s.append(1, bytes(bytes600)), s.append(1, bytes(bytes600)));
+        List<CompletableFuture<AppendResult>> accepted =
+                List.of(s.append(1, bytes(bytes600)), s.append(1, bytes(bytes600)), s.append(1, bytes(bytes600)));
         CompletableFuture<AppendResult> fourth = s.append(1, bytes(bytes600));
         assertThat(fourth).isCompletedExceptionally();
-        assertThatThrownBy(fourth::join).hasCauseInstanceOf(AppendRejectedException.class)
+        assertThatThrownBy(fourth::join)
+                .hasCauseInstanceOf(AppendRejectedException.class)
                 .hasMessageContaining("lakestream.writer.maxPendingBytes");
         assertThat(accepted).allSatisfy(f -> assertThat(f).isNotDone());
         rejecting.close();
@@ -550,7 +589,9 @@ public abstract class LakestreamLogTest {
         for (int i = 0; i < 50; i++) {
             fs.add(w.append(1, bytes(bytes600)));
         }
-        CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
+        CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new))
+                .orTimeout(30, TimeUnit.SECONDS)
+                .join();
         assertThat(fs.get(49).join().offset()).isEqualTo(49);
     }
 
@@ -574,8 +615,11 @@ public abstract class LakestreamLogTest {
         released.release();
         CompletableFuture<AppendResult> unreadable = s.append(1, released);
 
-        CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).orTimeout(30, TimeUnit.SECONDS).join();
-        assertThatThrownBy(unreadable::join).hasCauseInstanceOf(LogException.class)
+        CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new))
+                .orTimeout(30, TimeUnit.SECONDS)
+                .join();
+        assertThatThrownBy(unreadable::join)
+                .hasCauseInstanceOf(LogException.class)
                 .hasMessageContaining("stream " + s.id());
         assertThat(payloads).allSatisfy(p -> assertThat(p.refCnt()).isZero());
         List<String> read = readAll(s, 0).stream().map(LakestreamLogTest::text).toList();
@@ -593,20 +637,28 @@ public abstract class LakestreamLogTest {
         for (int i = 0; i < 20; i++) {
             results.add(s.append(1, bytes("t" + i)).join());
             if (i == 9) {
-                awaitClockPast(results.get(9).timestamp());   // the later half commits strictly later
+                awaitClockPast(results.get(9).timestamp()); // the later half commits strictly later
             }
         }
         long t10 = results.get(10).timestamp();
-        long expected = results.stream().filter(r -> r.timestamp() >= t10).findFirst().orElseThrow().offset();
+        long expected = results.stream()
+                .filter(r -> r.timestamp() >= t10)
+                .findFirst()
+                .orElseThrow()
+                .offset();
         assertThat(s.findOffsetByTime(t10).join()).contains(expected);
         assertThat(s.findOffsetByTime(0).join()).contains(0L);
-        assertThat(s.findOffsetByTime(results.get(19).timestamp() + 60_000).join()).isEmpty();
+        assertThat(s.findOffsetByTime(results.get(19).timestamp() + 60_000).join())
+                .isEmpty();
     }
 
     @Test
     void closingFlushesWhatIsPending() {
-        Lakestream log = Lakestream.open(stores.objects(), stores.metadata(), own(LakestreamConfig.DEFAULT.withWriter(
-                new WalWriterConfig(1 << 20, Duration.ofMinutes(10), 4L << 20, WalWriterConfig.WhenFull.WAIT))));
+        Lakestream log = Lakestream.open(
+                stores.objects(),
+                stores.metadata(),
+                own(LakestreamConfig.DEFAULT.withWriter(new WalWriterConfig(
+                        1 << 20, Duration.ofMinutes(10), 4L << 20, WalWriterConfig.WhenFull.WAIT))));
         StreamLog s = newStream(log, "close");
         AtomicInteger done = new AtomicInteger();
         List<CompletableFuture<AppendResult>> fs = new ArrayList<>();
@@ -626,13 +678,19 @@ public abstract class LakestreamLogTest {
         Lakestream log = log(FAST.withWriter(FAST.writer().withFlushPolicy(WalWriterConfig.FlushPolicy.DEADLINE)));
         StreamLog a = newStream(log, "gc-a");
         StreamLog b = newStream(log, "gc-b");
-        CompletableFuture.allOf(a.append(1, bytes("a0")), b.append(1, bytes("b0"))).join();
+        CompletableFuture.allOf(a.append(1, bytes("a0")), b.append(1, bytes("b0")))
+                .join();
         // Usually one object holds a0 and b0; a flush between the two appends may split them.
         Set<String> first = new HashSet<>(List.of(locationOf(a, 0), locationOf(b, 0)));
         // Object names have one-second resolution: the next objects must be named in a later second.
-        awaitClockPast(first.stream().mapToLong(k -> dev.lakestream.core.wal.WalObjectKeys.writtenAt(k).toEpochMilli())
-                .max().orElseThrow() + 999);
-        CompletableFuture.allOf(a.append(1, bytes("a1")), b.append(1, bytes("b1"))).join();
+        awaitClockPast(first.stream()
+                        .mapToLong(k -> dev.lakestream.core.wal.WalObjectKeys.writtenAt(k)
+                                .toEpochMilli())
+                        .max()
+                        .orElseThrow()
+                + 999);
+        CompletableFuture.allOf(a.append(1, bytes("a1")), b.append(1, bytes("b1")))
+                .join();
         Set<String> second = new HashSet<>(List.of(locationOf(a, 1), locationOf(b, 1)));
         Set<String> both = new HashSet<>(first);
         both.addAll(second);
@@ -641,12 +699,18 @@ public abstract class LakestreamLogTest {
         String orphan = dev.lakestream.core.wal.WalObjectKeys.newKey(java.time.Instant.now());
         ByteBuffer index = dev.lakestream.core.wal.WalObjectFormat.encodeIndex(
                 Map.of(a.id(), List.of(new dev.lakestream.core.wal.WalObjectFormat.EntryLocation(0, 2, 1))));
-        ByteBuffer orphanBytes = ByteBuffer.allocate(index.remaining() + 2).put(index).put((byte) 1).put((byte) 2).flip();
+        ByteBuffer orphanBytes = ByteBuffer.allocate(index.remaining() + 2)
+                .put(index)
+                .put((byte) 1)
+                .put((byte) 2)
+                .flip();
         long orphanSize = orphanBytes.remaining();
         stores.objects().put(orphan, orphanBytes).join();
 
-        dev.lakestream.core.gc.WalGarbageCollector gc = new dev.lakestream.core.gc.WalGarbageCollector(stores.objects(),
-                stores.metadata(), log.config().metadataRoot(),
+        dev.lakestream.core.gc.WalGarbageCollector gc = new dev.lakestream.core.gc.WalGarbageCollector(
+                stores.objects(),
+                stores.metadata(),
+                log.config().metadataRoot(),
                 dev.lakestream.core.gc.GcConfig.DEFAULT.withSafetyMargin(Duration.ZERO),
                 java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofHours(2)));
 
@@ -656,19 +720,25 @@ public abstract class LakestreamLogTest {
         assertThat(run1.deletedBelowHorizon()).isZero();
         assertThat(listAll(stores.objects())).containsExactlyInAnyOrderElementsOf(both);
 
-        a.trim(1).join();   // a no longer needs the first object, but b still does
+        a.trim(1).join(); // a no longer needs the first object, but b still does
         var run2 = gc.runOnce(dev.lakestream.core.gc.DeleteGate.UNLIMITED).join();
         // An object of a0 alone (split from b0's) is released by a's trim and goes now; b0's stays.
         assertThat(run2.deletedObjects()).isEqualTo(first.size() - 1);
-        assertThat(readAll(log.stream(b.id()), 0)).extracting(LakestreamLogTest::text).containsExactly("b0", "b1");
+        assertThat(readAll(log.stream(b.id()), 0))
+                .extracting(LakestreamLogTest::text)
+                .containsExactly("b0", "b1");
 
-        b.trim(1).join();   // now no stream needs it
+        b.trim(1).join(); // now no stream needs it
         var run3 = gc.runOnce(dev.lakestream.core.gc.DeleteGate.UNLIMITED).join();
         assertThat(run3.deletedObjects()).isEqualTo(1);
         assertThat(listAll(stores.objects())).containsExactlyInAnyOrderElementsOf(second);
         Lakestream fresh = log(LakestreamConfig.DEFAULT);
-        assertThat(readAll(fresh.stream(a.id()), 1)).extracting(LakestreamLogTest::text).containsExactly("a1");
-        assertThat(readAll(fresh.stream(b.id()), 1)).extracting(LakestreamLogTest::text).containsExactly("b1");
+        assertThat(readAll(fresh.stream(a.id()), 1))
+                .extracting(LakestreamLogTest::text)
+                .containsExactly("a1");
+        assertThat(readAll(fresh.stream(b.id()), 1))
+                .extracting(LakestreamLogTest::text)
+                .containsExactly("b1");
 
         // Deleting a stream without clearing its data: the collector finishes the job.
         log.catalog().delete("test", "gc-a").join();
@@ -685,32 +755,40 @@ public abstract class LakestreamLogTest {
         for (int i = 0; i < 20; i++) {
             String text = "metrics-entry-" + i;
             payload += text.length();
-            s.append(1, bytes(text)).join();   // one object and one index commit each
+            s.append(1, bytes(text)).join(); // one object and one index commit each
         }
-        Lakestream reader = log(FAST);      // another process: its cache is empty, so it GETs
-        assertThat(readAll(reader.stream(s.id()), 0)).hasSize(20).allSatisfy(e -> e.payload().release());
+        Lakestream reader = log(FAST); // another process: its cache is empty, so it GETs
+        assertThat(readAll(reader.stream(s.id()), 0))
+                .hasSize(20)
+                .allSatisfy(e -> e.payload().release());
 
-        var w = dev.lakestream.core.metrics.PrometheusSamples.parse(writer.metrics().prometheusText());
+        var w = dev.lakestream.core.metrics.PrometheusSamples.parse(
+                writer.metrics().prometheusText());
         double puts = w.get("lakestream_object_store_requests_total", "op", "put");
         assertThat(puts).isGreaterThanOrEqualTo(20);
         assertThat(w.get("lakestream_object_store_bytes_total", "op", "put")).isGreaterThan(payload);
         assertThat(w.get("lakestream_object_store_errors_total", "op", "put")).isZero();
-        assertThat(w.get("lakestream_object_store_request_duration_seconds_count", "op", "put")).isEqualTo(puts);
+        assertThat(w.get("lakestream_object_store_request_duration_seconds_count", "op", "put"))
+                .isEqualTo(puts);
         assertThat(w.get("lakestream_object_store_request_duration_seconds_bucket", "op", "put", "le", "+Inf"))
                 .isEqualTo(puts);
-        assertThat(w.get("lakestream_object_store_request_duration_seconds_sum", "op", "put")).isPositive();
+        assertThat(w.get("lakestream_object_store_request_duration_seconds_sum", "op", "put"))
+                .isPositive();
         assertThat(w.get("lakestream_index_commits_total")).isEqualTo(20);
         assertThat(w.get("lakestream_index_commit_duration_seconds_count")).isEqualTo(20);
         assertThat(w.get("lakestream_index_commit_errors_total")).isZero();
         assertThat(w.get("lakestream_writer_pending_bytes")).isZero();
         assertThat(w.get("lakestream_object_store_requests_total", "op", "get")).isZero();
 
-        var r = dev.lakestream.core.metrics.PrometheusSamples.parse(reader.metrics().prometheusText());
+        var r = dev.lakestream.core.metrics.PrometheusSamples.parse(
+                reader.metrics().prometheusText());
         double gets = r.get("lakestream_object_store_requests_total", "op", "get");
         assertThat(gets).isBetween(1.0, 20.0);
         assertThat(r.get("lakestream_object_store_bytes_total", "op", "get")).isGreaterThan(payload);
-        assertThat(r.buckets("lakestream_object_store_request_duration_seconds", "op", "get")).isSorted()
-                .last().isEqualTo(gets);
+        assertThat(r.buckets("lakestream_object_store_request_duration_seconds", "op", "get"))
+                .isSorted()
+                .last()
+                .isEqualTo(gets);
         assertThat(r.get("lakestream_cache_misses_total")).isPositive();
         assertThat(r.get("lakestream_cache_bytes")).isPositive();
         assertThat(r.get("lakestream_object_store_requests_total", "op", "put")).isZero();
@@ -725,7 +803,12 @@ public abstract class LakestreamLogTest {
     }
 
     private String locationOf(StreamLog s, long offset) {
-        return new OffsetIndex(stores.metadata()).recordsFrom(s.id(), offset, 1).join().get(0).value().location();
+        return new OffsetIndex(stores.metadata())
+                .recordsFrom(s.id(), offset, 1)
+                .join()
+                .get(0)
+                .value()
+                .location();
     }
 
     private static List<String> listAll(ObjectStore store) {

@@ -51,11 +51,15 @@ class WriterCommitOutcomeTest {
         fsObjects = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir.resolve("objects")));
         objects = new GatedObjectStore(fsObjects);
         metadata = Mockito.spy(EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("metadata"))));
-        log = Lakestream.open(objects, metadata, LakestreamConfig.DEFAULT.withWriter(
-                new WalWriterConfig(1 << 20, Duration.ofMillis(20), 8L << 20, WalWriterConfig.WhenFull.WAIT)));
+        log = Lakestream.open(
+                objects,
+                metadata,
+                LakestreamConfig.DEFAULT.withWriter(
+                        new WalWriterConfig(1 << 20, Duration.ofMillis(20), 8L << 20, WalWriterConfig.WhenFull.WAIT)));
         stream = log.stream(log.catalog().create("t", "s", Map.of()).join());
         // A first commit, so the writer knows where the stream ends.
-        assertThat(stream.append(1, LakestreamLogTest.bytes("first")).join().offset()).isZero();
+        assertThat(stream.append(1, LakestreamLogTest.bytes("first")).join().offset())
+                .isZero();
     }
 
     @AfterEach
@@ -71,15 +75,20 @@ class WriterCommitOutcomeTest {
         String prefix = IndexKey.prefix(stream.id());
         AtomicInteger calls = new AtomicInteger();
         Mockito.doAnswer(inv -> {
-            PutOptions options = inv.getArgument(2);
-            @SuppressWarnings("unchecked")
-            CompletableFuture<PutResult> real = (CompletableFuture<PutResult>) inv.callRealMethod();
-            if (inv.getArgument(0).equals(prefix) && options.isSequenceKeyPut() && calls.getAndIncrement() == 0) {
-                return real.thenCompose(applied -> CompletableFuture.<PutResult>failedFuture(
-                        new MetadataStoreUnavailableException("injected: sequence put timed out (it was applied)")));
-            }
-            return real;
-        }).when(metadata).put(Mockito.anyString(), Mockito.any(byte[].class), Mockito.any(PutOptions.class));
+                    PutOptions options = inv.getArgument(2);
+                    @SuppressWarnings("unchecked")
+                    CompletableFuture<PutResult> real = (CompletableFuture<PutResult>) inv.callRealMethod();
+                    if (inv.getArgument(0).equals(prefix)
+                            && options.isSequenceKeyPut()
+                            && calls.getAndIncrement() == 0) {
+                        return real.thenCompose(applied ->
+                                CompletableFuture.<PutResult>failedFuture(new MetadataStoreUnavailableException(
+                                        "injected: sequence put timed out (it was applied)")));
+                    }
+                    return real;
+                })
+                .when(metadata)
+                .put(Mockito.anyString(), Mockito.any(byte[].class), Mockito.any(PutOptions.class));
     }
 
     @Test
@@ -92,31 +101,38 @@ class WriterCommitOutcomeTest {
         assertThat(stream.endOffset().join()).isEqualTo(2);
         assertThat(stream.read(0, 10, 1 << 20).join()).hasSize(2);
         // Then the stream goes on where that record ended.
-        assertThat(stream.append(1, LakestreamLogTest.bytes("third")).join().offset()).isEqualTo(2);
+        assertThat(stream.append(1, LakestreamLogTest.bytes("third")).join().offset())
+                .isEqualTo(2);
     }
 
     @Test
     void aCommitThatDidNotLandFailsOnlyOnceTheStoreAnswersAgain() {
         String prefix = IndexKey.prefix(stream.id());
         Mockito.doAnswer(inv -> {
-            PutOptions options = inv.getArgument(2);
-            if (inv.getArgument(0).equals(prefix) && options.isSequenceKeyPut()) {
-                return CompletableFuture.<PutResult>failedFuture(
-                        new MetadataStoreUnavailableException("injected: store unreachable"));
-            }
-            return inv.callRealMethod();
-        }).when(metadata).put(Mockito.anyString(), Mockito.any(byte[].class), Mockito.any(PutOptions.class));
+                    PutOptions options = inv.getArgument(2);
+                    if (inv.getArgument(0).equals(prefix) && options.isSequenceKeyPut()) {
+                        return CompletableFuture.<PutResult>failedFuture(
+                                new MetadataStoreUnavailableException("injected: store unreachable"));
+                    }
+                    return inv.callRealMethod();
+                })
+                .when(metadata)
+                .put(Mockito.anyString(), Mockito.any(byte[].class), Mockito.any(PutOptions.class));
         // The store stays unreachable for the writer's first three checks.
         AtomicInteger barriers = new AtomicInteger();
         Mockito.doAnswer(inv -> barriers.incrementAndGet() <= 3
-                        ? CompletableFuture.<Boolean>failedFuture(new MetadataStoreUnavailableException("injected: down"))
+                        ? CompletableFuture.<Boolean>failedFuture(
+                                new MetadataStoreUnavailableException("injected: down"))
                         : inv.callRealMethod())
-                .when(metadata).delete(Mockito.eq(IndexKey.commitBarrierKey(stream.id())), Mockito.any(DeleteOptions.class));
+                .when(metadata)
+                .delete(Mockito.eq(IndexKey.commitBarrierKey(stream.id())), Mockito.any(DeleteOptions.class));
 
         CompletableFuture<AppendResult> lost = stream.append(1, LakestreamLogTest.bytes("lost"));
 
-        assertThatThrownBy(lost::join).hasCauseInstanceOf(LogException.class)
-                .hasMessageContaining("did not land").hasRootCauseInstanceOf(MetadataStoreUnavailableException.class);
+        assertThatThrownBy(lost::join)
+                .hasCauseInstanceOf(LogException.class)
+                .hasMessageContaining("did not land")
+                .hasRootCauseInstanceOf(MetadataStoreUnavailableException.class);
         assertThat(barriers.get()).isEqualTo(4);
         assertThat(stream.endOffset().join()).isEqualTo(1);
     }
@@ -132,10 +148,12 @@ class WriterCommitOutcomeTest {
 
         assertThatThrownBy(failing::join)
                 .hasCauseInstanceOf(dev.lakestream.core.objectstore.ObjectStoreUnavailableException.class);
-        assertThatThrownBy(behind::join).hasCauseInstanceOf(LogException.class)
+        assertThatThrownBy(behind::join)
+                .hasCauseInstanceOf(LogException.class)
                 .hasMessageContaining("accepted before it failed");
         assertThat(stream.endOffset().join()).isEqualTo(1);
         // Appends accepted after the failure are not affected.
-        assertThat(stream.append(1, LakestreamLogTest.bytes("c")).join().offset()).isEqualTo(1);
+        assertThat(stream.append(1, LakestreamLogTest.bytes("c")).join().offset())
+                .isEqualTo(1);
     }
 }

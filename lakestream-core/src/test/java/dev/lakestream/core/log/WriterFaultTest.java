@@ -19,7 +19,6 @@ import dev.lakestream.core.objectstore.ObjectStoreUnavailableException;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
 import dev.lakestream.core.wal.WalWriterConfig;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -70,7 +69,8 @@ class WriterFaultTest {
         Mockito.doAnswer(inv -> fail.get()
                         ? CompletableFuture.failedFuture(new ObjectStoreUnavailableException("injected: PUT timed out"))
                         : inv.callRealMethod())
-                .when(objects).put(Mockito.anyString(), Mockito.any(ObjectBody.class));
+                .when(objects)
+                .put(Mockito.anyString(), Mockito.any(ObjectBody.class));
 
         CompletableFuture<AppendResult> fa = a.append(1, LakestreamLogTest.bytes("a"));
         CompletableFuture<AppendResult> fb = b.append(1, LakestreamLogTest.bytes("b"));
@@ -89,17 +89,21 @@ class WriterFaultTest {
         StreamInfo bad = log.catalog().create("t", "bad", Map.of()).join();
         String badPrefix = dev.lakestream.core.index.IndexKey.prefix(bad.id());
         Mockito.doAnswer(inv -> {
-            PutOptions options = inv.getArgument(2);
-            if (inv.getArgument(0).equals(badPrefix) && options.isSequenceKeyPut()) {
-                return CompletableFuture.<PutResult>failedFuture(new MetadataStoreUnavailableException("injected: commit lost"));
-            }
-            return inv.callRealMethod();
-        }).when(metadata).put(Mockito.anyString(), Mockito.any(byte[].class), Mockito.any(PutOptions.class));
+                    PutOptions options = inv.getArgument(2);
+                    if (inv.getArgument(0).equals(badPrefix) && options.isSequenceKeyPut()) {
+                        return CompletableFuture.<PutResult>failedFuture(
+                                new MetadataStoreUnavailableException("injected: commit lost"));
+                    }
+                    return inv.callRealMethod();
+                })
+                .when(metadata)
+                .put(Mockito.anyString(), Mockito.any(byte[].class), Mockito.any(PutOptions.class));
 
         CompletableFuture<AppendResult> ok = log.stream(good).append(1, LakestreamLogTest.bytes("ok"));
         CompletableFuture<AppendResult> lost = log.stream(bad).append(1, LakestreamLogTest.bytes("lost"));
         assertThat(ok.join().offset()).isZero();
-        assertThatThrownBy(lost::join).hasMessageContaining("did not land")
+        assertThatThrownBy(lost::join)
+                .hasMessageContaining("did not land")
                 .hasRootCauseInstanceOf(MetadataStoreUnavailableException.class);
         assertThat(log.stream(bad).endOffset().join()).isZero();
         assertThat(log.stream(good).read(0, 10, 1 << 20).join()).hasSize(1);

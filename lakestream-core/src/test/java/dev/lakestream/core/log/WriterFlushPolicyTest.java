@@ -121,7 +121,9 @@ class WriterFlushPolicyTest {
         for (int s = 0; s < streams.size(); s++) {
             long expected = s == 0 ? 1 : 0;
             for (CompletableFuture<AppendResult> f : appended.get(s)) {
-                assertThat(await(f).offset()).as("stream %d keeps append order", s).isEqualTo(expected++);
+                assertThat(await(f).offset())
+                        .as("stream %d keeps append order", s)
+                        .isEqualTo(expected++);
             }
         }
         assertThat(objects.puts()).hasSize(2);
@@ -140,7 +142,9 @@ class WriterFlushPolicyTest {
         CompletableFuture<AppendResult> b1 = b.append(1, entry());
         Thread.sleep(100); // 100 times the linger: a batch flushed on its linger alone would be PUT by now
         CompletableFuture<AppendResult> b2 = b.append(1, entry());
-        assertThat(objects.puts()).as("nothing PUT while the first PUT is in flight").hasSize(1);
+        assertThat(objects.puts())
+                .as("nothing PUT while the first PUT is in flight")
+                .hasSize(1);
         assertThat(b1).isNotDone();
 
         slow.release();

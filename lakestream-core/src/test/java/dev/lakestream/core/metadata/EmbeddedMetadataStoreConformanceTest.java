@@ -58,7 +58,8 @@ public class EmbeddedMetadataStoreConformanceTest extends MetadataStoreConforman
     @Test
     void operationsOnAClosedStoreFailAsUnavailable() {
         store.close();
-        assertThatThrownBy(() -> join(store.get(p + "/x"))).isInstanceOf(MetadataStoreUnavailableException.class)
+        assertThatThrownBy(() -> join(store.get(p + "/x")))
+                .isInstanceOf(MetadataStoreUnavailableException.class)
                 .hasMessageContaining(store.address());
         assertThatThrownBy(() -> join(store.put(p + "/x", bytes("x"))))
                 .isInstanceOf(MetadataStoreUnavailableException.class);
@@ -97,12 +98,19 @@ public class EmbeddedMetadataStoreConformanceTest extends MetadataStoreConforman
     void aCrashedOwnerLeavesItsAcknowledgedWritesAndNoEphemeralRecords() throws Exception {
         Path crashDir = dir.resolve("crash");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process child = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), Holder.class.getName(), crashDir.toString(), p)
-                .redirectErrorStream(true).start();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                StandardCharsets.UTF_8)); Writer in = new java.io.OutputStreamWriter(child.getOutputStream(),
-                StandardCharsets.UTF_8)) {
+        Process child = new ProcessBuilder(
+                        java,
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Holder.class.getName(),
+                        crashDir.toString(),
+                        p)
+                .redirectErrorStream(true)
+                .start();
+        try (BufferedReader out =
+                        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+                Writer in = new java.io.OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8)) {
             List<String> lines = new ArrayList<>();
             CompletableFuture<Void> ready = CompletableFuture.runAsync(() -> {
                 try {
@@ -138,8 +146,11 @@ public class EmbeddedMetadataStoreConformanceTest extends MetadataStoreConforman
             }
             assertThat(join(reopened.get(p + "/eph"))).isEmpty();
             assertThat(join(reopened.list(p + "/", p + "//", Optional.empty()))).isEmpty();
-            assertThat(join(reopened.put(p + "/eph", bytes("mine"), PutOptions.DEFAULT.asEphemeral())).version()
-                    .sessionId()).as("a new session").isGreaterThan(1);
+            assertThat(join(reopened.put(p + "/eph", bytes("mine"), PutOptions.DEFAULT.asEphemeral()))
+                            .version()
+                            .sessionId())
+                    .as("a new session")
+                    .isGreaterThan(1);
         }
     }
 

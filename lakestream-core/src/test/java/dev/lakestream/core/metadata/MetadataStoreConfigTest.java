@@ -35,8 +35,9 @@ class MetadataStoreConfigTest {
                 "lakestream.oxia.requestTimeout", "5s",
                 "lakestream.oxia.sessionTimeout", "2500ms",
                 "lakestream.oxia.connectTimeout", "1m")));
-        assertThat(c).isEqualTo(new OxiaMetadataStoreConfig("[::1]:7000", "lake", Duration.ofSeconds(5),
-                Duration.ofMillis(2500), Duration.ofMinutes(1)));
+        assertThat(c)
+                .isEqualTo(new OxiaMetadataStoreConfig(
+                        "[::1]:7000", "lake", Duration.ofSeconds(5), Duration.ofMillis(2500), Duration.ofMinutes(1)));
     }
 
     @Test
@@ -45,15 +46,20 @@ class MetadataStoreConfigTest {
         for (String bad : new String[] {"localhost", "oxia://h:1", "h:", "h:abc", "h:0", "h:70000", "::1:80"}) {
             assertKey(Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, bad), OxiaMetadataStoreConfig.SERVICE_ADDRESS);
         }
-        assertKey(Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, "h:1", OxiaMetadataStoreConfig.REQUEST_TIMEOUT, "soon"),
+        assertKey(
+                Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, "h:1", OxiaMetadataStoreConfig.REQUEST_TIMEOUT, "soon"),
                 OxiaMetadataStoreConfig.REQUEST_TIMEOUT);
-        assertKey(Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, "h:1", OxiaMetadataStoreConfig.REQUEST_TIMEOUT, "0"),
+        assertKey(
+                Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, "h:1", OxiaMetadataStoreConfig.REQUEST_TIMEOUT, "0"),
                 OxiaMetadataStoreConfig.REQUEST_TIMEOUT);
-        assertKey(Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, "h:1", OxiaMetadataStoreConfig.SESSION_TIMEOUT, "1s"),
+        assertKey(
+                Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, "h:1", OxiaMetadataStoreConfig.SESSION_TIMEOUT, "1s"),
                 OxiaMetadataStoreConfig.SESSION_TIMEOUT);
-        assertKey(Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, "h:1", OxiaMetadataStoreConfig.SESSION_TIMEOUT, "6m"),
+        assertKey(
+                Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, "h:1", OxiaMetadataStoreConfig.SESSION_TIMEOUT, "6m"),
                 OxiaMetadataStoreConfig.SESSION_TIMEOUT);
-        assertKey(Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, "h:1", OxiaMetadataStoreConfig.CONNECT_TIMEOUT, "-1s"),
+        assertKey(
+                Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, "h:1", OxiaMetadataStoreConfig.CONNECT_TIMEOUT, "-1s"),
                 OxiaMetadataStoreConfig.CONNECT_TIMEOUT);
     }
 
@@ -64,19 +70,22 @@ class MetadataStoreConfigTest {
         assertThat(c.dataDir()).isEqualTo(Path.of("data/md").toAbsolutePath().normalize());
         assertThat(c.sync()).isTrue();
         assertThat(c.address()).isEqualTo("embedded:" + c.dataDir());
-        assertThat(EmbeddedMetadataStoreConfig.fromProperties(new ConfigReader(Map.of(
-                "lakestream.embedded.dataDir", "/md", "lakestream.embedded.sync", "false"))).sync()).isFalse();
+        assertThat(EmbeddedMetadataStoreConfig.fromProperties(new ConfigReader(
+                                Map.of("lakestream.embedded.dataDir", "/md", "lakestream.embedded.sync", "false")))
+                        .sync())
+                .isFalse();
     }
 
     @Test
     void embeddedErrorsNameTheKey() {
         assertThatThrownBy(() -> EmbeddedMetadataStoreConfig.fromProperties(new ConfigReader(Map.of())))
-                .isInstanceOfSatisfying(ConfigException.class,
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
                         e -> assertThat(e.key()).isEqualTo(EmbeddedMetadataStoreConfig.DATA_DIR));
-        assertThatThrownBy(() -> EmbeddedMetadataStoreConfig.fromProperties(new ConfigReader(Map.of(
-                "lakestream.embedded.dataDir", "/md", "lakestream.embedded.sync", "maybe"))))
-                .isInstanceOfSatisfying(ConfigException.class,
-                        e -> assertThat(e.key()).isEqualTo(EmbeddedMetadataStoreConfig.SYNC));
+        assertThatThrownBy(() -> EmbeddedMetadataStoreConfig.fromProperties(new ConfigReader(
+                        Map.of("lakestream.embedded.dataDir", "/md", "lakestream.embedded.sync", "maybe"))))
+                .isInstanceOfSatisfying(
+                        ConfigException.class, e -> assertThat(e.key()).isEqualTo(EmbeddedMetadataStoreConfig.SYNC));
     }
 
     private static void assertKey(Map<String, String> props, String key) {

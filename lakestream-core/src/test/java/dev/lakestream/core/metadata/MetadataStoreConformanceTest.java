@@ -69,7 +69,8 @@ public abstract class MetadataStoreConformanceTest {
 
     @BeforeEach
     void openAndWipe(TestInfo info) {
-        p = "ct" + TEST_NUMBER.incrementAndGet() + "-" + info.getTestMethod().map(m -> m.getName()).orElse("t");
+        p = "ct" + TEST_NUMBER.incrementAndGet() + "-"
+                + info.getTestMethod().map(m -> m.getName()).orElse("t");
         store = openStore();
         join(store.deleteRange("", END_OF_KEYS, Optional.empty()));
     }
@@ -108,8 +109,7 @@ public abstract class MetadataStoreConformanceTest {
         Version v = put.version();
         assertThat(v.versionId()).isGreaterThanOrEqualTo(0);
         assertThat(v.modificationsCount()).isZero();
-        assertThat(v.createdTimestamp()).isEqualTo(v.modifiedTimestamp())
-                .isBetween(before - 5_000, after + 5_000);
+        assertThat(v.createdTimestamp()).isEqualTo(v.modifiedTimestamp()).isBetween(before - 5_000, after + 5_000);
         assertThat(v.isEphemeral()).isFalse();
         assertThat(v.sessionId()).isEqualTo(Version.NO_SESSION);
 
@@ -169,7 +169,8 @@ public abstract class MetadataStoreConformanceTest {
         }
         assertThat(join(store.list(p + "/", p + "//", Optional.empty())))
                 .containsExactly(p + "/é", p + "/Ａ", p + "/😀");
-        assertThat(join(store.rangeScan(p + "/", p + "//", Optional.empty(), 0))).extracting(Record::key)
+        assertThat(join(store.rangeScan(p + "/", p + "//", Optional.empty(), 0)))
+                .extracting(Record::key)
                 .containsExactly(p + "/é", p + "/Ａ", p + "/😀");
         assertThat(join(store.list(p + "/日本/", p + "/日本//", Optional.empty()))).containsExactly(p + "/日本/キー");
     }
@@ -191,7 +192,8 @@ public abstract class MetadataStoreConformanceTest {
     @Test
     void compareAndSetSucceedsOnTheCurrentVersionOnly() {
         Version v1 = join(store.put(p + "/cas", bytes("1"))).version();
-        Version v2 = join(store.put(p + "/cas", bytes("2"), PutOptions.ifVersion(v1.versionId()))).version();
+        Version v2 = join(store.put(p + "/cas", bytes("2"), PutOptions.ifVersion(v1.versionId())))
+                .version();
         assertThat(v2.modificationsCount()).isEqualTo(1);
 
         assertThatThrownBy(() -> join(store.put(p + "/cas", bytes("3"), PutOptions.ifVersion(v1.versionId()))))
@@ -203,7 +205,8 @@ public abstract class MetadataStoreConformanceTest {
         assertThat(join(store.get(p + "/cas")).orElseThrow().value()).isEqualTo(bytes("2"));
 
         assertThatThrownBy(() -> join(store.put(p + "/absent", bytes("x"), PutOptions.ifVersion(0))))
-                .isInstanceOfSatisfying(UnexpectedVersionException.class,
+                .isInstanceOfSatisfying(
+                        UnexpectedVersionException.class,
                         e -> assertThat(e.key()).isEqualTo(p + "/absent"));
         assertThat(join(store.get(p + "/absent"))).isEmpty();
     }
@@ -213,7 +216,8 @@ public abstract class MetadataStoreConformanceTest {
         assertThat(join(store.delete(p + "/missing"))).isFalse();
         assertThatThrownBy(() -> join(store.delete(p + "/missing", DeleteOptions.ifVersion(3))))
                 .isInstanceOf(UnexpectedVersionException.class);
-        assertThat(join(store.delete(p + "/missing", DeleteOptions.ifVersion(PutOptions.ABSENT)))).isFalse();
+        assertThat(join(store.delete(p + "/missing", DeleteOptions.ifVersion(PutOptions.ABSENT))))
+                .isFalse();
 
         Version v = join(store.put(p + "/d", bytes("x"))).version();
         assertThatThrownBy(() -> join(store.delete(p + "/d", DeleteOptions.ifVersion(v.versionId() + 1000))))
@@ -224,7 +228,8 @@ public abstract class MetadataStoreConformanceTest {
         assertThatThrownBy(() -> join(store.delete(p + "/d", DeleteOptions.ifVersion(PutOptions.ABSENT))))
                 .isInstanceOf(UnexpectedVersionException.class);
         assertThat(join(store.get(p + "/d"))).isPresent();
-        assertThat(join(store.delete(p + "/d", DeleteOptions.ifVersion(v.versionId())))).isTrue();
+        assertThat(join(store.delete(p + "/d", DeleteOptions.ifVersion(v.versionId()))))
+                .isTrue();
         assertThat(join(store.get(p + "/d"))).isEmpty();
 
         join(store.put(p + "/d", bytes("y")));
@@ -261,7 +266,8 @@ public abstract class MetadataStoreConformanceTest {
         assertThat(key(Comparison.HIGHER, "/e")).contains(p + "/f");
         assertThat(key(Comparison.HIGHER, "/f")).isEmpty();
 
-        Record floor = join(store.get(p + "/e", GetOptions.of(Comparison.FLOOR))).orElseThrow();
+        Record floor =
+                join(store.get(p + "/e", GetOptions.of(Comparison.FLOOR))).orElseThrow();
         assertThat(floor.value()).isEqualTo(bytes("/d"));
     }
 
@@ -291,15 +297,26 @@ public abstract class MetadataStoreConformanceTest {
         }
         GetOptions opts = GetOptions.DEFAULT.partitionKey(pk);
         assertThat(join(store.get(p + "/d", opts))).map(Record::key).contains(p + "/d");
-        assertThat(join(store.get(p + "/e", opts.comparison(Comparison.FLOOR)))).map(Record::key).contains(p + "/d");
+        assertThat(join(store.get(p + "/e", opts.comparison(Comparison.FLOOR))))
+                .map(Record::key)
+                .contains(p + "/d");
         assertThat(join(store.get(p + "/a", opts.comparison(Comparison.FLOOR)))).isEmpty();
-        assertThat(join(store.get(p + "/c", opts.comparison(Comparison.CEILING)))).map(Record::key).contains(p + "/d");
-        assertThat(join(store.get(p + "/g", opts.comparison(Comparison.CEILING)))).isEmpty();
+        assertThat(join(store.get(p + "/c", opts.comparison(Comparison.CEILING))))
+                .map(Record::key)
+                .contains(p + "/d");
+        assertThat(join(store.get(p + "/g", opts.comparison(Comparison.CEILING))))
+                .isEmpty();
         assertThat(join(store.get(p + "/b", opts.comparison(Comparison.LOWER)))).isEmpty();
-        assertThat(join(store.get(p + "/d", opts.comparison(Comparison.LOWER)))).map(Record::key).contains(p + "/b");
-        assertThat(join(store.get(p + "/d", opts.comparison(Comparison.HIGHER)))).map(Record::key).contains(p + "/f");
-        assertThat(join(store.get(p + "/f", opts.comparison(Comparison.HIGHER)))).isEmpty();
-        assertThat(join(store.delete(p + "/d", DeleteOptions.DEFAULT.partitionKey(pk)))).isTrue();
+        assertThat(join(store.get(p + "/d", opts.comparison(Comparison.LOWER))))
+                .map(Record::key)
+                .contains(p + "/b");
+        assertThat(join(store.get(p + "/d", opts.comparison(Comparison.HIGHER))))
+                .map(Record::key)
+                .contains(p + "/f");
+        assertThat(join(store.get(p + "/f", opts.comparison(Comparison.HIGHER))))
+                .isEmpty();
+        assertThat(join(store.delete(p + "/d", DeleteOptions.DEFAULT.partitionKey(pk))))
+                .isTrue();
         assertThat(join(store.get(p + "/d", opts))).isEmpty();
     }
 
@@ -307,10 +324,10 @@ public abstract class MetadataStoreConformanceTest {
 
     /** Keys (after the prefix) in the order a real Oxia server keeps them. */
     private static final List<String> ORDERED = List.of(
-            "a", "a-1",                                 // no slash
-            "/a", "/a-1", "/ab", "/z",                  // one slash; '/' sorts above every other byte
-            "/a/", "/a/b", "/a//", "/b/c",              // two ("/a//": a trailing "//" opens no new level)
-            "/a/b/c");                                  // three
+            "a", "a-1", // no slash
+            "/a", "/a-1", "/ab", "/z", // one slash; '/' sorts above every other byte
+            "/a/", "/a/b", "/a//", "/b/c", // two ("/a//": a trailing "//" opens no new level)
+            "/a/b/c"); // three
 
     @Test
     void listAndRangeScanUseTheHierarchicalKeyOrder() {
@@ -323,7 +340,8 @@ public abstract class MetadataStoreConformanceTest {
 
         assertThat(join(store.list("", END_OF_KEYS, Optional.empty()))).containsExactlyElementsOf(expected);
         assertThat(join(store.rangeScan("", END_OF_KEYS, Optional.empty(), 0)))
-                .extracting(Record::key).containsExactlyElementsOf(expected);
+                .extracting(Record::key)
+                .containsExactlyElementsOf(expected);
         // The direct children of p, and of p/a.
         assertThat(join(store.list(p + "/", p + "//", Optional.empty())))
                 .containsExactly(p + "/a", p + "/a-1", p + "/ab", p + "/z");
@@ -331,7 +349,9 @@ public abstract class MetadataStoreConformanceTest {
         // A range between two keys of one level holds no deeper keys: depth comes first.
         assertThat(join(store.list(p + "/a", p + "/b", Optional.empty())))
                 .containsExactly(p + "/a", p + "/a-1", p + "/ab");
-        assertThat(join(store.list(p + "/b", p + "/a", Optional.empty()))).as("start after end").isEmpty();
+        assertThat(join(store.list(p + "/b", p + "/a", Optional.empty())))
+                .as("start after end")
+                .isEmpty();
         List<String> sorted = new ArrayList<>(expected);
         Collections.shuffle(sorted, new Random(3));
         sorted.sort(KeyOrder.COMPARATOR);
@@ -346,7 +366,8 @@ public abstract class MetadataStoreConformanceTest {
         join(store.put(p + "/3", bytes("3"), PutOptions.DEFAULT.partitionKey(p + "-other")));
         // On a single shard (the embedded store; the one-shard test server) every key of the range is there.
         assertThat(join(store.list(p + "/", p + "//", Optional.of(pk)))).containsExactly(p + "/1", p + "/2", p + "/3");
-        assertThat(join(store.rangeScan(p + "/", p + "//", Optional.of(pk), 0))).extracting(Record::key)
+        assertThat(join(store.rangeScan(p + "/", p + "//", Optional.of(pk), 0)))
+                .extracting(Record::key)
                 .containsExactly(p + "/1", p + "/2", p + "/3");
     }
 
@@ -356,13 +377,16 @@ public abstract class MetadataStoreConformanceTest {
             join(store.put(p + "/r" + i, bytes("v" + i), PutOptions.DEFAULT.partitionKey(p)));
         }
         for (Optional<String> pk : List.of(Optional.<String>empty(), Optional.of(p))) {
-            assertThat(join(store.rangeScan(p + "/", p + "//", pk, 2))).extracting(Record::key)
+            assertThat(join(store.rangeScan(p + "/", p + "//", pk, 2)))
+                    .extracting(Record::key)
                     .containsExactly(p + "/r0", p + "/r1");
-            assertThat(join(store.rangeScan(p + "/", p + "//", pk, 1))).extracting(Record::key)
+            assertThat(join(store.rangeScan(p + "/", p + "//", pk, 1)))
+                    .extracting(Record::key)
                     .containsExactly(p + "/r0");
             assertThat(join(store.rangeScan(p + "/", p + "//", pk, 0))).hasSize(6);
             assertThat(join(store.rangeScan(p + "/", p + "//", pk, 100))).hasSize(6);
-            assertThat(join(store.rangeScan(p + "/r2", p + "/r4", pk, 0))).extracting(Record::key)
+            assertThat(join(store.rangeScan(p + "/r2", p + "/r4", pk, 0)))
+                    .extracting(Record::key)
                     .containsExactly(p + "/r2", p + "/r3");
             List<Record> two = join(store.rangeScan(p + "/r3", p + "//", pk, 2));
             assertThat(two).extracting(Record::key).containsExactly(p + "/r3", p + "/r4");
@@ -385,12 +409,15 @@ public abstract class MetadataStoreConformanceTest {
         // Many keys (above the point where Oxia switches to a range tombstone).
         List<CompletableFuture<PutResult>> puts = new ArrayList<>();
         for (int i = 0; i < 150; i++) {
-            puts.add(store.put(p + "/many/" + String.format("%03d", i), bytes("x"), PutOptions.DEFAULT.partitionKey(p)));
+            puts.add(
+                    store.put(p + "/many/" + String.format("%03d", i), bytes("x"), PutOptions.DEFAULT.partitionKey(p)));
         }
         puts.forEach(MetadataStoreConformanceTest::join);
-        assertThat(join(store.list(p + "/many/", p + "/many//", Optional.empty()))).hasSize(150);
+        assertThat(join(store.list(p + "/many/", p + "/many//", Optional.empty())))
+                .hasSize(150);
         join(store.deleteRange(p + "/many/", p + "/many//", Optional.of(p)));
-        assertThat(join(store.list(p + "/many/", p + "/many//", Optional.empty()))).isEmpty();
+        assertThat(join(store.list(p + "/many/", p + "/many//", Optional.empty())))
+                .isEmpty();
         assertThat(join(store.get(p + "/many/007"))).isEmpty();
         join(store.put(p + "/many/007", bytes("again")));
         assertThat(join(store.get(p + "/many/007"))).isPresent();
@@ -407,21 +434,26 @@ public abstract class MetadataStoreConformanceTest {
         assertThat(first.version().modificationsCount()).isZero();
         PutResult second = join(store.put(prefix, bytes("2"), seq.sequenceKeyDeltas(5)));
         assertThat(second.key()).isEqualTo(prefix + "-00000000000000000006");
-        assertThat(join(store.get(second.key(), GetOptions.DEFAULT.partitionKey(p)))).map(r -> r.value())
+        assertThat(join(store.get(second.key(), GetOptions.DEFAULT.partitionKey(p))))
+                .map(r -> r.value())
                 .hasValueSatisfying(v -> assertThat(v).isEqualTo(bytes("2")));
 
         String multi = p + "/multi";
-        assertThat(join(store.put(multi, bytes("a"), seq.sequenceKeyDeltas(3, 100))).key())
+        assertThat(join(store.put(multi, bytes("a"), seq.sequenceKeyDeltas(3, 100)))
+                        .key())
                 .isEqualTo(multi + "-00000000000000000003-00000000000000000100");
-        assertThat(join(store.put(multi, bytes("b"), seq.sequenceKeyDeltas(2, 50))).key())
+        assertThat(join(store.put(multi, bytes("b"), seq.sequenceKeyDeltas(2, 50)))
+                        .key())
                 .isEqualTo(multi + "-00000000000000000005-00000000000000000150");
-        assertThat(join(store.put(multi, bytes("c"), seq.sequenceKeyDeltas(1, 0, 7))).key())
+        assertThat(join(store.put(multi, bytes("c"), seq.sequenceKeyDeltas(1, 0, 7)))
+                        .key())
                 .as("an extra counter starts from zero")
                 .isEqualTo(multi + "-00000000000000000006-00000000000000000150-00000000000000000007");
-        assertThat(join(store.list(multi, multi + "-~", Optional.of(p)))).containsExactly(
-                multi + "-00000000000000000003-00000000000000000100",
-                multi + "-00000000000000000005-00000000000000000150",
-                multi + "-00000000000000000006-00000000000000000150-00000000000000000007");
+        assertThat(join(store.list(multi, multi + "-~", Optional.of(p))))
+                .containsExactly(
+                        multi + "-00000000000000000003-00000000000000000100",
+                        multi + "-00000000000000000005-00000000000000000150",
+                        multi + "-00000000000000000006-00000000000000000150-00000000000000000007");
         // Fewer deltas than the last key has counters: refused by the store.
         assertThatThrownBy(() -> join(store.put(multi, bytes("d"), seq.sequenceKeyDeltas(1))))
                 .isInstanceOf(InvalidKeyException.class)
@@ -456,7 +488,8 @@ public abstract class MetadataStoreConformanceTest {
         assertInvalid(store.put(p + "/s", bytes("x"), seq.sequenceKeyDeltas(-1)), p + "/s");
         assertInvalid(store.put(p + "/s", bytes("x"), seq.sequenceKeyDeltas(1, -2)), p + "/s");
         assertInvalid(store.put(p + "/s", bytes("x"), seq.sequenceKeyDeltas(1).expectedVersionId(0)), p + "/s");
-        assertInvalid(store.put(p + "/s", bytes("x"), seq.sequenceKeyDeltas(1).expectedVersionId(PutOptions.ABSENT)),
+        assertInvalid(
+                store.put(p + "/s", bytes("x"), seq.sequenceKeyDeltas(1).expectedVersionId(PutOptions.ABSENT)),
                 p + "/s");
         assertInvalid(store.put(p + "/s", bytes("x"), PutOptions.DEFAULT.partitionKey("")), p + "/s");
         assertInvalid(store.put(p + "/s", bytes("x"), PutOptions.ifVersion(-7)), p + "/s");
@@ -486,7 +519,8 @@ public abstract class MetadataStoreConformanceTest {
 
         writer.close();
         if (other.isPresent()) {
-            await("the ephemeral record is deleted when its client closes",
+            await(
+                    "the ephemeral record is deleted when its client closes",
                     () -> join(store.get(p + "/eph")).isEmpty());
         } else {
             store = openStore();
@@ -531,7 +565,9 @@ public abstract class MetadataStoreConformanceTest {
         } finally {
             controlHandle.close();
         }
-        assertThat(ours(seen.subList(before, seen.size()), p + "/n/")).as("nothing after close").isEmpty();
+        assertThat(ours(seen.subList(before, seen.size()), p + "/n/"))
+                .as("nothing after close")
+                .isEmpty();
     }
 
     /** Writes a probe until {@code seen} has it: the listener's subscription is then live. */
@@ -542,8 +578,11 @@ public abstract class MetadataStoreConformanceTest {
             join(writer.put(probe, bytes("probe")));
             long until = System.nanoTime() + Duration.ofMillis(300).toNanos();
             while (System.nanoTime() < until) {
-                if (seen.stream().anyMatch(n -> n instanceof Notification.KeyCreated c && c.key().equals(probe)
-                        || n instanceof Notification.KeyModified m && m.key().equals(probe))) {
+                if (seen.stream()
+                        .anyMatch(n -> n instanceof Notification.KeyCreated c
+                                        && c.key().equals(probe)
+                                || n instanceof Notification.KeyModified m
+                                        && m.key().equals(probe))) {
                     return;
                 }
                 pause();
@@ -553,12 +592,14 @@ public abstract class MetadataStoreConformanceTest {
     }
 
     private static List<Notification> ours(List<Notification> all, String prefix) {
-        return all.stream().filter(n -> switch (n) {
-            case Notification.KeyCreated c -> c.key().startsWith(prefix);
-            case Notification.KeyModified m -> m.key().startsWith(prefix);
-            case Notification.KeyDeleted d -> d.key().startsWith(prefix);
-            case Notification.KeyRangeDeleted r -> r.startInclusive().startsWith(prefix);
-        }).toList();
+        return all.stream()
+                .filter(n -> switch (n) {
+                    case Notification.KeyCreated c -> c.key().startsWith(prefix);
+                    case Notification.KeyModified m -> m.key().startsWith(prefix);
+                    case Notification.KeyDeleted d -> d.key().startsWith(prefix);
+                    case Notification.KeyRangeDeleted r -> r.startInclusive().startsWith(prefix);
+                })
+                .toList();
     }
 
     // ================================================================ concurrency
@@ -582,7 +623,9 @@ public abstract class MetadataStoreConformanceTest {
                         Record r = join(store.get(counter)).orElseThrow();
                         long next = Long.parseLong(new String(r.value(), StandardCharsets.UTF_8)) + 1;
                         try {
-                            join(store.put(counter, bytes(Long.toString(next)),
+                            join(store.put(
+                                    counter,
+                                    bytes(Long.toString(next)),
                                     PutOptions.ifVersion(r.version().versionId())));
                             successes++;
                         } catch (UnexpectedVersionException e) {
@@ -598,7 +641,8 @@ public abstract class MetadataStoreConformanceTest {
                 total += f.get(2, TimeUnit.MINUTES);
             }
             Record fin = join(store.get(counter)).orElseThrow();
-            assertThat(Long.parseLong(new String(fin.value(), StandardCharsets.UTF_8))).isEqualTo(total)
+            assertThat(Long.parseLong(new String(fin.value(), StandardCharsets.UTF_8)))
+                    .isEqualTo(total)
                     .isEqualTo((long) threads * incrementsPerThread);
             assertThat(fin.version().modificationsCount()).isEqualTo(total);
         } finally {
@@ -620,8 +664,11 @@ public abstract class MetadataStoreConformanceTest {
                     go.await();
                     List<String> keys = new ArrayList<>();
                     for (int i = 0; i < putsPerThread; i++) {
-                        keys.add(join(store.put(prefix, bytes("x"),
-                                PutOptions.DEFAULT.partitionKey(p).sequenceKeyDeltas(1))).key());
+                        keys.add(join(store.put(
+                                        prefix,
+                                        bytes("x"),
+                                        PutOptions.DEFAULT.partitionKey(p).sequenceKeyDeltas(1)))
+                                .key());
                     }
                     return keys;
                 }));
@@ -655,7 +702,10 @@ public abstract class MetadataStoreConformanceTest {
     @Test
     void dataSurvivesARestart() throws Exception {
         Version v = join(store.put(p + "/keep", bytes("kept"))).version();
-        String seqKey = join(store.put(p + "/seq", bytes("s"), PutOptions.DEFAULT.partitionKey(p).sequenceKeyDeltas(4)))
+        String seqKey = join(store.put(
+                        p + "/seq",
+                        bytes("s"),
+                        PutOptions.DEFAULT.partitionKey(p).sequenceKeyDeltas(4)))
                 .key();
 
         store = restartBackend(store);
@@ -664,15 +714,20 @@ public abstract class MetadataStoreConformanceTest {
         assertThat(r.value()).isEqualTo(bytes("kept"));
         assertThat(r.version()).isEqualTo(v);
         assertThat(seqKey).isEqualTo(p + "/seq-00000000000000000004");
-        assertThat(join(store.put(p + "/seq", bytes("s"), PutOptions.DEFAULT.partitionKey(p).sequenceKeyDeltas(1))).key())
+        assertThat(join(store.put(
+                                p + "/seq",
+                                bytes("s"),
+                                PutOptions.DEFAULT.partitionKey(p).sequenceKeyDeltas(1)))
+                        .key())
                 .isEqualTo(p + "/seq-00000000000000000005");
-        Version after = join(store.put(p + "/keep", bytes("changed"), PutOptions.ifVersion(v.versionId()))).version();
+        Version after = join(store.put(p + "/keep", bytes("changed"), PutOptions.ifVersion(v.versionId())))
+                .version();
         assertThat(after.versionId()).as("version ids keep increasing").isGreaterThan(v.versionId());
         assertThat(after.modificationsCount()).isEqualTo(1);
 
         // A client opened after the restart (Oxia; the embedded store above already is one) sees it all too.
-        second().ifPresent(fresh -> assertThat(join(fresh.get(p + "/keep")).orElseThrow().value())
-                .isEqualTo(bytes("changed")));
+        second().ifPresent(fresh ->
+                assertThat(join(fresh.get(p + "/keep")).orElseThrow().value()).isEqualTo(bytes("changed")));
     }
 
     // ================================================================ helpers

@@ -32,7 +32,9 @@ class MetadataStoreKeyOrderTest {
             String a = keys.get(i);
             String b = keys.get((i * 7 + 3) % keys.size());
             int bytewise = Integer.signum(Arrays.compareUnsigned(KeyOrder.encode(a), KeyOrder.encode(b)));
-            assertThat(Integer.signum(KeyOrder.compare(a, b))).as("%s vs %s", a, b).isEqualTo(bytewise);
+            assertThat(Integer.signum(KeyOrder.compare(a, b)))
+                    .as("%s vs %s", a, b)
+                    .isEqualTo(bytewise);
             assertThat(Integer.signum(KeyOrder.compare(b, a))).isEqualTo(-bytewise);
         }
     }
@@ -57,8 +59,11 @@ class MetadataStoreKeyOrderTest {
 
     private static void assertOrdered(String... keys) {
         for (int i = 0; i + 1 < keys.length; i++) {
-            assertThat(KeyOrder.compare(keys[i], keys[i + 1])).as("%s < %s", keys[i], keys[i + 1]).isNegative();
-            assertThat(Arrays.compareUnsigned(KeyOrder.encode(keys[i]), KeyOrder.encode(keys[i + 1]))).isNegative();
+            assertThat(KeyOrder.compare(keys[i], keys[i + 1]))
+                    .as("%s < %s", keys[i], keys[i + 1])
+                    .isNegative();
+            assertThat(Arrays.compareUnsigned(KeyOrder.encode(keys[i]), KeyOrder.encode(keys[i + 1])))
+                    .isNegative();
         }
         List<String> shuffled = new ArrayList<>(List.of(keys));
         java.util.Collections.shuffle(shuffled, new Random(5));

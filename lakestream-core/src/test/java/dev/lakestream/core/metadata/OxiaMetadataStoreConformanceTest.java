@@ -48,8 +48,8 @@ class OxiaMetadataStoreConformanceTest extends MetadataStoreConformanceTest {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        OxiaMetadataStoreConfig cfg = OxiaMetadataStoreConfig.of("127.0.0.1:" + port)
-                .withConnectTimeout(Duration.ofMillis(1500));
+        OxiaMetadataStoreConfig cfg =
+                OxiaMetadataStoreConfig.of("127.0.0.1:" + port).withConnectTimeout(Duration.ofMillis(1500));
         long start = System.nanoTime();
         assertThatThrownBy(() -> OxiaMetadataStore.open(cfg))
                 .isInstanceOf(MetadataStoreUnavailableException.class)
@@ -61,7 +61,8 @@ class OxiaMetadataStoreConformanceTest extends MetadataStoreConformanceTest {
 
     @Test
     void anUnknownNamespaceIsRefused() {
-        OxiaMetadataStoreConfig cfg = config().withNamespace("no-such-namespace").withConnectTimeout(Duration.ofSeconds(5));
+        OxiaMetadataStoreConfig cfg =
+                config().withNamespace("no-such-namespace").withConnectTimeout(Duration.ofSeconds(5));
         assertThatThrownBy(() -> OxiaMetadataStore.open(cfg))
                 .isExactlyInstanceOf(MetadataStoreException.class)
                 .hasMessageContaining("no-such-namespace")
@@ -91,7 +92,8 @@ class OxiaMetadataStoreConformanceTest extends MetadataStoreConformanceTest {
                 OXIA.server().start();
             }
             assertThat(retryWhileUnavailable(Duration.ofSeconds(30), () -> join(s.get(p + "/k"))))
-                    .map(r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8)).contains("v");
+                    .map(r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8))
+                    .contains("v");
         }
     }
 
@@ -105,13 +107,16 @@ class OxiaMetadataStoreConformanceTest extends MetadataStoreConformanceTest {
         join(store.put(p + "/s", bytes("x"), seq.sequenceKeyDeltas(1, 1)));
         try (MetadataStore other = openStore()) {
             assertThatThrownBy(() -> join(other.put(p + "/s", bytes("x"), seq.sequenceKeyDeltas(1))))
-                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining(p + "/s");
+                    .isInstanceOf(InvalidKeyException.class)
+                    .hasMessageContaining(p + "/s");
         }
         assertThatThrownBy(() -> join(store.put(p + "/s", bytes("x"), seq.sequenceKeyDeltas(1))))
-                .isInstanceOf(InvalidKeyException.class).hasMessageContaining(p + "/s");
+                .isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining(p + "/s");
         OXIA.restart();
         try (MetadataStore after = openStore()) {
-            assertThat(join(after.put(p + "/s", bytes("x"), seq.sequenceKeyDeltas(1, 1))).key())
+            assertThat(join(after.put(p + "/s", bytes("x"), seq.sequenceKeyDeltas(1, 1)))
+                            .key())
                     .isEqualTo(p + "/s-00000000000000000002-00000000000000000002");
         }
     }
@@ -120,8 +125,10 @@ class OxiaMetadataStoreConformanceTest extends MetadataStoreConformanceTest {
     void operationsOnAClosedStoreFailAsUnavailable() {
         MetadataStore s = openStore();
         s.close();
-        assertThatThrownBy(() -> join(s.get(p + "/x"))).isInstanceOf(MetadataStoreUnavailableException.class)
+        assertThatThrownBy(() -> join(s.get(p + "/x")))
+                .isInstanceOf(MetadataStoreUnavailableException.class)
                 .hasMessageContaining(s.address());
-        assertThatThrownBy(() -> join(s.put(p + "/x", bytes("x")))).isInstanceOf(MetadataStoreUnavailableException.class);
+        assertThatThrownBy(() -> join(s.put(p + "/x", bytes("x"))))
+                .isInstanceOf(MetadataStoreUnavailableException.class);
     }
 }

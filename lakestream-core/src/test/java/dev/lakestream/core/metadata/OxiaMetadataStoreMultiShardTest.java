@@ -46,8 +46,8 @@ class OxiaMetadataStoreMultiShardTest {
 
     @Test
     void scansWithoutPartitionKeyAreInKeyOrderAcrossShards() {
-        List<String> keys = new ArrayList<>(List.of("a", "a-1", "/a", "/a-1", "/ab", "/z", "/é", "/Ａ", "/😀",
-                "/a/", "/a/b", "/a//", "/b/c", "/a/b/c"));
+        List<String> keys = new ArrayList<>(List.of(
+                "a", "a-1", "/a", "/a-1", "/ab", "/z", "/é", "/Ａ", "/😀", "/a/", "/a/b", "/a//", "/b/c", "/a/b/c"));
         for (int i = 0; i < 40; i++) {
             keys.add("/k/" + (char) ('a' + i % 26) + i);
         }
@@ -61,10 +61,15 @@ class OxiaMetadataStoreMultiShardTest {
         expected.sort(KeyOrder.COMPARATOR);
 
         assertThat(join(store.list("", END_OF_KEYS, Optional.empty()))).containsExactlyElementsOf(expected);
-        assertThat(join(store.rangeScan("", END_OF_KEYS, Optional.empty(), 0))).extracting(Record::key)
+        assertThat(join(store.rangeScan("", END_OF_KEYS, Optional.empty(), 0)))
+                .extracting(Record::key)
                 .containsExactlyElementsOf(expected);
-        assertThat(join(store.rangeScan("/k/", "/k//", Optional.empty(), 3))).extracting(Record::key)
-                .containsExactlyElementsOf(expected.stream().filter(k -> k.startsWith("/k/")).limit(3).toList());
+        assertThat(join(store.rangeScan("/k/", "/k//", Optional.empty(), 3)))
+                .extracting(Record::key)
+                .containsExactlyElementsOf(expected.stream()
+                        .filter(k -> k.startsWith("/k/"))
+                        .limit(3)
+                        .toList());
     }
 
     @Test
@@ -74,14 +79,17 @@ class OxiaMetadataStoreMultiShardTest {
         join(store.put("/r/a/b/c", bytes("deep"), on));
         join(store.put("/r/b/c", bytes("shallow"), on));
         GetOptions get = GetOptions.DEFAULT.partitionKey(pk);
-        assertThat(join(store.get("/r/z/z/z", get.comparison(Comparison.FLOOR)))).map(Record::key)
+        assertThat(join(store.get("/r/z/z/z", get.comparison(Comparison.FLOOR))))
+                .map(Record::key)
                 .contains("/r/a/b/c");
-        assertThat(join(store.get("/r/b/c", get.comparison(Comparison.HIGHER)))).map(Record::key)
+        assertThat(join(store.get("/r/b/c", get.comparison(Comparison.HIGHER))))
+                .map(Record::key)
                 .contains("/r/a/b/c");
         assertThat(join(store.list("/r/", "/r/~/~/~", Optional.of(pk)))).containsExactly("/r/b/c", "/r/a/b/c");
 
         for (int i = 1; i <= 5; i++) {
-            assertThat(join(store.put("/seq", bytes("s"), on.sequenceKeyDeltas(1))).key())
+            assertThat(join(store.put("/seq", bytes("s"), on.sequenceKeyDeltas(1)))
+                            .key())
                     .isEqualTo(String.format("/seq-%020d", i));
         }
     }
@@ -90,11 +98,11 @@ class OxiaMetadataStoreMultiShardTest {
     void listenersHearEveryShard() throws Exception {
         Set<String> created = ConcurrentHashMap.newKeySet();
         try (OxiaMetadataStore writer = OxiaMetadataStore.open(OxiaMetadataStoreConfig.of(OXIA.serviceAddress()));
-             AutoCloseable handle = store.addListener(n -> {
-                 if (n instanceof Notification.KeyCreated c) {
-                     created.add(c.key());
-                 }
-             })) {
+                AutoCloseable handle = store.addListener(n -> {
+                    if (n instanceof Notification.KeyCreated c) {
+                        created.add(c.key());
+                    }
+                })) {
             // Until every shard's subscription is live some keys may be missed: write fresh keys until one
             // whole round of them (which lands on every shard) is heard.
             for (int round = 0; round < 10; round++) {
@@ -105,7 +113,8 @@ class OxiaMetadataStoreMultiShardTest {
                 List<CompletableFuture<PutResult>> puts = new ArrayList<>();
                 batch.forEach(k -> puts.add(writer.put(k, bytes("x"))));
                 puts.forEach(MetadataStoreConformanceTest::join);
-                long deadline = System.nanoTime() + java.time.Duration.ofSeconds(2).toNanos();
+                long deadline =
+                        System.nanoTime() + java.time.Duration.ofSeconds(2).toNanos();
                 while (System.nanoTime() < deadline) {
                     if (created.containsAll(batch)) {
                         return;

@@ -36,7 +36,9 @@ class OxiaTlsTest {
         certs = TestCertificates.create(dir);
         Path cert = certs.writeServerPem(dir.resolve("oxia.pem"), dir.resolve("oxia.key"));
         trustStore = certs.writeTrustStore(dir.resolve("trust.p12"));
-        server = OxiaServer.create("oxia-tls").withTls(cert, dir.resolve("oxia.key")).start();
+        server = OxiaServer.create("oxia-tls")
+                .withTls(cert, dir.resolve("oxia.key"))
+                .start();
     }
 
     @AfterAll
@@ -48,7 +50,8 @@ class OxiaTlsTest {
 
     /** For the connections that must fail: they fail at the connect timeout, kept short. */
     private static OxiaMetadataStoreConfig config(boolean tls) {
-        return OxiaMetadataStoreConfig.of(server.serviceAddress()).withTls(tls)
+        return OxiaMetadataStoreConfig.of(server.serviceAddress())
+                .withTls(tls)
                 .withConnectTimeout(Duration.ofSeconds(4));
     }
 
@@ -60,11 +63,11 @@ class OxiaTlsTest {
         System.setProperty("javax.net.ssl.trustStorePassword", certs.password());
         // The default connect timeout: the first TLS connection of a JVM loads the TLS provider, seconds on a busy
         // machine.
-        try (OxiaMetadataStore store = OxiaMetadataStore.open(OxiaMetadataStoreConfig.of(server.serviceAddress())
-                .withTls(true))) {
+        try (OxiaMetadataStore store = OxiaMetadataStore.open(
+                OxiaMetadataStoreConfig.of(server.serviceAddress()).withTls(true))) {
             join(store.put("/tls/a", bytes("over tls")));
-            assertThat(join(store.get("/tls/a"))).hasValueSatisfying(
-                    r -> assertThat(new String(r.value(), java.nio.charset.StandardCharsets.UTF_8))
+            assertThat(join(store.get("/tls/a")))
+                    .hasValueSatisfying(r -> assertThat(new String(r.value(), java.nio.charset.StandardCharsets.UTF_8))
                             .isEqualTo("over tls"));
             assertThat(store.config().address()).startsWith("oxia+tls://");
         } finally {

@@ -3,7 +3,6 @@ package dev.lakestream.core.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lakestream.core.wal.ObjectCache;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -21,19 +20,21 @@ class LakestreamMetricsTest {
         LakestreamMetrics m = new LakestreamMetrics(cache, 1000, () -> 42);
         OperationMetrics puts = m.objectStore(LakestreamMetrics.ObjectStoreOp.PUT);
         long now = System.nanoTime();
-        puts.completed(now - 3_000_000, 100);       // 3 ms
-        puts.completed(now - 3_000_000_000L, 50);   // 3 s
-        puts.failed(now - 20_000_000_000L);         // 20 s: above every bound
+        puts.completed(now - 3_000_000, 100); // 3 ms
+        puts.completed(now - 3_000_000_000L, 50); // 3 s
+        puts.failed(now - 20_000_000_000L); // 20 s: above every bound
         m.gc().deleted(3, 300);
 
         PrometheusSamples s = PrometheusSamples.parse(m.prometheusText());
 
-        assertThat(s.types).containsEntry("lakestream_object_store_requests_total", "counter")
+        assertThat(s.types)
+                .containsEntry("lakestream_object_store_requests_total", "counter")
                 .containsEntry("lakestream_object_store_request_duration_seconds", "histogram")
                 .containsEntry("lakestream_cache_hit_ratio", "gauge")
                 .containsEntry("lakestream_gc_lease_held", "gauge");
         assertThat(s.types.keySet()).allSatisfy(name -> assertThat(name).startsWith("lakestream_"));
-        assertThat(s.types).allSatisfy((name, type) -> assertThat(name.endsWith("_total")).isEqualTo(type.equals("counter")));
+        assertThat(s.types)
+                .allSatisfy((name, type) -> assertThat(name.endsWith("_total")).isEqualTo(type.equals("counter")));
         assertThat(s.get("lakestream_object_store_requests_total", "op", "put")).isEqualTo(3);
         assertThat(s.get("lakestream_object_store_errors_total", "op", "put")).isEqualTo(1);
         assertThat(s.get("lakestream_object_store_bytes_total", "op", "put")).isEqualTo(150);
@@ -48,8 +49,10 @@ class LakestreamMetricsTest {
                 .isEqualTo(2);
         assertThat(s.get("lakestream_object_store_request_duration_seconds_bucket", "op", "put", "le", "+Inf"))
                 .isEqualTo(3);
-        assertThat(s.get("lakestream_object_store_request_duration_seconds_count", "op", "put")).isEqualTo(3);
-        assertThat(s.get("lakestream_object_store_request_duration_seconds_sum", "op", "put")).isBetween(23.0, 30.0);
+        assertThat(s.get("lakestream_object_store_request_duration_seconds_count", "op", "put"))
+                .isEqualTo(3);
+        assertThat(s.get("lakestream_object_store_request_duration_seconds_sum", "op", "put"))
+                .isBetween(23.0, 30.0);
         assertThat(s.get("lakestream_cache_hits_total")).isEqualTo(2);
         assertThat(s.get("lakestream_cache_misses_total")).isEqualTo(1);
         assertThat(s.get("lakestream_cache_hit_ratio")).isCloseTo(2.0 / 3, org.assertj.core.data.Offset.offset(1e-9));
@@ -68,9 +71,12 @@ class LakestreamMetricsTest {
 
         PrometheusSamples s = PrometheusSamples.parse(out.toString());
 
-        assertThat(s.get("lakestream_writer_pending_bytes", "cluster", "a \\\"b\\\"\\\\c")).isZero();
+        assertThat(s.get("lakestream_writer_pending_bytes", "cluster", "a \\\"b\\\"\\\\c"))
+                .isZero();
         assertThat(s.get("lakestream_object_store_requests_total", "cluster", "a \\\"b\\\"\\\\c", "op", "list"))
                 .isZero();
-        assertThat(s.lines).filteredOn(l -> !l.startsWith("#")).allSatisfy(l -> assertThat(l).contains("cluster="));
+        assertThat(s.lines)
+                .filteredOn(l -> !l.startsWith("#"))
+                .allSatisfy(l -> assertThat(l).contains("cluster="));
     }
 }

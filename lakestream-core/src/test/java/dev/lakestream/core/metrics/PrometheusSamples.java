@@ -24,6 +24,7 @@ public final class PrometheusSamples {
     public final Map<String, String> types = new LinkedHashMap<>();
     /** Value by sample name and its sorted labels, e.g. {@code lakestream_x_total{op=put}}. */
     public final Map<String, Double> values = new LinkedHashMap<>();
+
     public final List<String> lines = new ArrayList<>();
 
     public static PrometheusSamples parse(String text) {
@@ -48,8 +49,11 @@ public final class PrometheusSamples {
                 }
             } else if ((m = SAMPLE.matcher(line)).matches()) {
                 String name = m.group(1);
-                if (family == null || !(name.equals(family) || name.equals(family + "_bucket")
-                        || name.equals(family + "_sum") || name.equals(family + "_count"))) {
+                if (family == null
+                        || !(name.equals(family)
+                                || name.equals(family + "_bucket")
+                                || name.equals(family + "_sum")
+                                || name.equals(family + "_count"))) {
                     throw new AssertionError("Sample " + line + " is not of the family before it (" + family + ")");
                 }
                 Map<String, String> labels = new TreeMap<>();

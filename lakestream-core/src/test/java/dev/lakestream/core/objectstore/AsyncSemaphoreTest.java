@@ -52,12 +52,14 @@ class AsyncSemaphoreTest {
     @Test
     void withPermitReleasesOnSuccessFailureAndThrow() {
         AsyncSemaphore s = new AsyncSemaphore(1);
-        assertThat(s.withPermit(() -> CompletableFuture.completedFuture(1)).join()).isEqualTo(1);
+        assertThat(s.withPermit(() -> CompletableFuture.completedFuture(1)).join())
+                .isEqualTo(1);
         assertThat(s.withPermit(() -> CompletableFuture.failedFuture(new RuntimeException("x"))))
                 .isCompletedExceptionally();
         assertThat(s.withPermit(() -> {
-            throw new IllegalStateException("thrown");
-        })).isCompletedExceptionally();
+                    throw new IllegalStateException("thrown");
+                }))
+                .isCompletedExceptionally();
         assertThat(s.available()).isEqualTo(1);
     }
 
@@ -73,10 +75,12 @@ class AsyncSemaphoreTest {
                 int n = i;
                 all.add(s.withPermit(() -> {
                     max.accumulateAndGet(running.incrementAndGet(), Math::max);
-                    return CompletableFuture.supplyAsync(() -> {
-                        running.decrementAndGet();
-                        return n;
-                    }, pool);
+                    return CompletableFuture.supplyAsync(
+                            () -> {
+                                running.decrementAndGet();
+                                return n;
+                            },
+                            pool);
                 }));
             }
             CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);

@@ -13,8 +13,17 @@ class ObjectKeysTest {
 
     @Test
     void validKeys() {
-        for (String key : new String[] {"a", "a/b/c", "ünï/日本/\uD83D\uDE00", "dots.in.name", "a..b", ".hidden",
-                "x".repeat(1024), "with space", "a-b_c+d=e"}) {
+        for (String key : new String[] {
+            "a",
+            "a/b/c",
+            "ünï/日本/\uD83D\uDE00",
+            "dots.in.name",
+            "a..b",
+            ".hidden",
+            "x".repeat(1024),
+            "with space",
+            "a-b_c+d=e"
+        }) {
             assertThat(ObjectKeys.problem(key)).as(key).isNull();
         }
     }
@@ -31,7 +40,8 @@ class ObjectKeysTest {
         assertThat(ObjectKeys.problem("é".repeat(513))).contains("1026 bytes");
         assertThatThrownBy(() -> ObjectKeys.validate("a\nb", "s3://b"))
                 .isInstanceOf(InvalidObjectKeyException.class)
-                .hasMessageContaining("'a\\u000Ab'").hasMessageContaining("s3://b");
+                .hasMessageContaining("'a\\u000Ab'")
+                .hasMessageContaining("s3://b");
     }
 
     @Test
@@ -52,7 +62,8 @@ class ObjectKeysTest {
             byte[] bb = b.getBytes(StandardCharsets.UTF_8);
             assertThat(ObjectKeys.utf8Length(a)).isEqualTo(ba.length);
             assertThat(Integer.signum(ObjectKeys.compareUtf8(a, b)))
-                    .as("%s vs %s", a, b).isEqualTo(Integer.signum(Arrays.compareUnsigned(ba, bb)));
+                    .as("%s vs %s", a, b)
+                    .isEqualTo(Integer.signum(Arrays.compareUnsigned(ba, bb)));
         }
         // Where UTF-16 order differs: U+E000 sorts before U+1F600 in UTF-8.
         assertThat(ObjectKeys.compareUtf8("\uE000", "\uD83D\uDE00")).isNegative();

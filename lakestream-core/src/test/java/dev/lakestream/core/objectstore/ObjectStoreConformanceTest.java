@@ -79,8 +79,7 @@ public abstract class ObjectStoreConformanceTest {
         StringBuilder expected = new StringBuilder();
         for (int i = 0; i < 1500; i++) {
             String text = "part-" + i + ";";
-            ByteBuffer b = i % 2 == 0 ? ByteBuffer.allocateDirect(text.length())
-                    : ByteBuffer.allocate(text.length());
+            ByteBuffer b = i % 2 == 0 ? ByteBuffer.allocateDirect(text.length()) : ByteBuffer.allocate(text.length());
             b.put(text.getBytes(StandardCharsets.UTF_8)).flip();
             parts.add(b);
             expected.append(text);
@@ -110,14 +109,16 @@ public abstract class ObjectStoreConformanceTest {
         await(store.put("k", utf8("first version, longer")));
         await(store.put("k", utf8("second")));
         assertThat(string(await(store.get("k")))).isEqualTo("second");
-        assertThat(await(store.head("k"))).hasValueSatisfying(info -> assertThat(info.size()).isEqualTo(6));
+        assertThat(await(store.head("k")))
+                .hasValueSatisfying(info -> assertThat(info.size()).isEqualTo(6));
     }
 
     @Test
     void emptyObject() {
         await(store.put("empty", ByteBuffer.allocate(0)));
         assertThat(await(store.get("empty")).remaining()).isZero();
-        assertThat(await(store.head("empty"))).hasValueSatisfying(info -> assertThat(info.size()).isZero());
+        assertThat(await(store.head("empty")))
+                .hasValueSatisfying(info -> assertThat(info.size()).isZero());
         assertThat(keys(await(store.list("", null, 10)))).containsExactly("empty");
     }
 
@@ -150,7 +151,9 @@ public abstract class ObjectStoreConformanceTest {
         assertThat(buffer.limit()).isEqualTo(9);
         assertThat(string(await(store.get("sliced")))).isEqualTo("PAYLOAD");
 
-        ByteBuffer direct = ByteBuffer.allocateDirect(5).put("ABCDE".getBytes(StandardCharsets.US_ASCII)).flip();
+        ByteBuffer direct = ByteBuffer.allocateDirect(5)
+                .put("ABCDE".getBytes(StandardCharsets.US_ASCII))
+                .flip();
         await(store.putIfAbsent("direct", direct));
         assertThat(direct.remaining()).isEqualTo(5);
         assertThat(string(await(store.get("direct")))).isEqualTo("ABCDE");
@@ -158,8 +161,8 @@ public abstract class ObjectStoreConformanceTest {
 
     @Test
     void keysWithSlashes() {
-        List<String> keys = List.of("ledgers/1/entries/0000", "ledgers/1/entries/0001", "ledgers/2/entries/0000",
-                "ledgers/10/index");
+        List<String> keys = List.of(
+                "ledgers/1/entries/0000", "ledgers/1/entries/0001", "ledgers/2/entries/0000", "ledgers/10/index");
         for (String k : keys) {
             await(store.put(k, utf8(k)));
         }
@@ -180,7 +183,8 @@ public abstract class ObjectStoreConformanceTest {
         }
         for (String k : keys) {
             assertThat(string(await(store.get(k)))).isEqualTo("value of " + k);
-            assertThat(await(store.head(k))).hasValueSatisfying(i -> assertThat(i.key()).isEqualTo(k));
+            assertThat(await(store.head(k)))
+                    .hasValueSatisfying(i -> assertThat(i.key()).isEqualTo(k));
         }
         assertThat(keys(listAll("", 1000))).containsExactlyInAnyOrderElementsOf(keys);
         assertThat(keys(await(store.list("日本語/", null, 10)))).containsExactly("日本語/キー");
@@ -215,8 +219,10 @@ public abstract class ObjectStoreConformanceTest {
     @Test
     void rangeStartingAtOrPastTheEndFails() {
         await(store.put("range", utf8("0123456789")));
-        assertThat(failure(store.get("range", 10, 1), InvalidRangeException.class).getMessage())
-                .contains("range").contains("10");
+        assertThat(failure(store.get("range", 10, 1), InvalidRangeException.class)
+                        .getMessage())
+                .contains("range")
+                .contains("10");
         failure(store.get("range", 11, 5), InvalidRangeException.class);
         await(store.put("empty", ByteBuffer.allocate(0)));
         failure(store.get("empty", 0, 1), InvalidRangeException.class);
@@ -224,7 +230,8 @@ public abstract class ObjectStoreConformanceTest {
 
     @Test
     void rangeOfMissingObjectFails() {
-        assertThat(failure(store.get("missing/range", 0, 10), ObjectNotFoundException.class).getMessage())
+        assertThat(failure(store.get("missing/range", 0, 10), ObjectNotFoundException.class)
+                        .getMessage())
                 .contains("missing/range");
     }
 
@@ -246,7 +253,9 @@ public abstract class ObjectStoreConformanceTest {
         assertThat(info).isPresent();
         assertThat(info.get().key()).isEqualTo("dir/present");
         assertThat(info.get().size()).isEqualTo(5);
-        assertThat(info.get().lastModified()).isAfter(before).isBefore(Instant.now().plusSeconds(120));
+        assertThat(info.get().lastModified())
+                .isAfter(before)
+                .isBefore(Instant.now().plusSeconds(120));
         assertThat(await(store.head("dir/missing"))).isEmpty();
         assertThat(await(store.head("nodir/missing"))).isEmpty();
     }
@@ -318,8 +327,19 @@ public abstract class ObjectStoreConformanceTest {
     @Test
     void listIsInUtf8ByteOrder() {
         // UTF-8 byte order; these keys sort the same in UTF-16 order, which some S3-compatible stores use.
-        List<String> keys = new ArrayList<>(List.of("ord/B", "ord/a", "ord/a b", "ord/a-b", "ord/a.b", "ord/b", "ord/z",
-                "ord/é", "ord/日本", "ord/\uD83D\uDE00", "ord/0", "ord/_"));
+        List<String> keys = new ArrayList<>(List.of(
+                "ord/B",
+                "ord/a",
+                "ord/a b",
+                "ord/a-b",
+                "ord/a.b",
+                "ord/b",
+                "ord/z",
+                "ord/é",
+                "ord/日本",
+                "ord/\uD83D\uDE00",
+                "ord/0",
+                "ord/_"));
         Collections.shuffle(keys, new Random(7));
         for (String k : keys) {
             await(store.put(k, utf8(k)));
@@ -380,8 +400,11 @@ public abstract class ObjectStoreConformanceTest {
 
     @Test
     void deleteMoreThanOneBatch() {
-        List<String> keys = IntStream.range(0, 1100).mapToObj(i -> String.format("batch/%04d", i)).toList();
-        await(CompletableFuture.allOf(keys.stream().map(k -> store.put(k, utf8(k))).toArray(CompletableFuture[]::new)));
+        List<String> keys = IntStream.range(0, 1100)
+                .mapToObj(i -> String.format("batch/%04d", i))
+                .toList();
+        await(CompletableFuture.allOf(
+                keys.stream().map(k -> store.put(k, utf8(k))).toArray(CompletableFuture[]::new)));
         await(store.put("survivor", utf8("s")));
         List<String> toDelete = new ArrayList<>(keys);
         toDelete.add("batch/missing-1");
@@ -396,8 +419,8 @@ public abstract class ObjectStoreConformanceTest {
     @Test
     void putIfAbsentCreatesOnceThenFails() {
         await(store.putIfAbsent("cond/key", utf8("first")));
-        ObjectAlreadyExistsException e = failure(store.putIfAbsent("cond/key", utf8("second")),
-                ObjectAlreadyExistsException.class);
+        ObjectAlreadyExistsException e =
+                failure(store.putIfAbsent("cond/key", utf8("second")), ObjectAlreadyExistsException.class);
         assertThat(e.getMessage()).contains("cond/key");
         assertThat(string(await(store.get("cond/key")))).isEqualTo("first");
         // A plain put still replaces it.
@@ -479,9 +502,23 @@ public abstract class ObjectStoreConformanceTest {
     // Invalid keys
 
     static List<String> invalidKeys() {
-        return List.of("", "/leading", "trailing/", "double//slash", "./dot", "a/./b", "a/../b", "..",
-                "back\\slash", "nul\u0000char", "new\nline", "tab\tchar", "del\u007fchar", "lone\uD800surrogate",
-                "x".repeat(1025), "é".repeat(513));
+        return List.of(
+                "",
+                "/leading",
+                "trailing/",
+                "double//slash",
+                "./dot",
+                "a/./b",
+                "a/../b",
+                "..",
+                "back\\slash",
+                "nul\u0000char",
+                "new\nline",
+                "tab\tchar",
+                "del\u007fchar",
+                "lone\uD800surrogate",
+                "x".repeat(1025),
+                "é".repeat(513));
     }
 
     @ParameterizedTest
@@ -502,8 +539,10 @@ public abstract class ObjectStoreConformanceTest {
 
     @Test
     void invalidKeyMessageNamesTheKey() {
-        assertThat(failure(store.get("a//b"), InvalidObjectKeyException.class).getMessage()).contains("'a//b'");
-        assertThat(failure(store.get("a\u0001b"), InvalidObjectKeyException.class).getMessage())
+        assertThat(failure(store.get("a//b"), InvalidObjectKeyException.class).getMessage())
+                .contains("'a//b'");
+        assertThat(failure(store.get("a\u0001b"), InvalidObjectKeyException.class)
+                        .getMessage())
                 .contains("a\\u0001b");
     }
 
@@ -562,7 +601,8 @@ public abstract class ObjectStoreConformanceTest {
     protected static void assertFailsWith(CompletableFuture<?> f, Class<? extends Throwable> type) {
         assertThatThrownBy(() -> f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
                 .isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(type);
+                .cause()
+                .isInstanceOf(type);
     }
 
     protected List<ObjectInfo> listAll(String prefix, int pageSize) {

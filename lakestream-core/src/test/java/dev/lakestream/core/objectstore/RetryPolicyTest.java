@@ -70,10 +70,13 @@ class RetryPolicyTest {
     void retriesRetryableFailuresUntilSuccess() throws Exception {
         RetryPolicy p = new RetryPolicy(5, Duration.ofMillis(1), Duration.ofMillis(5));
         AtomicInteger attempts = new AtomicInteger();
-        CompletableFuture<String> result = p.run(() -> attempts.incrementAndGet() < 3
+        CompletableFuture<String> result = p.run(
+                () -> attempts.incrementAndGet() < 3
                         ? CompletableFuture.failedFuture(new IOException("flaky"))
                         : CompletableFuture.completedFuture("ok"),
-                e -> e instanceof IOException, (e, n) -> new AssertionError("gave up"), scheduler);
+                e -> e instanceof IOException,
+                (e, n) -> new AssertionError("gave up"),
+                scheduler);
         assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo("ok");
         assertThat(attempts).hasValue(3);
     }
@@ -83,16 +86,22 @@ class RetryPolicyTest {
         RetryPolicy p = new RetryPolicy(3, Duration.ofMillis(1), Duration.ofMillis(5));
         AtomicInteger attempts = new AtomicInteger();
         List<Integer> reported = new ArrayList<>();
-        CompletableFuture<String> result = p.run(() -> {
-            attempts.incrementAndGet();
-            return CompletableFuture.failedFuture(new IOException("down"));
-        }, e -> true, (e, n) -> {
-            reported.add(n);
-            return new IllegalStateException("gave up after " + n + ": " + e.getMessage());
-        }, scheduler);
+        CompletableFuture<String> result = p.run(
+                () -> {
+                    attempts.incrementAndGet();
+                    return CompletableFuture.failedFuture(new IOException("down"));
+                },
+                e -> true,
+                (e, n) -> {
+                    reported.add(n);
+                    return new IllegalStateException("gave up after " + n + ": " + e.getMessage());
+                },
+                scheduler);
         assertThatThrownBy(() -> result.get(5, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(IllegalStateException.class).hasMessage("gave up after 4: down");
+                .cause()
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("gave up after 4: down");
         assertThat(attempts).hasValue(4);
         assertThat(reported).containsExactly(4);
     }
@@ -101,12 +110,15 @@ class RetryPolicyTest {
     void aNonRetryableFailureEndsAtOnce() {
         RetryPolicy p = new RetryPolicy(5, Duration.ofMillis(1), Duration.ofMillis(5));
         AtomicInteger attempts = new AtomicInteger();
-        CompletableFuture<String> result = p.run(() -> {
-            attempts.incrementAndGet();
-            return CompletableFuture.failedFuture(new IllegalArgumentException("bad request"));
-        }, e -> e instanceof IOException, (e, n) -> e, scheduler);
-        assertThatThrownBy(() -> result.get(5, TimeUnit.SECONDS)).cause()
-                .isInstanceOf(IllegalArgumentException.class);
+        CompletableFuture<String> result = p.run(
+                () -> {
+                    attempts.incrementAndGet();
+                    return CompletableFuture.failedFuture(new IllegalArgumentException("bad request"));
+                },
+                e -> e instanceof IOException,
+                (e, n) -> e,
+                scheduler);
+        assertThatThrownBy(() -> result.get(5, TimeUnit.SECONDS)).cause().isInstanceOf(IllegalArgumentException.class);
         assertThat(attempts).hasValue(1);
     }
 
@@ -114,12 +126,16 @@ class RetryPolicyTest {
     void anAttemptThatThrowsCountsAsAFailure() throws Exception {
         RetryPolicy p = new RetryPolicy(2, Duration.ofMillis(1), Duration.ofMillis(5));
         AtomicInteger attempts = new AtomicInteger();
-        CompletableFuture<String> result = p.run(() -> {
-            if (attempts.incrementAndGet() == 1) {
-                throw new java.io.UncheckedIOException(new IOException("thrown"));
-            }
-            return CompletableFuture.completedFuture("second");
-        }, e -> e instanceof java.io.UncheckedIOException, (e, n) -> e, scheduler);
+        CompletableFuture<String> result = p.run(
+                () -> {
+                    if (attempts.incrementAndGet() == 1) {
+                        throw new java.io.UncheckedIOException(new IOException("thrown"));
+                    }
+                    return CompletableFuture.completedFuture("second");
+                },
+                e -> e instanceof java.io.UncheckedIOException,
+                (e, n) -> e,
+                scheduler);
         assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo("second");
     }
 
@@ -129,8 +145,11 @@ class RetryPolicyTest {
         RetryPolicy p = new RetryPolicy(1, Duration.ofSeconds(1), Duration.ofSeconds(1), () -> 1.0);
         CompletableFuture<String> first = new CompletableFuture<>();
         AtomicInteger attempts = new AtomicInteger();
-        CompletableFuture<String> result = p.run(() -> attempts.incrementAndGet() == 1
-                ? first : CompletableFuture.completedFuture("late"), e -> true, (e, n) -> e, scheduler);
+        CompletableFuture<String> result = p.run(
+                () -> attempts.incrementAndGet() == 1 ? first : CompletableFuture.completedFuture("late"),
+                e -> true,
+                (e, n) -> e,
+                scheduler);
         long start = System.nanoTime();
         first.completeExceptionally(new IOException("fail"));
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500));
@@ -145,8 +164,11 @@ class RetryPolicyTest {
         ScheduledExecutorService refusing = mock(ScheduledExecutorService.class);
         when(refusing.schedule(any(Runnable.class), anyLong(), any())).thenThrow(new RejectedExecutionException());
         RetryPolicy p = new RetryPolicy(5, Duration.ofMillis(1), Duration.ofMillis(5));
-        CompletableFuture<String> result = p.run(() -> CompletableFuture.failedFuture(new IOException("down")),
-                e -> true, (e, n) -> new IllegalStateException(n + " " + e.getMessage()), refusing);
+        CompletableFuture<String> result = p.run(
+                () -> CompletableFuture.failedFuture(new IOException("down")),
+                e -> true,
+                (e, n) -> new IllegalStateException(n + " " + e.getMessage()),
+                refusing);
         assertThatThrownBy(() -> result.get(5, TimeUnit.SECONDS)).cause().hasMessage("1 down");
     }
 
@@ -154,15 +176,19 @@ class RetryPolicyTest {
     void cancellingStopsFurtherAttempts() throws Exception {
         RetryPolicy p = new RetryPolicy(100, Duration.ofMillis(20), Duration.ofMillis(20));
         AtomicInteger attempts = new AtomicInteger();
-        CompletableFuture<String> result = p.run(() -> {
-            attempts.incrementAndGet();
-            return CompletableFuture.failedFuture(new IOException("down"));
-        }, e -> true, (e, n) -> e, scheduler);
+        CompletableFuture<String> result = p.run(
+                () -> {
+                    attempts.incrementAndGet();
+                    return CompletableFuture.failedFuture(new IOException("down"));
+                },
+                e -> true,
+                (e, n) -> e,
+                scheduler);
         result.cancel(false);
         int seen = attempts.get();
         // Two scheduler round trips later no attempt has started.
-        scheduler.schedule(() -> { }, 50, TimeUnit.MILLISECONDS).get();
-        scheduler.schedule(() -> { }, 50, TimeUnit.MILLISECONDS).get();
+        scheduler.schedule(() -> {}, 50, TimeUnit.MILLISECONDS).get();
+        scheduler.schedule(() -> {}, 50, TimeUnit.MILLISECONDS).get();
         assertThat(attempts.get()).isLessThanOrEqualTo(seen + 1);
     }
 }

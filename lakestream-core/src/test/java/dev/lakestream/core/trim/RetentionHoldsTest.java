@@ -24,13 +24,18 @@ class RetentionHoldsTest {
             assertThat(holds.floor(7).join()).isEmpty();
             holds.hold(7, "iceberg", 120).join();
             holds.hold(7, "other", 80).join();
-            holds.hold(70, "iceberg", 5).join();   // another stream whose id shares the prefix "7"
+            holds.hold(70, "iceberg", 5).join(); // another stream whose id shares the prefix "7"
             assertThat(holds.floor(7).join()).isEqualTo(OptionalLong.of(80));
             assertThat(holds.get(7, "iceberg").join()).isEqualTo(OptionalLong.of(120));
-            assertThat(new String(store.get("/lakestream/retention-holds/7/iceberg").join().orElseThrow().value(),
-                    StandardCharsets.UTF_8)).isEqualTo("120");
+            assertThat(new String(
+                            store.get("/lakestream/retention-holds/7/iceberg")
+                                    .join()
+                                    .orElseThrow()
+                                    .value(),
+                            StandardCharsets.UTF_8))
+                    .isEqualTo("120");
 
-            holds.hold(7, "other", 200).join();   // a holder moves its own hold, up or down
+            holds.hold(7, "other", 200).join(); // a holder moves its own hold, up or down
             assertThat(holds.floor(7).join()).isEqualTo(OptionalLong.of(120));
             assertThat(holds.release(7, "iceberg").join()).isTrue();
             assertThat(holds.floor(7).join()).isEqualTo(OptionalLong.of(200));

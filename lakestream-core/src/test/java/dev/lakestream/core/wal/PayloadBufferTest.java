@@ -48,7 +48,8 @@ class PayloadBufferTest {
         for (int size : sizes) {
             byte[] b = bytes(size);
             // A reader index past 0 and bytes after the writer index must not leak into the copy.
-            ByteBuf payload = Unpooled.buffer(size + 8).writeInt(-1).writeBytes(b).writeInt(-1);
+            ByteBuf payload =
+                    Unpooled.buffer(size + 8).writeInt(-1).writeBytes(b).writeInt(-1);
             payload.readerIndex(4).writerIndex(4 + size);
             slots.add(buffer.write(payload));
             assertThat(payload.readerIndex()).isEqualTo(4);
@@ -61,7 +62,8 @@ class PayloadBufferTest {
         // An object of the entries in reverse order, after a header: each entry one slice, the CRC of the whole.
         byte[] header = bytes(12);
         WalObjectBody body = new WalObjectBody(ByteBuffer.wrap(header));
-        ByteBuffer expected = ByteBuffer.allocate(header.length + (int) buffer.size()).put(header);
+        ByteBuffer expected =
+                ByteBuffer.allocate(header.length + (int) buffer.size()).put(header);
         for (int i = sizes.length - 1; i >= 0; i--) {
             body.add(buffer.chunk(slots.get(i)), PayloadBuffer.offsetInChunk(slots.get(i)), sizes[i]);
             expected.put(written.get(i));
@@ -76,7 +78,9 @@ class PayloadBufferTest {
         CRC32C crc = new CRC32C();
         crc.update(expected.array());
         assertThat(store.crc32c()).isEqualTo((int) crc.getValue());
-        assertThat(store.parts()).allSatisfy(p -> assertThat(p.isDirect() || p.remaining() == header.length).isTrue());
+        assertThat(store.parts())
+                .allSatisfy(p -> assertThat(p.isDirect() || p.remaining() == header.length)
+                        .isTrue());
 
         built.bytes().release();
         assertThat(allocator.live()).isEmpty();

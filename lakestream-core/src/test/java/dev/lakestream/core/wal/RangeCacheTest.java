@@ -25,6 +25,7 @@ class RangeCacheTest {
 
     @TempDir
     Path dir;
+
     private ObjectStore store;
     private final AtomicLong now = new AtomicLong();
 
@@ -55,7 +56,9 @@ class RangeCacheTest {
         try {
             assertThat(b.readableBytes()).isEqualTo(length);
             for (int i = 0; i < length; i++) {
-                assertThat(b.getByte(b.readerIndex() + i)).as("byte %d", start + i).isEqualTo((byte) ((start + i) * 31));
+                assertThat(b.getByte(b.readerIndex() + i))
+                        .as("byte %d", start + i)
+                        .isEqualTo((byte) ((start + i) * 31));
             }
         } finally {
             b.release();

@@ -51,6 +51,7 @@ class WalBufferLifecycleTest {
 
     @TempDir
     Path dir;
+
     private ObjectStore store;
     private MetadataStore metadata;
     private ScheduledExecutorService scheduler;
@@ -84,10 +85,11 @@ class WalBufferLifecycleTest {
 
     private WalWriter writer(ObjectStore objects, ObjectCache cache, CommitGuard guard) {
         // Batches are sealed by flushNow only (a deadline far away), so a loaded machine cannot split them.
-        WalWriterConfig config = new WalWriterConfig(8L << 20, java.time.Duration.ofMinutes(1), 256L << 20,
-                WalWriterConfig.WhenFull.WAIT).withFlushPolicy(WalWriterConfig.FlushPolicy.DEADLINE);
-        return new WalWriter(objects, metadata, config, cache, guard, CommitListener.NONE, scheduler,
-                Clock.systemUTC(), allocator);
+        WalWriterConfig config = new WalWriterConfig(
+                        8L << 20, java.time.Duration.ofMinutes(1), 256L << 20, WalWriterConfig.WhenFull.WAIT)
+                .withFlushPolicy(WalWriterConfig.FlushPolicy.DEADLINE);
+        return new WalWriter(
+                objects, metadata, config, cache, guard, CommitListener.NONE, scheduler, Clock.systemUTC(), allocator);
     }
 
     private byte[] bytes(int n) {
@@ -97,8 +99,8 @@ class WalBufferLifecycleTest {
     }
 
     /** Appends, interleaving the streams, one batch; returns each stream's payloads in append order. */
-    private Map<Long, List<byte[]>> appendOneBatch(WalWriter writer, List<CompletableFuture<AppendResult>> results,
-                                                   int[] sizes, long... streams) {
+    private Map<Long, List<byte[]>> appendOneBatch(
+            WalWriter writer, List<CompletableFuture<AppendResult>> results, int[] sizes, long... streams) {
         Map<Long, List<byte[]>> written = new LinkedHashMap<>();
         for (int i = 0; i < sizes.length; i++) {
             long stream = streams[i % streams.length];
@@ -114,7 +116,8 @@ class WalBufferLifecycleTest {
     }
 
     private String objectOf(long stream) {
-        List<IndexRecord> records = new OffsetIndex(metadata).recordsFrom(stream, 0, 10).join();
+        List<IndexRecord> records =
+                new OffsetIndex(metadata).recordsFrom(stream, 0, 10).join();
         assertThat(records).hasSize(1);
         return records.get(0).value().location();
     }
@@ -142,7 +145,10 @@ class WalBufferLifecycleTest {
             locations.put(s.getKey(), entries);
         }
         ByteBuffer index = WalObjectFormat.encodeIndex(locations);
-        ByteBuffer expected = ByteBuffer.allocate(index.remaining() + data.capacity()).put(index).put(data.flip()).flip();
+        ByteBuffer expected = ByteBuffer.allocate(index.remaining() + data.capacity())
+                .put(index)
+                .put(data.flip())
+                .flip();
         String key = objectOf(7);
         assertThat(objectOf(3)).isEqualTo(key);
         assertThat(store.get(key).join()).isEqualTo(expected);
@@ -225,15 +231,18 @@ class WalBufferLifecycleTest {
         assertThat(allocator.live()).isEmpty();
 
         // Whole objects (cached) and ranged reads (objects above 8 KiB), with and without read-ahead.
-        for (ReaderConfig config : List.of(new ReaderConfig(1L << 20, 1L << 20, 4, 0),
-                new ReaderConfig(1L << 20, 8 << 10, 4, 0), new ReaderConfig(1L << 20, 8 << 10, 4, 4 << 10))) {
+        for (ReaderConfig config : List.of(
+                new ReaderConfig(1L << 20, 1L << 20, 4, 0),
+                new ReaderConfig(1L << 20, 8 << 10, 4, 0),
+                new ReaderConfig(1L << 20, 8 << 10, 4, 4 << 10))) {
             TrackingAllocator reads = new TrackingAllocator();
             ObjectCache cache = new ObjectCache(config.cacheBytes());
             WalReader reader = new WalReader(store, new OffsetIndex(metadata), cache, config, reads);
             for (long stream : new long[] {1, 2}) {
                 long next = 0;
                 while (next < 20) {
-                    List<LogEntry> entries = reader.read(stream, next, 3, 1 << 20).join();
+                    List<LogEntry> entries =
+                            reader.read(stream, next, 3, 1 << 20).join();
                     assertThat(entries).isNotEmpty();
                     for (LogEntry e : entries) {
                         assertThat(e.payload().isDirect()).isTrue();
@@ -245,7 +254,9 @@ class WalBufferLifecycleTest {
                     }
                 }
             }
-            assertThat(reads.handedOut()).as("fetched into the reader's allocator (%s)", config).isPositive();
+            assertThat(reads.handedOut())
+                    .as("fetched into the reader's allocator (%s)", config)
+                    .isPositive();
             reader.close();
             cache.clear();
             awaitReleased(reads);
@@ -262,13 +273,14 @@ class WalBufferLifecycleTest {
         appendOneBatch(writer, results, new int[] {500, 500}, 1);
         results.forEach(CompletableFuture::join);
         writer.close();
-        List<IndexRecord> records = new OffsetIndex(metadata).recordsFrom(1, 0, 10).join();
+        List<IndexRecord> records =
+                new OffsetIndex(metadata).recordsFrom(1, 0, 10).join();
         assertThat(records).hasSize(2);
         store.delete(List.of(records.get(1).value().location())).join();
 
         ObjectCache cache = new ObjectCache(0);
-        WalReader reader = new WalReader(store, new OffsetIndex(metadata), cache, new ReaderConfig(0, 1L << 20, 0, 0),
-                allocator);
+        WalReader reader =
+                new WalReader(store, new OffsetIndex(metadata), cache, new ReaderConfig(0, 1L << 20, 0, 0), allocator);
         assertThatThrownBy(() -> reader.read(1, 0, 10, 1 << 20).join())
                 .hasCauseInstanceOf(EntryUnreadableException.class);
         reader.close();
@@ -290,8 +302,8 @@ class WalBufferLifecycleTest {
                 return gate.thenCompose(v -> store.get(key, allocator));
             }
         };
-        WalReader reader = new WalReader(held, new OffsetIndex(metadata), new ObjectCache(0),
-                new ReaderConfig(0, 1L << 20, 0, 0), allocator);
+        WalReader reader = new WalReader(
+                held, new OffsetIndex(metadata), new ObjectCache(0), new ReaderConfig(0, 1L << 20, 0, 0), allocator);
         CompletableFuture<List<LogEntry>> read = reader.read(1, 0, 10, 1 << 20);
         assertThat(read.cancel(false)).isTrue();
         gate.complete(null);
@@ -299,7 +311,9 @@ class WalBufferLifecycleTest {
         while (allocator.handedOut() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
-        assertThat(allocator.handedOut()).as("the GET did fetch into the allocator").isPositive();
+        assertThat(allocator.handedOut())
+                .as("the GET did fetch into the allocator")
+                .isPositive();
         awaitReleased(allocator);
         reader.close();
     }

@@ -24,9 +24,10 @@ class WalObjectFormatTest {
     @Test
     void indexEncodesByteForByte() {
         ByteBuffer index = WalObjectFormat.encodeIndex(twoStreams());
-        // length 32 (version included) | version 3 | stream 7, 2 entries: (0,5,1) (5,3,2) | stream 300, 1 entry: (8, 200=c8 01, 10)
-        assertThat(HexFormat.of().formatHex(toArray(index))).isEqualTo(
-                "00000020" + "00000003"
+        // length 32 (version included) | version 3 | stream 7, 2 entries: (0,5,1) (5,3,2) | stream 300, 1 entry: (8,
+        // 200=c8 01, 10)
+        assertThat(HexFormat.of().formatHex(toArray(index)))
+                .isEqualTo("00000020" + "00000003"
                         + "0000000000000007" + "02" + "000501" + "050302"
                         + "000000000000012c" + "01" + "08c8010a");
     }
@@ -55,17 +56,20 @@ class WalObjectFormatTest {
         ByteBuffer full = WalObjectFormat.encodeIndex(twoStreams());
         ByteBuffer cut = full.slice(0, 10);
         assertThatThrownBy(() -> WalObjectFormat.decodeIndex(cut, "obj", -1))
-                .isInstanceOf(WalObjectFormatException.class).hasMessageContaining("truncated");
+                .isInstanceOf(WalObjectFormatException.class)
+                .hasMessageContaining("truncated");
     }
 
     @Test
     void garbageIsRejected() {
         ByteBuffer garbage = ByteBuffer.wrap(new byte[] {0, 0, 0, 8, 0, 0, 0, 9, 1, 2, 3, 4});
         assertThatThrownBy(() -> WalObjectFormat.decodeIndex(garbage, "obj", -1))
-                .isInstanceOf(WalObjectFormatException.class).hasMessageContaining("version 9");
+                .isInstanceOf(WalObjectFormatException.class)
+                .hasMessageContaining("version 9");
         ByteBuffer negative = ByteBuffer.wrap(new byte[] {(byte) 0xff, 0, 0, 0});
         assertThatThrownBy(() -> WalObjectFormat.decodeIndex(negative, "obj", -1))
-                .isInstanceOf(WalObjectFormatException.class).hasMessageContaining("index length");
+                .isInstanceOf(WalObjectFormatException.class)
+                .hasMessageContaining("index length");
     }
 
     @Test

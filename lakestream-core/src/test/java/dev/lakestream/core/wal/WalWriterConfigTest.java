@@ -36,11 +36,18 @@ class WalWriterConfigTest {
     @Test
     void theCapDefaultsHigherOnTheFilesystemStoreWhoseWritesHaveNoPrice() {
         assertThat(LakestreamConfig.fromProperties(new ConfigReader(Map.of("lakestream.objectStore", "filesystem")))
-                .writer().maxPutsPerSecond()).isEqualTo(WalWriterConfig.FILESYSTEM_MAX_PUTS_PER_SECOND);
+                        .writer()
+                        .maxPutsPerSecond())
+                .isEqualTo(WalWriterConfig.FILESYSTEM_MAX_PUTS_PER_SECOND);
         assertThat(LakestreamConfig.fromProperties(new ConfigReader(Map.of("lakestream.objectStore", "s3")))
-                .writer().maxPutsPerSecond()).isEqualTo(WalWriterConfig.DEFAULT_MAX_PUTS_PER_SECOND);
-        assertThat(LakestreamConfig.fromProperties(new ConfigReader(Map.of("lakestream.objectStore", "filesystem",
-                "lakestream.writer.maxPutsPerSecond", "20"))).writer().maxPutsPerSecond()).isEqualTo(20);
+                        .writer()
+                        .maxPutsPerSecond())
+                .isEqualTo(WalWriterConfig.DEFAULT_MAX_PUTS_PER_SECOND);
+        assertThat(LakestreamConfig.fromProperties(new ConfigReader(Map.of(
+                                "lakestream.objectStore", "filesystem", "lakestream.writer.maxPutsPerSecond", "20")))
+                        .writer()
+                        .maxPutsPerSecond())
+                .isEqualTo(20);
     }
 
     @Test
@@ -53,6 +60,7 @@ class WalWriterConfigTest {
 
     private static void assertKey(Map<String, String> props, String key) {
         assertThatThrownBy(() -> WalWriterConfig.fromProperties(new ConfigReader(props)))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.key()).isEqualTo(key));
+                .isInstanceOfSatisfying(
+                        ConfigException.class, e -> assertThat(e.key()).isEqualTo(key));
     }
 }

@@ -37,17 +37,21 @@ interface Appender {
 
             public CompletableFuture<Void> append(int i, ByteBuf entry) {
                 CompletableFuture<Void> done = new CompletableFuture<>();
-                ledgers.get(i).asyncAddEntry(entry, new AddEntryCallback() {
-                    @Override
-                    public void addComplete(Position position, ByteBuf data, Object ctx) {
-                        done.complete(null);
-                    }
+                ledgers.get(i)
+                        .asyncAddEntry(
+                                entry,
+                                new AddEntryCallback() {
+                                    @Override
+                                    public void addComplete(Position position, ByteBuf data, Object ctx) {
+                                        done.complete(null);
+                                    }
 
-                    @Override
-                    public void addFailed(ManagedLedgerException e, Object ctx) {
-                        done.completeExceptionally(e);
-                    }
-                }, null);
+                                    @Override
+                                    public void addFailed(ManagedLedgerException e, Object ctx) {
+                                        done.completeExceptionally(e);
+                                    }
+                                },
+                                null);
                 return done;
             }
         };

@@ -41,7 +41,9 @@ final class CatchUp {
         List<StreamLog> streams = new ArrayList<>();
         List<long[]> ranges = new ArrayList<>();
         for (String name : names) {
-            StreamInfo info = log.catalog().lookup(LakestreamManagedLedgerFactory.NAMESPACE, name).join()
+            StreamInfo info = log.catalog()
+                    .lookup(LakestreamManagedLedgerFactory.NAMESPACE, name)
+                    .join()
                     .orElseThrow(() -> new IllegalStateException("no stream for " + name));
             StreamLog s = log.stream(info);
             streams.add(s);
@@ -58,8 +60,8 @@ final class CatchUp {
         return new Read((System.nanoTime() - t0) / 1e9, entries.get(), bytes.get());
     }
 
-    private static CompletableFuture<Void> readCore(StreamLog s, long from, long end, AtomicLong entries,
-                                                    AtomicLong bytes) {
+    private static CompletableFuture<Void> readCore(
+            StreamLog s, long from, long end, AtomicLong entries, AtomicLong bytes) {
         if (from >= end) {
             return CompletableFuture.completedFuture(null);
         }
@@ -98,31 +100,35 @@ final class CatchUp {
         return new Read((System.nanoTime() - t0) / 1e9, entries.get(), bytes.get());
     }
 
-    private static void readCursor(ManagedCursor c, AtomicLong entries, AtomicLong bytes,
-                                   CompletableFuture<Void> done) {
+    private static void readCursor(
+            ManagedCursor c, AtomicLong entries, AtomicLong bytes, CompletableFuture<Void> done) {
         if (!c.hasMoreEntries()) {
             done.complete(null);
             return;
         }
-        c.asyncReadEntries(BATCH, new ReadEntriesCallback() {
-            @Override
-            public void readEntriesComplete(List<Entry> list, Object ctx) {
-                for (Entry e : list) {
-                    bytes.addAndGet(e.getLength());
-                    entries.incrementAndGet();
-                    e.release();
-                }
-                if (list.isEmpty()) {
-                    done.completeExceptionally(new IllegalStateException(c + " returned nothing"));
-                } else {
-                    readCursor(c, entries, bytes, done);
-                }
-            }
+        c.asyncReadEntries(
+                BATCH,
+                new ReadEntriesCallback() {
+                    @Override
+                    public void readEntriesComplete(List<Entry> list, Object ctx) {
+                        for (Entry e : list) {
+                            bytes.addAndGet(e.getLength());
+                            entries.incrementAndGet();
+                            e.release();
+                        }
+                        if (list.isEmpty()) {
+                            done.completeExceptionally(new IllegalStateException(c + " returned nothing"));
+                        } else {
+                            readCursor(c, entries, bytes, done);
+                        }
+                    }
 
-            @Override
-            public void readEntriesFailed(ManagedLedgerException e, Object ctx) {
-                done.completeExceptionally(e);
-            }
-        }, null, PositionFactory.LATEST);
+                    @Override
+                    public void readEntriesFailed(ManagedLedgerException e, Object ctx) {
+                        done.completeExceptionally(e);
+                    }
+                },
+                null,
+                PositionFactory.LATEST);
     }
 }

@@ -51,7 +51,8 @@ public final class ManagedLedgerBenchmark {
 
     private ManagedLedgerBenchmark(boolean quick) throws Exception {
         this.quick = quick;
-        this.broker = MetadataStoreExtended.create("memory:ml-bench", MetadataStoreConfig.builder().build());
+        this.broker = MetadataStoreExtended.create(
+                "memory:ml-bench", MetadataStoreConfig.builder().build());
     }
 
     public static void main(String[] args) throws Exception {
@@ -80,14 +81,21 @@ public final class ManagedLedgerBenchmark {
     private Results run(String command) throws Exception {
         Results r = new Results();
         r.command = command;
-        r.date = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC).format(Instant.now());
+        r.date = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")
+                .withZone(ZoneOffset.UTC)
+                .format(Instant.now());
         r.machine = CoreBenchAccess.machineLine();
         r.loadBefore = CoreBenchAccess.loadAverage();
         try (S3ProxyServer s3proxy = S3ProxyServer.start();
-             OxiaServer oxia = OxiaServer.create("ml-bench").start()) {
-            objects = new S3ObjectStore(S3ObjectStoreConfig.builder().bucket(s3proxy.createBucket()).prefix("bench")
-                    .endpoint(s3proxy.endpoint()).region(s3proxy.region()).pathStyleAccess(true)
-                    .credentials(s3proxy.accessKey(), s3proxy.secretKey()).build());
+                OxiaServer oxia = OxiaServer.create("ml-bench").start()) {
+            objects = new S3ObjectStore(S3ObjectStoreConfig.builder()
+                    .bucket(s3proxy.createBucket())
+                    .prefix("bench")
+                    .endpoint(s3proxy.endpoint())
+                    .region(s3proxy.region())
+                    .pathStyleAccess(true)
+                    .credentials(s3proxy.accessKey(), s3proxy.secretKey())
+                    .build());
             metadata = OxiaMetadataStore.open(OxiaMetadataStoreConfig.of(oxia.serviceAddress()));
             try {
                 measure(r);
@@ -99,17 +107,31 @@ public final class ManagedLedgerBenchmark {
         broker.close();
         r.loadAfter = CoreBenchAccess.loadAverage();
         r.minutes = (System.nanoTime() - startNanos) / 60e9;
-        r.workload = String.format(Locale.ROOT, "%d streams (core) and %d managed ledgers (ML, one stream each), "
-                + "%d-byte entries in pooled direct buffers, round-robin from one thread; `LakestreamConfig.DEFAULT` "
-                + "and default `ManagedLedgerFactoryConfig` / `ManagedLedgerConfig`. Throughput: closed loop with at "
-                + "most %,d adds in flight, %.0f s warm-up then %.0f s measured, on new streams / ledgers each run, %d "
-                + "runs alternating core then ML (after one warm-up run of each). Latency: open loop at %,d adds/s, "
-                + "%.0f s warm-up then %.0f s measured, each add timed from its call to its completion. Catch-up: "
-                + "%d ledgers x %,d entries written through the ML, then %d runs alternating core then ML, each on "
-                + "a fresh `Lakestream` (and, for the ML, a fresh factory and a new cursor at the earliest entry), "
-                + "reading all ledgers at once in batches of up to %,d entries (core: also 1 MiB).", STREAMS, STREAMS,
-                ENTRY_BYTES, IN_FLIGHT, warmup(), seconds(), REPS, RATE, warmup(), latencySeconds(), STREAMS,
-                readEntries(), REPS, CatchUp.BATCH);
+        r.workload = String.format(
+                Locale.ROOT,
+                "%d streams (core) and %d managed ledgers (ML, one stream each), "
+                        + "%d-byte entries in pooled direct buffers, round-robin from one thread; `LakestreamConfig.DEFAULT` "
+                        + "and default `ManagedLedgerFactoryConfig` / `ManagedLedgerConfig`. Throughput: closed loop with at "
+                        + "most %,d adds in flight, %.0f s warm-up then %.0f s measured, on new streams / ledgers each run, %d "
+                        + "runs alternating core then ML (after one warm-up run of each). Latency: open loop at %,d adds/s, "
+                        + "%.0f s warm-up then %.0f s measured, each add timed from its call to its completion. Catch-up: "
+                        + "%d ledgers x %,d entries written through the ML, then %d runs alternating core then ML, each on "
+                        + "a fresh `Lakestream` (and, for the ML, a fresh factory and a new cursor at the earliest entry), "
+                        + "reading all ledgers at once in batches of up to %,d entries (core: also 1 MiB).",
+                STREAMS,
+                STREAMS,
+                ENTRY_BYTES,
+                IN_FLIGHT,
+                warmup(),
+                seconds(),
+                REPS,
+                RATE,
+                warmup(),
+                latencySeconds(),
+                STREAMS,
+                readEntries(),
+                REPS,
+                CatchUp.BATCH);
         return r;
     }
 
@@ -120,24 +142,26 @@ public final class ManagedLedgerBenchmark {
             load.throughput(Appender.core(coreStreams(log, "warm")), IN_FLIGHT, 1, warmup());
             load.throughput(Appender.managedLedger(ledgers(factory, "warm")), IN_FLIGHT, 1, warmup());
             for (int rep = 1; rep <= REPS; rep++) {
-                WriteLoad.Throughput c = load.throughput(Appender.core(coreStreams(log, "core-" + rep)), IN_FLIGHT,
-                        warmup(), seconds());
+                WriteLoad.Throughput c =
+                        load.throughput(Appender.core(coreStreams(log, "core-" + rep)), IN_FLIGHT, warmup(), seconds());
                 r.coreWrites.add(c);
-                log("run %d core: %.1f MiB/s, %.0f entries/s; cpu %s", rep, c.mibPerSecond(), c.entriesPerSecond(),
-                        c.cpu());
-                WriteLoad.Throughput m = load.throughput(Appender.managedLedger(ledgers(factory, "ml-" + rep)),
-                        IN_FLIGHT, warmup(), seconds());
+                log(
+                        "run %d core: %.1f MiB/s, %.0f entries/s; cpu %s",
+                        rep, c.mibPerSecond(), c.entriesPerSecond(), c.cpu());
+                WriteLoad.Throughput m = load.throughput(
+                        Appender.managedLedger(ledgers(factory, "ml-" + rep)), IN_FLIGHT, warmup(), seconds());
                 r.mlWrites.add(m);
-                log("run %d ML:   %.1f MiB/s, %.0f entries/s; cpu %s", rep, m.mibPerSecond(), m.entriesPerSecond(),
-                        m.cpu());
+                log(
+                        "run %d ML:   %.1f MiB/s, %.0f entries/s; cpu %s",
+                        rep, m.mibPerSecond(), m.entriesPerSecond(), m.cpu());
                 if (rep == REPS) {
                     r.cpuDetail = "core run: " + c.cpu() + ". ML run: " + m.cpu() + ".";
                 }
             }
             r.coreLatency = load.fixedRate(Appender.core(coreStreams(log, "lat")), RATE, warmup(), latencySeconds());
             log("latency core: p50 %.1f ms p99 %.1f ms", r.coreLatency.p50(), r.coreLatency.p99());
-            r.mlLatency = load.fixedRate(Appender.managedLedger(ledgers(factory, "lat")), RATE, warmup(),
-                    latencySeconds());
+            r.mlLatency =
+                    load.fixedRate(Appender.managedLedger(ledgers(factory, "lat")), RATE, warmup(), latencySeconds());
             log("latency ML:   p50 %.1f ms p99 %.1f ms", r.mlLatency.p50(), r.mlLatency.p99());
 
             load.fill(Appender.managedLedger(ledgers(factory, "read")), readEntries(), IN_FLIGHT);
@@ -176,8 +200,7 @@ public final class ManagedLedgerBenchmark {
         return out;
     }
 
-    private static List<ManagedLedger> ledgers(LakestreamManagedLedgerFactory factory, String prefix)
-            throws Exception {
+    private static List<ManagedLedger> ledgers(LakestreamManagedLedgerFactory factory, String prefix) throws Exception {
         List<ManagedLedger> out = new ArrayList<>();
         for (String name : names(prefix)) {
             out.add(factory.open(name));

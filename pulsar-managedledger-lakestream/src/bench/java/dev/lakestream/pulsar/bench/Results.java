@@ -34,9 +34,15 @@ final class Results {
                 + "the core log and the managed ledger over it side by side, in one JVM, on the same stores. Figures "
                 + "are from one run of the command; do not edit them by hand, run it again.\n\n");
         b.append("- **Command:** `").append(command).append("`\n");
-        b.append("- **Date:** ").append(date).append(fmt(" (the whole benchmark took %.1f min)", minutes)).append('\n');
+        b.append("- **Date:** ")
+                .append(date)
+                .append(fmt(" (the whole benchmark took %.1f min)", minutes))
+                .append('\n');
         b.append("- **Machine:** ").append(machine).append('\n');
-        b.append("- **Load average (1/5/15 min):** ").append(loadBefore).append(" before, ").append(loadAfter)
+        b.append("- **Load average (1/5/15 min):** ")
+                .append(loadBefore)
+                .append(" before, ")
+                .append(loadAfter)
                 .append(" after\n");
         b.append("- **Workload:** ").append(workload).append("\n\n");
         b.append("### Adds and reads, core vs managed ledger\n\n");
@@ -57,9 +63,10 @@ final class Results {
         row(b, "ML catch-up (entries/s)", mlReads, CatchUp.Read::entriesPerSecond, "%,.0f");
         b.append('\n');
 
-        b.append(fmt("Append latency, open loop at %,.0f adds/s achieved (core) and %,.0f/s (ML), %,d and %,d adds "
-                + "measured:\n\n", coreLatency.achievedRate(), mlLatency.achievedRate(), coreLatency.count(),
-                mlLatency.count()));
+        b.append(fmt(
+                "Append latency, open loop at %,.0f adds/s achieved (core) and %,.0f/s (ML), %,d and %,d adds "
+                        + "measured:\n\n",
+                coreLatency.achievedRate(), mlLatency.achievedRate(), coreLatency.count(), mlLatency.count()));
         b.append("| | core | ML | ML / core |\n|---|---|---|---|\n");
         latency(b, "p50", coreLatency.p50(), mlLatency.p50());
         latency(b, "p99", coreLatency.p99(), mlLatency.p99());
@@ -69,14 +76,20 @@ final class Results {
 
         b.append("Overhead of the managed ledger (ML / core, medians; below 1 = the ML is slower, for latency above 1 "
                 + "= slower):\n\n");
-        b.append(fmt("- add throughput: **%.2f**\n", median(mlWrites, WriteLoad.Throughput::entriesPerSecond)
-                / median(coreWrites, WriteLoad.Throughput::entriesPerSecond)));
-        b.append(fmt("- add latency at the fixed rate: p50 **%.2f**, p99 **%.2f**\n", mlLatency.p50() / coreLatency.p50(),
-                mlLatency.p99() / coreLatency.p99()));
-        b.append(fmt("- catch-up read throughput: **%.2f**\n", median(mlReads, CatchUp.Read::entriesPerSecond)
-                / median(coreReads, CatchUp.Read::entriesPerSecond)));
+        b.append(fmt(
+                "- add throughput: **%.2f**\n",
+                median(mlWrites, WriteLoad.Throughput::entriesPerSecond)
+                        / median(coreWrites, WriteLoad.Throughput::entriesPerSecond)));
+        b.append(fmt(
+                "- add latency at the fixed rate: p50 **%.2f**, p99 **%.2f**\n",
+                mlLatency.p50() / coreLatency.p50(), mlLatency.p99() / coreLatency.p99()));
+        b.append(fmt(
+                "- catch-up read throughput: **%.2f**\n",
+                median(mlReads, CatchUp.Read::entriesPerSecond) / median(coreReads, CatchUp.Read::entriesPerSecond)));
         b.append('\n');
-        b.append("CPU (busy cores) during the last throughput runs: ").append(cpuDetail).append('\n');
+        b.append("CPU (busy cores) during the last throughput runs: ")
+                .append(cpuDetail)
+                .append('\n');
         return b.toString();
     }
 
@@ -93,7 +106,10 @@ final class Results {
     }
 
     static <T> double median(List<T> runs, ToDoubleFunction<T> f) {
-        List<Double> v = runs.stream().map(f::applyAsDouble).sorted(Comparator.naturalOrder()).toList();
+        List<Double> v = runs.stream()
+                .map(f::applyAsDouble)
+                .sorted(Comparator.naturalOrder())
+                .toList();
         return v.isEmpty() ? Double.NaN : v.get(v.size() / 2);
     }
 

@@ -50,7 +50,10 @@ final class WriteLoad {
         CoreBenchAccess.Usage usage = cpu.stop();
         drain(permits, inFlight, failure);
         double n = after - before;
-        return new Throughput(n * entryBytes / MIB / seconds, n / seconds, usage.otherCores(),
+        return new Throughput(
+                n * entryBytes / MIB / seconds,
+                n / seconds,
+                usage.otherCores(),
                 usage.summary() + "; busiest threads: " + usage.topThreads());
     }
 
@@ -78,8 +81,13 @@ final class WriteLoad {
         }
         double elapsed = (System.nanoTime() - measureFrom) / 1e9;
         drain(permits, Integer.MAX_VALUE / 2, failure);
-        return new Latency(measured.count(), measured.count() / elapsed, measured.millis(0.5), measured.millis(0.99),
-                measured.millis(0.999), measured.maxMillis());
+        return new Latency(
+                measured.count(),
+                measured.count() / elapsed,
+                measured.millis(0.5),
+                measured.millis(0.99),
+                measured.millis(0.999),
+                measured.maxMillis());
     }
 
     /** Adds {@code perStream} entries to every stream, {@code inFlight} at a time (to lay down a data set). */
@@ -96,8 +104,13 @@ final class WriteLoad {
         drain(permits, inFlight, failure);
     }
 
-    private void send(Appender a, int i, Semaphore permits, AtomicLong done, AtomicReference<Throwable> failure,
-                      CoreBenchAccess.Latency latency) {
+    private void send(
+            Appender a,
+            int i,
+            Semaphore permits,
+            AtomicLong done,
+            AtomicReference<Throwable> failure,
+            CoreBenchAccess.Latency latency) {
         ByteBuf entry = PooledByteBufAllocator.DEFAULT.directBuffer(entryBytes, entryBytes);
         entry.writeLong(i).writeLong(System.nanoTime()).writeZero(entryBytes - 16);
         long start = System.nanoTime();

@@ -28,12 +28,12 @@ final class BrokerCompactionTopic implements CompactionTopic {
     private CompletableFuture<PersistentTopic> persistentTopic() {
         Optional<Topic> t = pulsar.getBrokerService().getTopicReference(topic);
         if (t.isEmpty()) {
-            return CompletableFuture.failedFuture(new IllegalStateException("topic " + topic
-                    + " is not loaded on this broker"));
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException("topic " + topic + " is not loaded on this broker"));
         }
         if (!(t.get() instanceof PersistentTopic pt)) {
-            return CompletableFuture.failedFuture(new IllegalStateException("topic " + topic
-                    + " is not persistent: only persistent topics are compacted"));
+            return CompletableFuture.failedFuture(new IllegalStateException(
+                    "topic " + topic + " is not persistent: only persistent topics are compacted"));
         }
         return CompletableFuture.completedFuture(pt);
     }
@@ -44,10 +44,13 @@ final class BrokerCompactionTopic implements CompactionTopic {
 
     /** The topic, which must be stored in Lakestream to be compacted here. */
     private CompletableFuture<PersistentTopic> lakestreamTopic() {
-        return persistentTopic().thenCompose(pt -> onLakestream(pt) ? CompletableFuture.completedFuture(pt)
-                : CompletableFuture.failedFuture(new IllegalStateException("topic " + topic + " is stored in "
-                        + pt.getManagedLedger().getClass().getName() + ", not Lakestream: "
-                        + LakestreamCompactionServiceFactory.class.getSimpleName() + " compacts Lakestream topics only")));
+        return persistentTopic()
+                .thenCompose(pt -> onLakestream(pt)
+                        ? CompletableFuture.completedFuture(pt)
+                        : CompletableFuture.failedFuture(new IllegalStateException("topic " + topic + " is stored in "
+                                + pt.getManagedLedger().getClass().getName() + ", not Lakestream: "
+                                + LakestreamCompactionServiceFactory.class.getSimpleName()
+                                + " compacts Lakestream topics only")));
     }
 
     @Override
@@ -77,8 +80,11 @@ final class BrokerCompactionTopic implements CompactionTopic {
 
     @Override
     public CompletableFuture<ManagedCursor> cursor() {
-        return existingCursor().thenCompose(c -> c.isPresent() ? CompletableFuture.completedFuture(c.get())
-                : lakestreamTopic().thenCompose(pt -> pt.createSubscription(CURSOR, InitialPosition.Earliest, false,
-                        null)).thenApply(s -> ((PersistentSubscription) s).getCursor()));
+        return existingCursor()
+                .thenCompose(c -> c.isPresent()
+                        ? CompletableFuture.completedFuture(c.get())
+                        : lakestreamTopic()
+                                .thenCompose(pt -> pt.createSubscription(CURSOR, InitialPosition.Earliest, false, null))
+                                .thenApply(s -> ((PersistentSubscription) s).getCursor()));
     }
 }

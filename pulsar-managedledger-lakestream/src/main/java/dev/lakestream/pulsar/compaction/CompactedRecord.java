@@ -21,13 +21,15 @@ final class CompactedRecord {
     static final int VERSION = 1;
     static final int HEADER_SIZE = 2 + 1 + 8 + 8;
 
-    private CompactedRecord() {
-    }
+    private CompactedRecord() {}
 
     /** The record for a message at {@code position}; takes over the caller's reference to {@code headersAndPayload}. */
     static ByteBuf encode(Position position, ByteBuf headersAndPayload) {
         ByteBuf header = ByteBufAllocator.DEFAULT.buffer(HEADER_SIZE, HEADER_SIZE);
-        header.writeShort(MAGIC).writeByte(VERSION).writeLong(position.getLedgerId()).writeLong(position.getEntryId());
+        header.writeShort(MAGIC)
+                .writeByte(VERSION)
+                .writeLong(position.getLedgerId())
+                .writeLong(position.getEntryId());
         CompositeByteBuf out = ByteBufAllocator.DEFAULT.compositeBuffer(2);
         out.addComponents(true, header, headersAndPayload);
         return out;
@@ -49,12 +51,12 @@ final class CompactedRecord {
     private static void check(ByteBuf record, String where) {
         int i = record.readerIndex();
         if (record.readableBytes() < HEADER_SIZE || record.getUnsignedShort(i) != MAGIC) {
-            throw new IllegalStateException("not a compacted-message record at " + where + " ("
-                    + record.readableBytes() + " bytes)");
+            throw new IllegalStateException(
+                    "not a compacted-message record at " + where + " (" + record.readableBytes() + " bytes)");
         }
         if (record.getUnsignedByte(i + 2) != VERSION) {
-            throw new IllegalStateException("compacted-message record at " + where + " has unknown version "
-                    + record.getUnsignedByte(i + 2));
+            throw new IllegalStateException(
+                    "compacted-message record at " + where + " has unknown version " + record.getUnsignedByte(i + 2));
         }
     }
 }

@@ -36,7 +36,8 @@ final class CompactedStreams {
 
     /** A new, empty stream for a run. */
     CompletableFuture<StreamLog> create(String topic) {
-        String name = "run-" + System.currentTimeMillis() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        String name = "run-" + System.currentTimeMillis() + "-"
+                + UUID.randomUUID().toString().substring(0, 8);
         return log.catalog().create(namespace, name, Map.of("topic", topic)).thenApply(log::stream);
     }
 
@@ -53,13 +54,16 @@ final class CompactedStreams {
                     deletes.add(delete(s));
                 }
             }
-            return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).thenApply(v -> deletes.size());
+            return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new))
+                    .thenApply(v -> deletes.size());
         });
     }
 
     private CompletableFuture<Void> delete(StreamInfo s) {
         // Catalog tombstone first: the stream is then unreachable by name; its index and objects go next.
-        return log.catalog().delete(s.namespace(), s.name()).thenCompose(t -> log.stream(s).deleteData())
+        return log.catalog()
+                .delete(s.namespace(), s.name())
+                .thenCompose(t -> log.stream(s).deleteData())
                 .whenComplete((v, e) -> {
                     if (e != null) {
                         LOG.warn("Could not delete compacted stream {} (id {})", s.fullName(), s.id(), e);

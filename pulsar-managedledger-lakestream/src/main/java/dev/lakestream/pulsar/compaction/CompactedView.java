@@ -59,8 +59,9 @@ final class CompactedView {
 
     /** The position of the first compacted entry published at or after {@code publishTime}, or null. */
     CompletableFuture<Position> findByPublishTime(long publishTime) {
-        return firstOffsetByEntry(0, state.entries(), e -> publishTime(e) >= publishTime).thenCompose(offset ->
-                offset >= state.entries() ? CompletableFuture.completedFuture(null) : positionAt(offset));
+        return firstOffsetByEntry(0, state.entries(), e -> publishTime(e) >= publishTime)
+                .thenCompose(offset ->
+                        offset >= state.entries() ? CompletableFuture.completedFuture(null) : positionAt(offset));
     }
 
     /** The last message of the view ({@link MessagePosition#EARLIEST} when it is empty), as Pulsar reports it. */
@@ -72,8 +73,8 @@ final class CompactedView {
         return readOne(offset).thenApply(e -> {
             try {
                 String where = stream + " offset " + offset;
-                return lastMessageOf(CompactedRecord.position(e.payload(), where),
-                        CompactedRecord.message(e.payload(), where));
+                return lastMessageOf(
+                        CompactedRecord.position(e.payload(), where), CompactedRecord.message(e.payload(), where));
             } finally {
                 e.payload().release();
             }
@@ -103,8 +104,8 @@ final class CompactedView {
             return CompletableFuture.completedFuture(lo);
         }
         long mid = (lo + hi) >>> 1;
-        return positionAt(mid).thenCompose(p -> test.test(p) ? firstOffset(lo, mid, test)
-                : firstOffset(mid + 1, hi, test));
+        return positionAt(mid)
+                .thenCompose(p -> test.test(p) ? firstOffset(lo, mid, test) : firstOffset(mid + 1, hi, test));
     }
 
     private CompletableFuture<Long> firstOffsetByEntry(long lo, long hi, Predicate<ByteBuf> test) {
@@ -172,8 +173,11 @@ final class CompactedView {
             return new MessagePosition(p.getLedgerId(), p.getEntryId(), -1, publishTime);
         }
         if (md.getCompactedBatchIndexesCount() > 0) {
-            return new MessagePosition(p.getLedgerId(), p.getEntryId(),
-                    md.getCompactedBatchIndexeAt(md.getCompactedBatchIndexesCount() - 1), publishTime);
+            return new MessagePosition(
+                    p.getLedgerId(),
+                    p.getEntryId(),
+                    md.getCompactedBatchIndexeAt(md.getCompactedBatchIndexesCount() - 1),
+                    publishTime);
         }
         if (md.getEncryptionKeysCount() > 0) {
             return new MessagePosition(p.getLedgerId(), p.getEntryId(), n - 1, publishTime);
@@ -181,7 +185,8 @@ final class CompactedView {
         ByteBuf payload;
         try {
             payload = md.hasCompression()
-                    ? CompressionCodecProvider.getCompressionCodec(md.getCompression()).decode(b, md.getUncompressedSize())
+                    ? CompressionCodecProvider.getCompressionCodec(md.getCompression())
+                            .decode(b, md.getUncompressedSize())
                     : b.retain();
         } catch (IOException e) {
             throw new IllegalStateException("cannot decompress the compacted batch at " + p, e);

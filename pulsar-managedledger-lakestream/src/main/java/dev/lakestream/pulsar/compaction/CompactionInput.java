@@ -39,8 +39,13 @@ final class CompactionInput {
      * @param after the previous horizon (messages after it are read), or null to read from the first
      * @param end the last position to read (the topic's last entry when the run started)
      */
-    CompactionInput(StreamLog previous, long previousEntries, ManagedLedger ledger, Position after, Position end,
-                    Executor executor) {
+    CompactionInput(
+            StreamLog previous,
+            long previousEntries,
+            ManagedLedger ledger,
+            Position after,
+            Position end,
+            Executor executor) {
         this.previous = previous;
         this.previousEntries = previousEntries;
         this.ledger = ledger;
@@ -51,8 +56,8 @@ final class CompactionInput {
 
     /** Visits every message; completes when all were visited (and their futures completed). */
     CompletableFuture<Void> forEach(BiFunction<Position, ByteBuf, CompletableFuture<Void>> visitor) {
-        CompletableFuture<Void> done = previous == null ? CompletableFuture.completedFuture(null)
-                : readStream(0, visitor);
+        CompletableFuture<Void> done =
+                previous == null ? CompletableFuture.completedFuture(null) : readStream(0, visitor);
         return done.thenCompose(v -> readTopic(visitor));
     }
 
@@ -60,26 +65,32 @@ final class CompactionInput {
         if (from >= previousEntries) {
             return CompletableFuture.completedFuture(null);
         }
-        return previous.read(from, PAGE_ENTRIES, PAGE_BYTES).thenComposeAsync(entries -> {
-            if (entries.isEmpty()) {
-                return CompletableFuture.failedFuture(new IllegalStateException("compacted " + previous
-                        + " ends at offset " + from + " but holds " + previousEntries + " entries"));
-            }
-            CompletableFuture<Void> pending = CompletableFuture.completedFuture(null);
-            long next = from;
-            try {
-                for (LogEntry e : entries) {
-                    String where = previous + " offset " + e.offset();
-                    pending = chain(pending, v.apply(CompactedRecord.position(e.payload(), where),
-                            CompactedRecord.message(e.payload(), where)));
-                    next = e.endOffset();
-                }
-            } finally {
-                release(entries);
-            }
-            long n = next;
-            return pending.thenCompose(x -> readStream(n, v));
-        }, executor);
+        return previous.read(from, PAGE_ENTRIES, PAGE_BYTES)
+                .thenComposeAsync(
+                        entries -> {
+                            if (entries.isEmpty()) {
+                                return CompletableFuture.failedFuture(new IllegalStateException("compacted " + previous
+                                        + " ends at offset " + from + " but holds " + previousEntries + " entries"));
+                            }
+                            CompletableFuture<Void> pending = CompletableFuture.completedFuture(null);
+                            long next = from;
+                            try {
+                                for (LogEntry e : entries) {
+                                    String where = previous + " offset " + e.offset();
+                                    pending = chain(
+                                            pending,
+                                            v.apply(
+                                                    CompactedRecord.position(e.payload(), where),
+                                                    CompactedRecord.message(e.payload(), where)));
+                                    next = e.endOffset();
+                                }
+                            } finally {
+                                release(entries);
+                            }
+                            long n = next;
+                            return pending.thenCompose(x -> readStream(n, v));
+                        },
+                        executor);
     }
 
     private CompletableFuture<Void> readTopic(BiFunction<Position, ByteBuf, CompletableFuture<Void>> v) {
@@ -88,57 +99,66 @@ final class CompactionInput {
         }
         ManagedCursor cursor;
         try {
-            cursor = ledger.newNonDurableCursor(after == null ? PositionFactory.EARLIEST : after,
+            cursor = ledger.newNonDurableCursor(
+                    after == null ? PositionFactory.EARLIEST : after,
                     "__compaction-run-" + java.util.UUID.randomUUID());
         } catch (ManagedLedgerException e) {
             return CompletableFuture.failedFuture(e);
         }
         CompletableFuture<Void> done = readTopicPage(cursor, v);
-        return done.whenComplete((x, e) -> ledger.asyncDeleteCursor(cursor.getName(),
+        return done.whenComplete((x, e) -> ledger.asyncDeleteCursor(
+                cursor.getName(),
                 new AsyncCallbacks.DeleteCursorCallback() {
                     @Override
-                    public void deleteCursorComplete(Object ctx) {
+                    public void deleteCursorComplete(Object ctx) {}
+
+                    @Override
+                    public void deleteCursorFailed(ManagedLedgerException ex, Object ctx) {}
+                },
+                null));
+    }
+
+    private CompletableFuture<Void> readTopicPage(
+            ManagedCursor cursor, BiFunction<Position, ByteBuf, CompletableFuture<Void>> v) {
+        CompletableFuture<List<Entry>> read = new CompletableFuture<>();
+        cursor.asyncReadEntries(
+                PAGE_ENTRIES,
+                PAGE_BYTES,
+                new AsyncCallbacks.ReadEntriesCallback() {
+                    @Override
+                    public void readEntriesComplete(List<Entry> entries, Object ctx) {
+                        read.complete(entries);
                     }
 
                     @Override
-                    public void deleteCursorFailed(ManagedLedgerException ex, Object ctx) {
+                    public void readEntriesFailed(ManagedLedgerException e, Object ctx) {
+                        read.completeExceptionally(e);
                     }
-                }, null));
-    }
-
-    private CompletableFuture<Void> readTopicPage(ManagedCursor cursor,
-                                                  BiFunction<Position, ByteBuf, CompletableFuture<Void>> v) {
-        CompletableFuture<List<Entry>> read = new CompletableFuture<>();
-        cursor.asyncReadEntries(PAGE_ENTRIES, PAGE_BYTES, new AsyncCallbacks.ReadEntriesCallback() {
-            @Override
-            public void readEntriesComplete(List<Entry> entries, Object ctx) {
-                read.complete(entries);
-            }
-
-            @Override
-            public void readEntriesFailed(ManagedLedgerException e, Object ctx) {
-                read.completeExceptionally(e);
-            }
-        }, null, end);
-        return read.thenComposeAsync(entries -> {
-            if (entries.isEmpty()) {
-                return CompletableFuture.completedFuture(null);
-            }
-            CompletableFuture<Void> pending = CompletableFuture.completedFuture(null);
-            Position last = null;
-            try {
-                for (Entry e : entries) {
-                    ByteBuf message = e.getDataBuffer().duplicate();
-                    Commands.skipBrokerEntryMetadataIfExist(message);
-                    pending = chain(pending, v.apply(e.getPosition(), message));
-                    last = e.getPosition();
-                }
-            } finally {
-                entries.forEach(Entry::release);
-            }
-            boolean more = last.compareTo(end) < 0;
-            return pending.thenCompose(x -> more ? readTopicPage(cursor, v) : CompletableFuture.completedFuture(null));
-        }, executor);
+                },
+                null,
+                end);
+        return read.thenComposeAsync(
+                entries -> {
+                    if (entries.isEmpty()) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    CompletableFuture<Void> pending = CompletableFuture.completedFuture(null);
+                    Position last = null;
+                    try {
+                        for (Entry e : entries) {
+                            ByteBuf message = e.getDataBuffer().duplicate();
+                            Commands.skipBrokerEntryMetadataIfExist(message);
+                            pending = chain(pending, v.apply(e.getPosition(), message));
+                            last = e.getPosition();
+                        }
+                    } finally {
+                        entries.forEach(Entry::release);
+                    }
+                    boolean more = last.compareTo(end) < 0;
+                    return pending.thenCompose(
+                            x -> more ? readTopicPage(cursor, v) : CompletableFuture.completedFuture(null));
+                },
+                executor);
     }
 
     private static CompletableFuture<Void> chain(CompletableFuture<Void> a, CompletableFuture<Void> b) {

@@ -55,7 +55,8 @@ final class CompactionPlan {
         if (RawBatchConverter.isReadableBatch(md)) {
             RawMessage raw = raw(position, message);
             try {
-                for (ImmutableTriple<MessageId, String, Integer> m : RawBatchConverter.extractIdsAndKeysAndSize(raw, md)) {
+                for (ImmutableTriple<MessageId, String, Integer> m :
+                        RawBatchConverter.extractIdsAndKeysAndSize(raw, md)) {
                     if (m == null) {
                         continue;
                     }
@@ -113,8 +114,8 @@ final class CompactionPlan {
         if (RawBatchConverter.isReadableBatch(md)) {
             RawMessage raw = raw(position, message);
             try {
-                Optional<RawMessage> rebatched = RawBatchConverter.rebatchMessage(raw, md,
-                        (key, id) -> id.equals(latest.get(key)), retainNullKey);
+                Optional<RawMessage> rebatched = RawBatchConverter.rebatchMessage(
+                        raw, md, (key, id) -> id.equals(latest.get(key)), retainNullKey);
                 if (rebatched.isEmpty()) {
                     return Optional.empty();
                 }
@@ -167,11 +168,12 @@ final class CompactionPlan {
 
     /** The message as Pulsar's batch tools take it; the ids they hand out carry partition -1, as {@link #idOf}. */
     private static RawMessage raw(Position p, ByteBuf message) {
-        MessageIdData id = new MessageIdData().setLedgerId(p.getLedgerId()).setEntryId(p.getEntryId())
+        MessageIdData id = new MessageIdData()
+                .setLedgerId(p.getLedgerId())
+                .setEntryId(p.getEntryId())
                 .setPartition(-1);
         return new RawMessageImpl(id, message);
     }
-
 
     /**
      * A retained slice of the readable bytes, by explicit indexes: Netty's no-argument {@code retainedSlice()} of a

@@ -38,9 +38,15 @@ final class CompactionRun {
     private final Executor executor;
     private final CompactorMXBeanImpl statistics;
 
-    CompactionRun(String topic, CompactedStreams streams, ManagedLedger ledger, ManagedCursor compactionCursor,
-                  Optional<CompactionState> previous, boolean retainNullKey, Executor executor,
-                  CompactorMXBeanImpl statistics) {
+    CompactionRun(
+            String topic,
+            CompactedStreams streams,
+            ManagedLedger ledger,
+            ManagedCursor compactionCursor,
+            Optional<CompactionState> previous,
+            boolean retainNullKey,
+            Executor executor,
+            CompactorMXBeanImpl statistics) {
         this.topic = topic;
         this.streams = streams;
         this.ledger = ledger;
@@ -66,7 +72,8 @@ final class CompactionRun {
     private CompletableFuture<Optional<CompactionState>> compact() {
         Position end = ledger.getLastConfirmedEntry();
         Position after = previous.map(CompactionState::horizon).orElse(null);
-        if (end == null || end.getEntryId() < 0 && after == null && ledger.getNumberOfEntries() == 0
+        if (end == null
+                || end.getEntryId() < 0 && after == null && ledger.getNumberOfEntries() == 0
                 || after != null && end.compareTo(after) <= 0) {
             LOG.info("Compaction of {}: nothing after the horizon {} (last entry {}), skipped", topic, after, end);
             return CompletableFuture.completedFuture(previous);
@@ -76,73 +83,95 @@ final class CompactionRun {
         long prevEntries = previous.map(CompactionState::entries).orElse(0L);
         CompactionInput input = new CompactionInput(prevStream, prevEntries, ledger, after, end, executor);
         CompactionPlan plan = new CompactionPlan(retainNullKey);
-        LOG.info("Compaction of {}: phase one over {} compacted entries and the messages after {} up to {}", topic,
-                prevEntries, after, end);
+        LOG.info(
+                "Compaction of {}: phase one over {} compacted entries and the messages after {} up to {}",
+                topic,
+                prevEntries,
+                after,
+                end);
         return input.forEach((p, m) -> {
-            statistics.addCompactionReadOp(topic, m.readableBytes());
-            plan.observe(p, m);
-            return null;
-        }).thenCompose(v -> {
-            for (long i = plan.removedEvents(); i > 0; i--) {
-                statistics.addCompactionRemovedEvent(topic);
-            }
-            return streams.create(topic);
-        }).thenCompose(out -> writeAndCommit(input, plan, out, end)
-                .handle((s, e) -> {
-                    if (e == null) {
-                        LOG.info("Compaction of {} committed {} entries ({} keys) in {} up to {} in {} ms", topic,
-                                s.entries(), plan.keys(), out, end, (System.nanoTime() - t0) / 1_000_000);
-                        return CompletableFuture.completedFuture(s);
+                    statistics.addCompactionReadOp(topic, m.readableBytes());
+                    plan.observe(p, m);
+                    return null;
+                })
+                .thenCompose(v -> {
+                    for (long i = plan.removedEvents(); i > 0; i--) {
+                        statistics.addCompactionRemovedEvent(topic);
                     }
-                    LOG.warn("Compaction of {} failed; the previous view stays; deleting {}", topic, out, e);
-                    // Every stream of the topic but the committed one: this run's, and any a crash left behind.
-                    return streams.deleteAllBut(previous.map(CompactionState::streamId).orElse(-1L))
-                            .handle((n, e2) -> null)
-                            .<CompactionState>thenCompose(x -> CompletableFuture.failedFuture(e));
-                }).thenCompose(f -> f)).thenApply(Optional::of);
+                    return streams.create(topic);
+                })
+                .thenCompose(out -> writeAndCommit(input, plan, out, end)
+                        .handle((s, e) -> {
+                            if (e == null) {
+                                LOG.info(
+                                        "Compaction of {} committed {} entries ({} keys) in {} up to {} in {} ms",
+                                        topic,
+                                        s.entries(),
+                                        plan.keys(),
+                                        out,
+                                        end,
+                                        (System.nanoTime() - t0) / 1_000_000);
+                                return CompletableFuture.completedFuture(s);
+                            }
+                            LOG.warn("Compaction of {} failed; the previous view stays; deleting {}", topic, out, e);
+                            // Every stream of the topic but the committed one: this run's, and any a crash left behind.
+                            return streams.deleteAllBut(previous.map(CompactionState::streamId)
+                                            .orElse(-1L))
+                                    .handle((n, e2) -> null)
+                                    .<CompactionState>thenCompose(x -> CompletableFuture.failedFuture(e));
+                        })
+                        .thenCompose(f -> f))
+                .thenApply(Optional::of);
     }
 
-    private CompletableFuture<CompactionState> writeAndCommit(CompactionInput input, CompactionPlan plan,
-                                                              StreamLog out, Position end) {
+    private CompletableFuture<CompactionState> writeAndCommit(
+            CompactionInput input, CompactionPlan plan, StreamLog out, Position end) {
         long[] written = {0};
         return input.forEach((p, m) -> {
-            Optional<ByteBuf> keep = plan.select(p, m);
-            if (keep.isEmpty()) {
-                return null;
-            }
-            ByteBuf record = CompactedRecord.encode(p, keep.get());
-            try {
-                written[0]++;
-                int bytes = record.readableBytes();
-                long sent = System.nanoTime();
-                return out.append(1, record).thenApply(r -> {
-                    statistics.addCompactionWriteOp(topic, bytes);
-                    statistics.addCompactionLatencyOp(topic, System.nanoTime() - sent, TimeUnit.NANOSECONDS);
-                    return null;
+                    Optional<ByteBuf> keep = plan.select(p, m);
+                    if (keep.isEmpty()) {
+                        return null;
+                    }
+                    ByteBuf record = CompactedRecord.encode(p, keep.get());
+                    try {
+                        written[0]++;
+                        int bytes = record.readableBytes();
+                        long sent = System.nanoTime();
+                        return out.append(1, record).thenApply(r -> {
+                            statistics.addCompactionWriteOp(topic, bytes);
+                            statistics.addCompactionLatencyOp(topic, System.nanoTime() - sent, TimeUnit.NANOSECONDS);
+                            return null;
+                        });
+                    } finally {
+                        record.release();
+                    }
+                })
+                .thenCompose(v -> {
+                    CompactionState next = new CompactionState(end, out.id(), written[0]);
+                    return markDelete(end, next).thenApply(x -> next);
                 });
-            } finally {
-                record.release();
-            }
-        }).thenCompose(v -> {
-            CompactionState next = new CompactionState(end, out.id(), written[0]);
-            return markDelete(end, next).thenApply(x -> next);
-        });
     }
 
     private CompletableFuture<Void> markDelete(Position horizon, CompactionState next) {
         CompletableFuture<Void> f = new CompletableFuture<>();
-        compactionCursor.asyncMarkDelete(horizon, next.toProperties(), new AsyncCallbacks.MarkDeleteCallback() {
-            @Override
-            public void markDeleteComplete(Object ctx) {
-                f.complete(null);
-            }
+        compactionCursor.asyncMarkDelete(
+                horizon,
+                next.toProperties(),
+                new AsyncCallbacks.MarkDeleteCallback() {
+                    @Override
+                    public void markDeleteComplete(Object ctx) {
+                        f.complete(null);
+                    }
 
-            @Override
-            public void markDeleteFailed(ManagedLedgerException e, Object ctx) {
-                f.completeExceptionally(new IllegalStateException("Compaction of " + topic + " could not commit "
-                        + "horizon " + horizon + " on cursor " + compactionCursor.getName() + ": " + e.getMessage(), e));
-            }
-        }, null);
+                    @Override
+                    public void markDeleteFailed(ManagedLedgerException e, Object ctx) {
+                        f.completeExceptionally(new IllegalStateException(
+                                "Compaction of " + topic + " could not commit " + "horizon " + horizon + " on cursor "
+                                        + compactionCursor.getName() + ": " + e.getMessage(),
+                                e));
+                    }
+                },
+                null);
         return f;
     }
 }

@@ -37,10 +37,12 @@ public final class LakestreamCompactionServiceFactory extends PulsarCompactionSe
     public CompletableFuture<Void> initialize(PulsarService pulsarService) {
         ManagedLedgerStorage storage = pulsarService.getManagedLedgerStorage();
         if (!(storage instanceof LakestreamManagedLedgerStorage ls) || ls.lakestream() == null) {
-            return CompletableFuture.failedFuture(new IllegalStateException(getClass().getName()
+            return CompletableFuture.failedFuture(new IllegalStateException(getClass()
+                            .getName()
                     + " compacts topics stored in Lakestream and needs managedLedgerStorageClassName="
                     + LakestreamManagedLedgerStorage.class.getName() + " (initialised from the broker's properties); "
-                    + "this broker's storage is " + (storage == null ? "not initialised" : storage.getClass().getName())));
+                    + "this broker's storage is "
+                    + (storage == null ? "not initialised" : storage.getClass().getName())));
         }
         super.initialize(pulsarService);
         this.pulsar = pulsarService;
@@ -54,13 +56,17 @@ public final class LakestreamCompactionServiceFactory extends PulsarCompactionSe
     @Override
     public CompletableFuture<TopicCompactionService> newTopicCompactionService(String topic) {
         if (pulsar == null) {
-            return CompletableFuture.failedFuture(new IllegalStateException(getClass().getSimpleName()
-                    + " is not initialised"));
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException(getClass().getSimpleName() + " is not initialised"));
         }
         listenForDeletes();
-        return CompletableFuture.completedFuture(new LakestreamTopicCompactionService(topic,
-                new BrokerCompactionTopic(pulsar, topic), streamsOf(topic), retainNullKey,
-                pulsar.getCompactorExecutor(), stats.statistics()));
+        return CompletableFuture.completedFuture(new LakestreamTopicCompactionService(
+                topic,
+                new BrokerCompactionTopic(pulsar, topic),
+                streamsOf(topic),
+                retainNullKey,
+                pulsar.getCompactorExecutor(),
+                stats.statistics()));
     }
 
     /** The holder of the compaction statistics the broker reports; null before {@link #initialize}. */
@@ -90,9 +96,10 @@ public final class LakestreamCompactionServiceFactory extends PulsarCompactionSe
         }
     }
 
-    private void onTopicEvent(String topic, TopicEventsListener.TopicEvent event, TopicEventsListener.EventStage stage,
-                              Throwable t) {
-        if (event != TopicEventsListener.TopicEvent.DELETE || stage != TopicEventsListener.EventStage.SUCCESS
+    private void onTopicEvent(
+            String topic, TopicEventsListener.TopicEvent event, TopicEventsListener.EventStage stage, Throwable t) {
+        if (event != TopicEventsListener.TopicEvent.DELETE
+                || stage != TopicEventsListener.EventStage.SUCCESS
                 || !TopicName.get(topic).isPersistent()) {
             return;
         }
@@ -106,6 +113,5 @@ public final class LakestreamCompactionServiceFactory extends PulsarCompactionSe
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -35,8 +35,13 @@ public final class LakestreamTopicCompactionService implements TopicCompactionSe
     private CompletableFuture<Void> running = CompletableFuture.completedFuture(null);
     private volatile boolean closed;
 
-    LakestreamTopicCompactionService(String topic, CompactionTopic access, CompactedStreams streams,
-                                     boolean retainNullKey, Executor executor, CompactorMXBeanImpl statistics) {
+    LakestreamTopicCompactionService(
+            String topic,
+            CompactionTopic access,
+            CompactedStreams streams,
+            boolean retainNullKey,
+            Executor executor,
+            CompactorMXBeanImpl statistics) {
         this.topic = topic;
         this.access = access;
         this.streams = streams;
@@ -48,31 +53,32 @@ public final class LakestreamTopicCompactionService implements TopicCompactionSe
     @Override
     public synchronized CompletableFuture<Void> compact() {
         if (closed) {
-            return CompletableFuture.failedFuture(new IllegalStateException("the compaction service of " + topic
-                    + " is closed"));
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException("the compaction service of " + topic + " is closed"));
         }
         if (!running.isDone()) {
-            return CompletableFuture.failedFuture(new IllegalStateException("a compaction of " + topic
-                    + " is already running"));
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException("a compaction of " + topic + " is already running"));
         }
         // Everything below runs asynchronously: the broker calls this under the topic's lock.
-        CompletableFuture<Void> run = view().thenCompose(prev -> access.ledger().thenCompose(ledger ->
-                access.cursor().thenCompose(cursor -> runOnce(ledger, cursor, prev))));
+        CompletableFuture<Void> run = view().thenCompose(prev -> access.ledger()
+                .thenCompose(ledger -> access.cursor().thenCompose(cursor -> runOnce(ledger, cursor, prev))));
         running = run;
         return run;
     }
 
     private CompletableFuture<Void> runOnce(ManagedLedger ledger, ManagedCursor cursor, Optional<CompactedView> prev) {
         Optional<CompactionState> before = prev.map(CompactedView::state);
-        return new CompactionRun(topic, streams, ledger, cursor, before, retainNullKey, executor, statistics).run()
+        return new CompactionRun(topic, streams, ledger, cursor, before, retainNullKey, executor, statistics)
+                .run()
                 .thenAccept(after -> {
                     if (after.isEmpty() || after.equals(before)) {
                         return;
                     }
                     CompactionState s = after.get();
                     synchronized (this) {
-                        view = CompletableFuture.completedFuture(Optional.of(
-                                new CompactedView(s, streams.open(s.streamId()))));
+                        view = CompletableFuture.completedFuture(
+                                Optional.of(new CompactedView(s, streams.open(s.streamId()))));
                     }
                     // The new view is committed: the streams of earlier runs are garbage now.
                     streams.deleteAllBut(s.streamId()).whenComplete((n, e) -> {
@@ -87,10 +93,11 @@ public final class LakestreamTopicCompactionService implements TopicCompactionSe
     public CompletableFuture<List<Entry>> readCompactedEntries(Position startPosition, int numberOfEntriesToRead) {
         Objects.requireNonNull(startPosition, "startPosition");
         if (numberOfEntriesToRead <= 0) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException("numberOfEntriesToRead must be > 0, was "
-                    + numberOfEntriesToRead));
+            return CompletableFuture.failedFuture(
+                    new IllegalArgumentException("numberOfEntriesToRead must be > 0, was " + numberOfEntriesToRead));
         }
-        return view().thenCompose(v -> v.isEmpty() ? CompletableFuture.completedFuture(List.<Entry>of())
+        return view().thenCompose(v -> v.isEmpty()
+                ? CompletableFuture.completedFuture(List.<Entry>of())
                 : v.get().read(startPosition, numberOfEntriesToRead));
     }
 
@@ -102,13 +109,15 @@ public final class LakestreamTopicCompactionService implements TopicCompactionSe
 
     @Override
     public CompletableFuture<Position> findEntryByPublishTime(long publishTime) {
-        return view().thenCompose(v -> v.isEmpty() ? CompletableFuture.completedFuture((Position) null)
+        return view().thenCompose(v -> v.isEmpty()
+                ? CompletableFuture.completedFuture((Position) null)
                 : v.get().findByPublishTime(publishTime));
     }
 
     @Override
     public CompletableFuture<MessagePosition> getLastMessagePosition() {
-        return view().thenCompose(v -> v.isEmpty() ? CompletableFuture.completedFuture(MessagePosition.EARLIEST)
+        return view().thenCompose(v -> v.isEmpty()
+                ? CompletableFuture.completedFuture(MessagePosition.EARLIEST)
                 : v.get().lastMessage());
     }
 
@@ -132,13 +141,15 @@ public final class LakestreamTopicCompactionService implements TopicCompactionSe
 
     private CompletableFuture<Optional<CompactedView>> load() {
         return access.existingCursor().thenCompose(cursor -> {
-            Optional<CompactionState.Committed> c = cursor.flatMap(x -> CompactionState.fromProperties(x.getProperties()));
+            Optional<CompactionState.Committed> c =
+                    cursor.flatMap(x -> CompactionState.fromProperties(x.getProperties()));
             if (c.isEmpty()) {
                 return CompletableFuture.completedFuture(Optional.empty());
             }
             var stream = streams.open(c.get().streamId());
-            return stream.endOffset().thenApply(n -> Optional.of(new CompactedView(
-                    new CompactionState(c.get().horizon(), c.get().streamId(), n), stream)));
+            return stream.endOffset()
+                    .thenApply(n -> Optional.of(new CompactedView(
+                            new CompactionState(c.get().horizon(), c.get().streamId(), n), stream)));
         });
     }
 

@@ -25,8 +25,12 @@ final class CursorAcks {
     private final BatchIndexAcks batchAcks;
     private final CursorReadPosition readPosition;
 
-    CursorAcks(CursorOwner cursor, CursorLedger ml, DurableCursor dc, BatchIndexAcks batchAcks,
-               CursorReadPosition readPosition) {
+    CursorAcks(
+            CursorOwner cursor,
+            CursorLedger ml,
+            DurableCursor dc,
+            BatchIndexAcks batchAcks,
+            CursorReadPosition readPosition) {
         this.cursor = cursor;
         this.ml = ml;
         this.dc = dc;
@@ -66,7 +70,8 @@ final class CursorAcks {
         long off = ml.offsetOf(position);
         long lce = ml.lceOffset();
         long[] ackSet = ml.getConfig().isDeletionAtBatchIndexLevelEnabled()
-                ? AckSetStateUtil.getAckSetArrayOrNull(position) : null;
+                ? AckSetStateUtil.getAckSetArrayOrNull(position)
+                : null;
         if (ackSet != null && !BatchIndexAcks.allAcked(ackSet) && off <= lce && off >= dc.ackedBefore()) {
             // A batch partly acknowledged: everything before it is mark-deleted, the batch keeps its ack set.
             synchronized (cursor.monitor()) {
@@ -76,8 +81,9 @@ final class CursorAcks {
             off = off - 1;
         }
         if (off > lce) {
-            return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
-                    "Invalid mark deleted position " + position + ": after the last entry " + ml.getLastConfirmedEntry()));
+            return CompletableFuture.failedFuture(
+                    new ManagedLedgerException.InvalidCursorPositionException("Invalid mark deleted position "
+                            + position + ": after the last entry " + ml.getLastConfirmedEntry()));
         }
         CompletableFuture<Void> w;
         synchronized (cursor.monitor()) {
@@ -87,7 +93,8 @@ final class CursorAcks {
                         + ml.positionOf(dc.ackedBefore() - 1)));
             }
             if (off + 1 == dc.ackedBefore()) {
-                return properties == null || properties.isEmpty() ? CompletableFuture.completedFuture(null)
+                return properties == null || properties.isEmpty()
+                        ? CompletableFuture.completedFuture(null)
                         : dc.markDelete(dc.ackedBefore(), properties);
             }
             w = dc.markDelete(off + 1, properties == null ? Map.of() : properties);
@@ -111,9 +118,9 @@ final class CursorAcks {
         for (Position p : positions) {
             long off = ml.offsetOf(p);
             if (off > lce) {
-                return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
-                        "cannot delete " + p + " on cursor " + cursor.name() + ": after the last entry "
-                                + ml.getLastConfirmedEntry()));
+                return CompletableFuture.failedFuture(
+                        new ManagedLedgerException.InvalidCursorPositionException("cannot delete " + p + " on cursor "
+                                + cursor.name() + ": after the last entry " + ml.getLastConfirmedEntry()));
             }
             offs.add(new long[] {off});
             sets.add(batchEnabled ? AckSetStateUtil.getAckSetArrayOrNull(p) : null);

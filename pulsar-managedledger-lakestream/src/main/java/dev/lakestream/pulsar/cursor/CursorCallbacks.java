@@ -22,15 +22,20 @@ final class CursorCallbacks {
     private CursorCallbacks() {}
 
     /** Runs {@code onSuccess} or {@code onFailure} (with the error as a ManagedLedgerException) on {@code executor}. */
-    static <T> void deliver(CompletableFuture<T> f, Executor executor, Consumer<T> onSuccess,
-                            Consumer<ManagedLedgerException> onFailure) {
-        f.whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                onFailure.accept(Errors.toMl(e));
-            } else {
-                onSuccess.accept(v);
-            }
-        }, executor);
+    static <T> void deliver(
+            CompletableFuture<T> f,
+            Executor executor,
+            Consumer<T> onSuccess,
+            Consumer<ManagedLedgerException> onFailure) {
+        f.whenCompleteAsync(
+                (v, e) -> {
+                    if (e != null) {
+                        onFailure.accept(Errors.toMl(e));
+                    } else {
+                        onSuccess.accept(v);
+                    }
+                },
+                executor);
     }
 
     static ReadEntriesCallback completing(CompletableFuture<List<Entry>> f) {
@@ -69,8 +74,8 @@ final class CursorCallbacks {
             }
 
             @Override
-            public void findEntryFailed(ManagedLedgerException exception, Optional<Position> failedReadPosition,
-                                        Object ctx) {
+            public void findEntryFailed(
+                    ManagedLedgerException exception, Optional<Position> failedReadPosition, Object ctx) {
                 f.completeExceptionally(exception);
             }
         };

@@ -13,8 +13,7 @@ final class CursorInternalStats {
 
     private CursorInternalStats() {}
 
-    static CursorStats of(CursorOwner cursor, CursorReader reader, DurableCursor dc,
-                          CursorLedger ml) {
+    static CursorStats of(CursorOwner cursor, CursorReader reader, DurableCursor dc, CursorLedger ml) {
         CursorStats s = new CursorStats();
         s.markDeletePosition = cursor.markDeletedPosition().toString();
         s.readPosition = cursor.readPosition().toString();
@@ -32,7 +31,11 @@ final class CursorInternalStats {
             if (sb.length() > 1) {
                 sb.append(',');
             }
-            sb.append('(').append(ml.positionOf(r[0] - 1)).append("..").append(ml.positionOf(r[1] - 1)).append(']');
+            sb.append('(')
+                    .append(ml.positionOf(r[0] - 1))
+                    .append("..")
+                    .append(ml.positionOf(r[1] - 1))
+                    .append(']');
         }
         s.individuallyDeletedMessages = sb.append(']').toString();
         s.active = cursor.isActive();

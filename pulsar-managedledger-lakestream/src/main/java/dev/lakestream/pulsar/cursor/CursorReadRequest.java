@@ -29,9 +29,16 @@ final class CursorReadRequest {
     private long bytes;
     private boolean completed; // guarded by this
 
-    CursorReadRequest(CursorOwner cursor, CursorLedger ml, int count, long maxBytes,
-                      ReadEntriesCallback cb, Object ctx, Position maxPosition, Predicate<Position> skip,
-                      boolean wait) {
+    CursorReadRequest(
+            CursorOwner cursor,
+            CursorLedger ml,
+            int count,
+            long maxBytes,
+            ReadEntriesCallback cb,
+            Object ctx,
+            Position maxPosition,
+            Predicate<Position> skip,
+            boolean wait) {
         this.cursor = cursor;
         this.ml = ml;
         this.count = Math.max(1, count);

@@ -22,8 +22,7 @@ final class CursorReader {
     private final CursorReadPosition readPosition;
     private final AtomicReference<CursorReadRequest> waiting = new AtomicReference<>();
 
-    CursorReader(CursorOwner cursor, CursorLedger ml, CursorAcks acks,
-                 CursorReadPosition readPosition) {
+    CursorReader(CursorOwner cursor, CursorLedger ml, CursorAcks acks, CursorReadPosition readPosition) {
         this.cursor = cursor;
         this.ml = ml;
         this.acks = acks;
@@ -58,11 +57,11 @@ final class CursorReader {
             if (op.hasEntries()) {
                 op.complete();
             } else if (ml.isTerminated() && op.waits()) {
-                op.fail(new ManagedLedgerException.NoMoreEntriesToReadException("the managed ledger " + ml.getName()
-                        + " was terminated"));
+                op.fail(new ManagedLedgerException.NoMoreEntriesToReadException(
+                        "the managed ledger " + ml.getName() + " was terminated"));
             } else if (ml.isClosedOrDeleted()) {
-                op.fail(new ManagedLedgerException.ManagedLedgerAlreadyClosedException("the managed ledger "
-                        + ml.getName() + " is closed"));
+                op.fail(new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
+                        "the managed ledger " + ml.getName() + " is closed"));
             } else if (op.waits()) {
                 if (!waiting.compareAndSet(null, op)) {
                     op.fail(new ManagedLedgerException.ConcurrentWaitCallbackException());

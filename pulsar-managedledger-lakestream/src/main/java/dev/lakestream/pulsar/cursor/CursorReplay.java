@@ -21,9 +21,13 @@ final class CursorReplay {
     private CursorReplay() {}
 
     /** Starts the reads and answers the positions left out because they are acknowledged. */
-    static Set<? extends Position> replay(CursorOwner cursor, CursorLedger ml,
-                                          Set<? extends Position> positions, ReadEntriesCallback cb, Object ctx,
-                                          boolean sortEntries) {
+    static Set<? extends Position> replay(
+            CursorOwner cursor,
+            CursorLedger ml,
+            Set<? extends Position> positions,
+            ReadEntriesCallback cb,
+            Object ctx,
+            boolean sortEntries) {
         HashSet<Position> alreadyAcked = new HashSet<>();
         List<Position> toRead = new ArrayList<>();
         for (Position p : positions) {
@@ -40,22 +44,25 @@ final class CursorReplay {
         for (Position p : toRead) {
             reads.add(ml.readOne(ml.offsetOf(p)));
         }
-        CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                for (CompletableFuture<Entry> r : reads) {
-                    if (!r.isCompletedExceptionally()) {
-                        r.join().release();
-                    }
-                }
-                cb.readEntriesFailed(Errors.toMl(e), ctx);
-                return;
-            }
-            List<Entry> out = new ArrayList<>(reads.size());
-            for (CompletableFuture<Entry> r : reads) {
-                out.add(r.join());
-            }
-            cb.readEntriesComplete(out, ctx);
-        }, ml.executor());
+        CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+                .whenCompleteAsync(
+                        (v, e) -> {
+                            if (e != null) {
+                                for (CompletableFuture<Entry> r : reads) {
+                                    if (!r.isCompletedExceptionally()) {
+                                        r.join().release();
+                                    }
+                                }
+                                cb.readEntriesFailed(Errors.toMl(e), ctx);
+                                return;
+                            }
+                            List<Entry> out = new ArrayList<>(reads.size());
+                            for (CompletableFuture<Entry> r : reads) {
+                                out.add(r.join());
+                            }
+                            cb.readEntriesComplete(out, ctx);
+                        },
+                        ml.executor());
         return alreadyAcked;
     }
 }

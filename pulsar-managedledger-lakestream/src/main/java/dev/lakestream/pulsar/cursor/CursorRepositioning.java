@@ -22,9 +22,14 @@ final class CursorRepositioning {
     private final CursorAcks acks;
     private final CursorReader reader;
 
-    CursorRepositioning(CursorOwner cursor, CursorLedger ml, DurableCursor dc,
-                        BatchIndexAcks batchAcks, CursorReadPosition readPosition, CursorAcks acks,
-                        CursorReader reader) {
+    CursorRepositioning(
+            CursorOwner cursor,
+            CursorLedger ml,
+            DurableCursor dc,
+            BatchIndexAcks batchAcks,
+            CursorReadPosition readPosition,
+            CursorAcks acks,
+            CursorReader reader) {
         this.cursor = cursor;
         this.ml = ml;
         this.dc = dc;

@@ -27,8 +27,14 @@ final class CursorScan {
     private final long deadline;
     private final CompletableFuture<ScanOutcome> result = new CompletableFuture<>();
 
-    CursorScan(CursorOwner cursor, CursorLedger ml, CursorAcks acks,
-               Predicate<Entry> condition, int batchSize, long maxEntries, long timeOutMs) {
+    CursorScan(
+            CursorOwner cursor,
+            CursorLedger ml,
+            CursorAcks acks,
+            Predicate<Entry> condition,
+            int batchSize,
+            long maxEntries,
+            long timeOutMs) {
         this.cursor = cursor;
         this.ml = ml;
         this.acks = acks;
@@ -53,48 +59,52 @@ final class CursorScan {
             result.complete(ScanOutcome.ABORTED);
             return;
         }
-        ml.readRaw(from, (int) Math.min(batchSize, lce - from + 1), Long.MAX_VALUE).whenCompleteAsync((list, e) -> {
-            if (e != null) {
-                result.completeExceptionally(Errors.toMl(e));
-                return;
-            }
-            long last = from - 1;
-            ScanOutcome stop = null;
-            Throwable failure = null;
-            for (LogEntry le : list) {
-                long off = le.offset();
-                if (stop != null || failure != null || off > lce || acks.isAcked(off)) {
-                    le.payload().release();
-                    last = Math.max(last, Math.min(off, lce));
-                    continue;
-                }
-                last = off;
-                if (remaining.getAndDecrement() <= 0) {
-                    le.payload().release();
-                    stop = ScanOutcome.ABORTED;
-                    continue;
-                }
-                Entry entry = ml.toEntry(le);
-                try {
-                    if (!condition.test(entry)) {
-                        stop = ScanOutcome.USER_INTERRUPTED;
-                    }
-                } catch (Throwable t) {
-                    failure = t;
-                } finally {
-                    entry.release();
-                }
-            }
-            if (failure != null) {
-                result.completeExceptionally(failure);
-            } else if (stop != null) {
-                result.complete(stop);
-            } else if (last < from) {
-                // Nothing readable where the entries should be (trimmed meanwhile): nothing more to scan.
-                result.complete(ScanOutcome.COMPLETED);
-            } else {
-                scanFrom(last + 1);
-            }
-        }, ml.executor());
+        ml.readRaw(from, (int) Math.min(batchSize, lce - from + 1), Long.MAX_VALUE)
+                .whenCompleteAsync(
+                        (list, e) -> {
+                            if (e != null) {
+                                result.completeExceptionally(Errors.toMl(e));
+                                return;
+                            }
+                            long last = from - 1;
+                            ScanOutcome stop = null;
+                            Throwable failure = null;
+                            for (LogEntry le : list) {
+                                long off = le.offset();
+                                if (stop != null || failure != null || off > lce || acks.isAcked(off)) {
+                                    le.payload().release();
+                                    last = Math.max(last, Math.min(off, lce));
+                                    continue;
+                                }
+                                last = off;
+                                if (remaining.getAndDecrement() <= 0) {
+                                    le.payload().release();
+                                    stop = ScanOutcome.ABORTED;
+                                    continue;
+                                }
+                                Entry entry = ml.toEntry(le);
+                                try {
+                                    if (!condition.test(entry)) {
+                                        stop = ScanOutcome.USER_INTERRUPTED;
+                                    }
+                                } catch (Throwable t) {
+                                    failure = t;
+                                } finally {
+                                    entry.release();
+                                }
+                            }
+                            if (failure != null) {
+                                result.completeExceptionally(failure);
+                            } else if (stop != null) {
+                                result.complete(stop);
+                            } else if (last < from) {
+                                // Nothing readable where the entries should be (trimmed meanwhile): nothing more to
+                                // scan.
+                                result.complete(ScanOutcome.COMPLETED);
+                            } else {
+                                scanFrom(last + 1);
+                            }
+                        },
+                        ml.executor());
     }
 }

@@ -230,8 +230,14 @@ public class LakestreamManagedCursor implements ManagedCursor {
         return messagesConsumed;
     }
 
-    private CursorReadRequest request(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
-                                      Position maxPosition, Predicate<Position> skipCondition, boolean wait) {
+    private CursorReadRequest request(
+            int n,
+            long maxSizeBytes,
+            ReadEntriesCallback cb,
+            Object ctx,
+            Position maxPosition,
+            Predicate<Position> skipCondition,
+            boolean wait) {
         return new CursorReadRequest(owner, ml, n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, wait);
     }
 
@@ -253,8 +259,13 @@ public class LakestreamManagedCursor implements ManagedCursor {
     }
 
     @Override
-    public void asyncReadEntriesWithSkip(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
-                                         Position maxPosition, Predicate<Position> skipCondition) {
+    public void asyncReadEntriesWithSkip(
+            int n,
+            long maxSizeBytes,
+            ReadEntriesCallback cb,
+            Object ctx,
+            Position maxPosition,
+            Predicate<Position> skipCondition) {
         reader.start(request(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, false));
     }
 
@@ -280,20 +291,25 @@ public class LakestreamManagedCursor implements ManagedCursor {
     }
 
     @Override
-    public void asyncReadEntriesOrWait(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
-                                       Position maxPosition) {
+    public void asyncReadEntriesOrWait(
+            int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx, Position maxPosition) {
         reader.start(request(n, maxSizeBytes, cb, ctx, maxPosition, null, true));
     }
 
     @Override
-    public void asyncReadEntriesWithSkipOrWait(int n, ReadEntriesCallback cb, Object ctx, Position maxPosition,
-                                               Predicate<Position> skipCondition) {
+    public void asyncReadEntriesWithSkipOrWait(
+            int n, ReadEntriesCallback cb, Object ctx, Position maxPosition, Predicate<Position> skipCondition) {
         asyncReadEntriesWithSkipOrWait(n, -1, cb, ctx, maxPosition, skipCondition);
     }
 
     @Override
-    public void asyncReadEntriesWithSkipOrWait(int n, long maxSizeBytes, ReadEntriesCallback cb, Object ctx,
-                                               Position maxPosition, Predicate<Position> skipCondition) {
+    public void asyncReadEntriesWithSkipOrWait(
+            int n,
+            long maxSizeBytes,
+            ReadEntriesCallback cb,
+            Object ctx,
+            Position maxPosition,
+            Predicate<Position> skipCondition) {
         reader.start(request(n, maxSizeBytes, cb, ctx, maxPosition, skipCondition, true));
     }
 
@@ -364,8 +380,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
     }
 
     @Override
-    public void updateReadStats(int readEntriesCount, long readEntriesSize) {
-    }
+    public void updateReadStats(int readEntriesCount, long readEntriesSize) {}
 
     // ------------------------------------------------------------------ acks
 
@@ -387,7 +402,10 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncMarkDelete(Position position, Map<String, Long> properties, MarkDeleteCallback cb, Object ctx) {
-        CursorCallbacks.deliver(markDeleteAsync(position, properties), ml.executor(), v -> cb.markDeleteComplete(ctx),
+        CursorCallbacks.deliver(
+                markDeleteAsync(position, properties),
+                ml.executor(),
+                v -> cb.markDeleteComplete(ctx),
                 e -> cb.markDeleteFailed(e, ctx));
     }
 
@@ -412,8 +430,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncDelete(Iterable<Position> positions, DeleteCallback cb, Object ctx) {
-        CursorCallbacks.deliver(deleteAsync(positions), ml.executor(), v -> cb.deleteComplete(ctx),
-                e -> cb.deleteFailed(e, ctx));
+        CursorCallbacks.deliver(
+                deleteAsync(positions), ml.executor(), v -> cb.deleteComplete(ctx), e -> cb.deleteFailed(e, ctx));
     }
 
     CompletableFuture<Void> deleteAsync(Iterable<Position> positions) {
@@ -508,7 +526,10 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncResetCursor(Position position, boolean forceReset, ResetCursorCallback cb) {
-        CursorCallbacks.deliver(moves.reset(position, forceReset), ml.executor(), v -> cb.resetComplete(position),
+        CursorCallbacks.deliver(
+                moves.reset(position, forceReset),
+                ml.executor(),
+                v -> cb.resetComplete(position),
                 e -> cb.resetFailed(e, position));
     }
 
@@ -519,7 +540,10 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncClearBacklog(ClearBacklogCallback cb, Object ctx) {
-        CursorCallbacks.deliver(moves.clearBacklog(), ml.executor(), v -> cb.clearBacklogComplete(ctx),
+        CursorCallbacks.deliver(
+                moves.clearBacklog(),
+                ml.executor(),
+                v -> cb.clearBacklogComplete(ctx),
                 e -> cb.clearBacklogFailed(e, ctx));
     }
 
@@ -531,7 +555,10 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncSkipEntries(int n, IndividualDeletedEntries deletedEntries, SkipEntriesCallback cb, Object ctx) {
-        CursorCallbacks.deliver(moves.skip(n, deletedEntries), ml.executor(), v -> cb.skipEntriesComplete(ctx),
+        CursorCallbacks.deliver(
+                moves.skip(n, deletedEntries),
+                ml.executor(),
+                v -> cb.skipEntriesComplete(ctx),
                 e -> cb.skipEntriesFailed(e, ctx));
     }
 
@@ -553,7 +580,10 @@ public class LakestreamManagedCursor implements ManagedCursor {
             ml.executor().execute(() -> cb.readEntryComplete(null, ctx));
             return;
         }
-        CursorCallbacks.deliver(ml.readOne(off), ml.executor(), entry -> cb.readEntryComplete(entry, ctx),
+        CursorCallbacks.deliver(
+                ml.readOne(off),
+                ml.executor(),
+                entry -> cb.readEntryComplete(entry, ctx),
                 e -> cb.readEntryFailed(e, ctx));
     }
 
@@ -571,22 +601,32 @@ public class LakestreamManagedCursor implements ManagedCursor {
     }
 
     @Override
-    public void asyncFindNewestMatching(FindPositionConstraint constraint, Predicate<Entry> condition,
-                                        FindEntryCallback cb, Object ctx) {
+    public void asyncFindNewestMatching(
+            FindPositionConstraint constraint, Predicate<Entry> condition, FindEntryCallback cb, Object ctx) {
         asyncFindNewestMatching(constraint, condition, null, null, cb, ctx, false);
     }
 
     @Override
-    public void asyncFindNewestMatching(FindPositionConstraint constraint, Predicate<Entry> condition,
-                                        FindEntryCallback cb, Object ctx, boolean isFindFromLedger) {
+    public void asyncFindNewestMatching(
+            FindPositionConstraint constraint,
+            Predicate<Entry> condition,
+            FindEntryCallback cb,
+            Object ctx,
+            boolean isFindFromLedger) {
         asyncFindNewestMatching(constraint, condition, null, null, cb, ctx, isFindFromLedger);
     }
 
     @Override
-    public void asyncFindNewestMatching(FindPositionConstraint constraint, Predicate<Entry> condition,
-                                        Position startPosition, Position endPosition, FindEntryCallback cb,
-                                        Object ctx, boolean isFindFromLedger) {
-        long lo = constraint == FindPositionConstraint.SearchAllAvailableEntries ? ml.startOffset()
+    public void asyncFindNewestMatching(
+            FindPositionConstraint constraint,
+            Predicate<Entry> condition,
+            Position startPosition,
+            Position endPosition,
+            FindEntryCallback cb,
+            Object ctx,
+            boolean isFindFromLedger) {
+        long lo = constraint == FindPositionConstraint.SearchAllAvailableEntries
+                ? ml.startOffset()
                 : Math.max(dc.ackedBefore(), ml.startOffset());
         long hi = ml.lceOffset();
         if (startPosition != null) {
@@ -595,15 +635,21 @@ public class LakestreamManagedCursor implements ManagedCursor {
         if (endPosition != null) {
             hi = Math.min(hi, ml.offsetOf(endPosition));
         }
-        CursorCallbacks.deliver(Search.newestMatching(ml::readOne, condition, lo, hi), ml.executor(),
+        CursorCallbacks.deliver(
+                Search.newestMatching(ml::readOne, condition, lo, hi),
+                ml.executor(),
                 found -> cb.findEntryComplete(found < 0 ? null : ml.positionOf(found), ctx),
                 e -> cb.findEntryFailed(e, Optional.empty(), ctx));
     }
 
     /** The unacknowledged entries from {@code startingPosition} or the mark-delete: {@link CursorScan}. */
     @Override
-    public CompletableFuture<ScanOutcome> scan(Optional<Position> startingPosition, Predicate<Entry> condition,
-                                               int batchSize, long maxEntries, long timeOutMs) {
+    public CompletableFuture<ScanOutcome> scan(
+            Optional<Position> startingPosition,
+            Predicate<Entry> condition,
+            int batchSize,
+            long maxEntries,
+            long timeOutMs) {
         long from = startingPosition.map(ml::offsetOf).orElseGet(this::ackedBefore);
         return new CursorScan(owner, ml, acks, condition, batchSize, maxEntries, timeOutMs).start(from);
     }
@@ -619,14 +665,14 @@ public class LakestreamManagedCursor implements ManagedCursor {
     }
 
     @Override
-    public Set<? extends Position> asyncReplayEntries(Set<? extends Position> positions, ReadEntriesCallback cb,
-                                                      Object ctx) {
+    public Set<? extends Position> asyncReplayEntries(
+            Set<? extends Position> positions, ReadEntriesCallback cb, Object ctx) {
         return asyncReplayEntries(positions, cb, ctx, false);
     }
 
     @Override
-    public Set<? extends Position> asyncReplayEntries(Set<? extends Position> positions, ReadEntriesCallback cb,
-                                                      Object ctx, boolean sortEntries) {
+    public Set<? extends Position> asyncReplayEntries(
+            Set<? extends Position> positions, ReadEntriesCallback cb, Object ctx, boolean sortEntries) {
         return CursorReplay.replay(owner, ml, positions, cb, ctx, sortEntries);
     }
 
@@ -639,8 +685,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncClose(CloseCallback cb, Object ctx) {
-        CursorCallbacks.deliver(closeAsync(), ml.executor(), v -> cb.closeComplete(ctx),
-                e -> cb.closeFailed(e, ctx));
+        CursorCallbacks.deliver(closeAsync(), ml.executor(), v -> cb.closeComplete(ctx), e -> cb.closeFailed(e, ctx));
     }
 
     /** Closes the cursor: no longer waiting, flushed; completes when its state is stored. */

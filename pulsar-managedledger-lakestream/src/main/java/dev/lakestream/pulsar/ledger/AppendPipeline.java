@@ -1,11 +1,10 @@
 package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.ManagedLedgerRecord;
-import dev.lakestream.pulsar.Errors;
-import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
-
 import dev.lakestream.core.log.AppendResult;
 import dev.lakestream.core.log.StreamFencedException;
+import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
+import dev.lakestream.pulsar.ManagedLedgerRecord;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -53,6 +52,7 @@ final class AppendPipeline {
      * successors are failed at once, but their appends may still be stored and committed afterwards.
      */
     private int unsettledAppends;
+
     private final List<CompletableFuture<Void>> settleWaiters = new ArrayList<>();
     private long entriesAddedCounter;
     private volatile long lastAddEntryTime;
@@ -93,7 +93,8 @@ final class AppendPipeline {
         if (!space && !time) {
             return false;
         }
-        return config.getMinimumRolloverTimeMs() <= 0 || t - currentLedgerCreatedAt >= config.getMinimumRolloverTimeMs();
+        return config.getMinimumRolloverTimeMs() <= 0
+                || t - currentLedgerCreatedAt >= config.getMinimumRolloverTimeMs();
     }
 
     private void sendQueuedLocked() {
@@ -255,9 +256,11 @@ final class AppendPipeline {
                     LOG.warn("[{}] interceptor afterFailedAddEntry failed", name, t);
                 }
             }
-            ManagedLedgerException ex = op == first ? mle : (state.is(LedgerState.Phase.FENCED)
-                    ? new ManagedLedgerException.ManagedLedgerFencedException(mle.getMessage())
-                    : new ManagedLedgerException("an earlier add to " + name + " failed: " + mle.getMessage()));
+            ManagedLedgerException ex = op == first
+                    ? mle
+                    : (state.is(LedgerState.Phase.FENCED)
+                            ? new ManagedLedgerException.ManagedLedgerFencedException(mle.getMessage())
+                            : new ManagedLedgerException("an earlier add to " + name + " failed: " + mle.getMessage()));
             op.failOn(ledger.executor(), () -> ex);
         }
         if (!onDrained.isEmpty()) {
@@ -273,9 +276,11 @@ final class AppendPipeline {
         LakestreamManagedLedgerFactory factory = ledger.factory();
         // After a failed write, wait until the stream has answered every append handed to it (some of the failed
         // adds may still land): the next ledger starts after all of them.
-        CompletableFuture<Long> endF = resync ? appendsSettledLocked().thenCompose(v -> ledger.stream().endOffset())
+        CompletableFuture<Long> endF = resync
+                ? appendsSettledLocked().thenCompose(v -> ledger.stream().endOffset())
                 : CompletableFuture.completedFuture(-1L);
-        endF.thenCompose(end -> ManagedLedgerRecord.newLedgerId(factory.lakestream().metadataStore(), factory.root())
+        endF.thenCompose(end -> ManagedLedgerRecord.newLedgerId(
+                                factory.lakestream().metadataStore(), factory.root())
                         .thenCompose(id -> {
                             synchronized (state) {
                                 if (end >= 0 && end > nextOffset) {
@@ -354,8 +359,7 @@ final class AppendPipeline {
 
     void rollCurrentLedgerIfFull() {
         synchronized (state) {
-            if (state.is(LedgerState.Phase.OPEN) && !switching && assignedEntries > 0
-                    && currentLedgerFullLocked()) {
+            if (state.is(LedgerState.Phase.OPEN) && !switching && assignedEntries > 0 && currentLedgerFullLocked()) {
                 startRolloverLocked(null);
             }
         }
@@ -364,8 +368,12 @@ final class AppendPipeline {
     boolean checkInactiveLedgerAndRollOver() {
         synchronized (state) {
             long inactive = ledger.config().getInactiveLedgerRollOverTimeMs();
-            if (inactive > 0 && state.is(LedgerState.Phase.OPEN) && !switching
-                    && assignedEntries > 0 && inflight.isEmpty() && ledger.now() - lastAddEntryTime > inactive) {
+            if (inactive > 0
+                    && state.is(LedgerState.Phase.OPEN)
+                    && !switching
+                    && assignedEntries > 0
+                    && inflight.isEmpty()
+                    && ledger.now() - lastAddEntryTime > inactive) {
                 startRolloverLocked(null);
                 return true;
             }

@@ -1,9 +1,8 @@
 package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.Errors;
-
-import dev.lakestream.pulsar.cursor.Search;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.cursor.Search;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
@@ -80,21 +79,26 @@ final class EntryReader {
         long offset;
         synchronized (state) {
             if (state.ledgersLocked().indexOf(position.getLedgerId()) < 0) {
-                ledger.executor().execute(() -> cb.readEntryFailed(
-                        new ManagedLedgerException.NonRecoverableLedgerException("Message not found, the ledgerId "
-                                + position.getLedgerId() + " does not belong to this topic or has been deleted"),
-                        ctx));
+                ledger.executor()
+                        .execute(() -> cb.readEntryFailed(
+                                new ManagedLedgerException.NonRecoverableLedgerException(
+                                        "Message not found, the ledgerId " + position.getLedgerId()
+                                                + " does not belong to this topic or has been deleted"),
+                                ctx));
                 return;
             }
             offset = state.ledgersLocked().offsetOf(position);
         }
-        readOne(offset).whenCompleteAsync((entry, e) -> {
-            if (e != null) {
-                cb.readEntryFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.readEntryComplete(entry, ctx);
-            }
-        }, ledger.executor());
+        readOne(offset)
+                .whenCompleteAsync(
+                        (entry, e) -> {
+                            if (e != null) {
+                                cb.readEntryFailed(Errors.toMl(e), ctx);
+                            } else {
+                                cb.readEntryComplete(entry, ctx);
+                            }
+                        },
+                        ledger.executor());
     }
 
     // ------------------------------------------------------------------ searches
@@ -123,8 +127,8 @@ final class EntryReader {
     CompletableFuture<Position> findPosition(Predicate<Entry> predicate) {
         long lo = state.startOffset();
         long hi = state.lceOffset();
-        return Search.newestMatching(this::readOne, predicate, lo, hi).thenApply(found -> found < 0
-                ? state.positionOf(lo) : state.positionOf(found + 1));
+        return Search.newestMatching(this::readOne, predicate, lo, hi)
+                .thenApply(found -> found < 0 ? state.positionOf(lo) : state.positionOf(found + 1));
     }
 
     CompletableFuture<Position> lastDispatchablePosition(Predicate<Entry> predicate, Position startPosition) {
@@ -144,7 +148,8 @@ final class EntryReader {
             } finally {
                 entry.release();
             }
-            return ok ? CompletableFuture.completedFuture(state.positionOf(offset))
+            return ok
+                    ? CompletableFuture.completedFuture(state.positionOf(offset))
                     : scanBack(predicate, offset - 1, floor, budget - 1);
         });
     }

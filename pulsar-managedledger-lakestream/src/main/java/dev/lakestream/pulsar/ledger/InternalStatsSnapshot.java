@@ -13,8 +13,11 @@ final class InternalStatsSnapshot {
 
     private InternalStatsSnapshot() {}
 
-    static ManagedLedgerInternalStats take(LedgerView ledger, AppendPipeline appends,
-                                           ManagedLedgerRecordWriter recordWriter, boolean includeLedgerMetadata) {
+    static ManagedLedgerInternalStats take(
+            LedgerView ledger,
+            AppendPipeline appends,
+            ManagedLedgerRecordWriter recordWriter,
+            boolean includeLedgerMetadata) {
         ManagedLedgerInternalStats s = new ManagedLedgerInternalStats();
         LedgerState state = ledger.state();
         synchronized (state) {
@@ -25,7 +28,8 @@ final class InternalStatsSnapshot {
             List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
             s.currentLedgerEntries = ls.isEmpty() ? 0 : ledgers.entries(ls.size() - 1);
             s.currentLedgerSize = ledgers.currentSize();
-            s.lastLedgerCreatedTimestamp = Instant.ofEpochMilli(appends.currentLedgerCreatedAtLocked()).toString();
+            s.lastLedgerCreatedTimestamp =
+                    Instant.ofEpochMilli(appends.currentLedgerCreatedAtLocked()).toString();
             s.waitingCursorsCount = ledger.cursors().waitingCount();
             s.pendingAddEntriesCount = appends.pendingAddsLocked();
             s.lastConfirmedEntry = state.lastConfirmed().toString();

@@ -1,14 +1,13 @@
 package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.ManagedLedgerRecord;
-import dev.lakestream.pulsar.Errors;
-import dev.lakestream.pulsar.Sync;
-import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
-
-import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
 import com.google.common.collect.Range;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
+import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.Sync;
+import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
@@ -17,8 +16,6 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.AsyncCallbacks;
@@ -80,9 +77,15 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final LedgerCursorView cursorView = new LedgerCursorView(this);
     private final LedgerView partsView = new PartsView();
 
-    public LakestreamManagedLedger(LakestreamManagedLedgerFactory factory, String name, StreamLog stream,
-                            ManagedLedgerConfig config, ManagedLedgerRecord record, VirtualLedgers ledgers,
-                            long startOffset, boolean readOnly) {
+    public LakestreamManagedLedger(
+            LakestreamManagedLedgerFactory factory,
+            String name,
+            StreamLog stream,
+            ManagedLedgerConfig config,
+            ManagedLedgerRecord record,
+            VirtualLedgers ledgers,
+            long startOffset,
+            boolean readOnly) {
         this.factory = factory;
         this.name = name;
         this.stream = stream;
@@ -285,32 +288,38 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncSetProperties(Map<String, String> properties, UpdatePropertiesCallback cb, Object ctx) {
-        propertiesCallback(recordWriter.updateProperties(p -> {
-            p.clear();
-            p.putAll(properties);
-        }), cb, ctx);
+        propertiesCallback(
+                recordWriter.updateProperties(p -> {
+                    p.clear();
+                    p.putAll(properties);
+                }),
+                cb,
+                ctx);
     }
 
     private void propertiesCallback(CompletableFuture<Map<String, String>> f, UpdatePropertiesCallback cb, Object ctx) {
-        f.whenCompleteAsync((props, e) -> {
-            try {
-                if (e != null) {
-                    cb.updatePropertiesFailed(Errors.toMl(e), ctx);
-                } else {
-                    // Pulsar's admin callback copies the new properties into the config's map
-                    // (getConfig().getProperties().putAll): the map the broker gave may be immutable.
-                    Map<String, String> configured = config.getProperties();
-                    if (configured != null) {
-                        config.setProperties(new java.util.HashMap<>(configured));
+        f.whenCompleteAsync(
+                (props, e) -> {
+                    try {
+                        if (e != null) {
+                            cb.updatePropertiesFailed(Errors.toMl(e), ctx);
+                        } else {
+                            // Pulsar's admin callback copies the new properties into the config's map
+                            // (getConfig().getProperties().putAll): the map the broker gave may be immutable.
+                            Map<String, String> configured = config.getProperties();
+                            if (configured != null) {
+                                config.setProperties(new java.util.HashMap<>(configured));
+                            }
+                            cb.updatePropertiesComplete(props, ctx);
+                        }
+                    } catch (RuntimeException ex) {
+                        // A callback that throws here would leave its caller (an admin request) waiting forever,
+                        // unseen.
+                        org.slf4j.LoggerFactory.getLogger(LakestreamManagedLedger.class)
+                                .warn("[{}] the properties-update callback threw", name, ex);
                     }
-                    cb.updatePropertiesComplete(props, ctx);
-                }
-            } catch (RuntimeException ex) {
-                // A callback that throws here would leave its caller (an admin request) waiting forever, unseen.
-                org.slf4j.LoggerFactory.getLogger(LakestreamManagedLedger.class)
-                        .warn("[{}] the properties-update callback threw", name, ex);
-            }
-        }, executor);
+                },
+                executor);
     }
 
     /** Applies {@code change} to a copy of the record and writes it by compare-and-set; writes are serialised. */
@@ -365,8 +374,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     @Override
-    public void asyncAddEntry(byte[] data, int numberOfMessages, int offset, int length, AddEntryCallback cb,
-                              Object ctx) {
+    public void asyncAddEntry(
+            byte[] data, int numberOfMessages, int offset, int length, AddEntryCallback cb, Object ctx) {
         asyncAddEntry(Unpooled.wrappedBuffer(data, offset, length), numberOfMessages, cb, ctx);
     }
 
@@ -387,14 +396,17 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }
         return switch (state.phase()) {
             case OPEN -> null;
-            case WRITE_FAILED -> new ManagedLedgerException("managed ledger " + name + " had a failed write; adds are"
-                    + " refused until readyToCreateNewLedger() is called");
-            case FENCED -> new ManagedLedgerException.ManagedLedgerFencedException(
-                    "managed ledger " + name + " was fenced by another owner");
-            case TERMINATED -> new ManagedLedgerException.ManagedLedgerTerminatedException(
-                    "managed ledger " + name + " is terminated");
-            case CLOSED, DELETED -> new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
-                    "managed ledger " + name + " is closed");
+            case WRITE_FAILED ->
+                new ManagedLedgerException("managed ledger " + name + " had a failed write; adds are"
+                        + " refused until readyToCreateNewLedger() is called");
+            case FENCED ->
+                new ManagedLedgerException.ManagedLedgerFencedException(
+                        "managed ledger " + name + " was fenced by another owner");
+            case TERMINATED ->
+                new ManagedLedgerException.ManagedLedgerTerminatedException(
+                        "managed ledger " + name + " is terminated");
+            case CLOSED, DELETED ->
+                new ManagedLedgerException.ManagedLedgerAlreadyClosedException("managed ledger " + name + " is closed");
         };
     }
 
@@ -436,8 +448,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     @Override
-    public void checkCursorsToCacheEntries() {
-    }
+    public void checkCursorsToCacheEntries() {}
 
     // ------------------------------------------------------------------ cursors
 
@@ -458,8 +469,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     @Override
-    public ManagedCursor openCursor(String name, InitialPosition initialPosition, Map<String, Long> properties,
-                                    Map<String, String> cursorProperties)
+    public ManagedCursor openCursor(
+            String name,
+            InitialPosition initialPosition,
+            Map<String, Long> properties,
+            Map<String, String> cursorProperties)
             throws InterruptedException, ManagedLedgerException {
         return Sync.await(cursors.open(name, initialPosition, properties, cursorProperties));
     }
@@ -475,15 +489,23 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     @Override
-    public void asyncOpenCursor(String name, InitialPosition initialPosition, Map<String, Long> properties,
-                                Map<String, String> cursorProperties, OpenCursorCallback cb, Object ctx) {
-        cursors.open(name, initialPosition, properties, cursorProperties).whenCompleteAsync((c, e) -> {
-            if (e != null) {
-                cb.openCursorFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.openCursorComplete(c, ctx);
-            }
-        }, executor);
+    public void asyncOpenCursor(
+            String name,
+            InitialPosition initialPosition,
+            Map<String, Long> properties,
+            Map<String, String> cursorProperties,
+            OpenCursorCallback cb,
+            Object ctx) {
+        cursors.open(name, initialPosition, properties, cursorProperties)
+                .whenCompleteAsync(
+                        (c, e) -> {
+                            if (e != null) {
+                                cb.openCursorFailed(Errors.toMl(e), ctx);
+                            } else {
+                                cb.openCursorComplete(c, ctx);
+                            }
+                        },
+                        executor);
     }
 
     /** Loads the cursors persisted for the stream (at open). */
@@ -503,21 +525,24 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     @Override
-    public ManagedCursor newNonDurableCursor(Position startPosition, String cursorName,
-                                             InitialPosition initialPosition, boolean isReadCompacted)
+    public ManagedCursor newNonDurableCursor(
+            Position startPosition, String cursorName, InitialPosition initialPosition, boolean isReadCompacted)
             throws ManagedLedgerException {
         return cursors.newNonDurable(startPosition, cursorName, initialPosition);
     }
 
     @Override
     public void asyncDeleteCursor(String cursorName, DeleteCursorCallback cb, Object ctx) {
-        cursors.delete(cursorName).whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.deleteCursorFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.deleteCursorComplete(ctx);
-            }
-        }, executor);
+        cursors.delete(cursorName)
+                .whenCompleteAsync(
+                        (v, e) -> {
+                            if (e != null) {
+                                cb.deleteCursorFailed(Errors.toMl(e), ctx);
+                            } else {
+                                cb.deleteCursorComplete(ctx);
+                            }
+                        },
+                        executor);
     }
 
     @Override
@@ -710,8 +735,9 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public CompletableFuture<Void> asyncTruncate() {
-        return Errors.unsupportedFuture("asyncTruncate", "truncation of unconsumed data is not implemented;"
-                + " consumed ledgers are trimmed by retention");
+        return Errors.unsupportedFuture(
+                "asyncTruncate",
+                "truncation of unconsumed data is not implemented;" + " consumed ledgers are trimmed by retention");
     }
 
     // ------------------------------------------------------------------ terminate / close / delete
@@ -748,13 +774,16 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncClose(CloseCallback cb, Object ctx) {
-        closeAsync().whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.closeFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.closeComplete(ctx);
-            }
-        }, executor);
+        closeAsync()
+                .whenCompleteAsync(
+                        (v, e) -> {
+                            if (e != null) {
+                                cb.closeFailed(Errors.toMl(e), ctx);
+                            } else {
+                                cb.closeComplete(ctx);
+                            }
+                        },
+                        executor);
     }
 
     public CompletableFuture<Void> closeAsync() {
@@ -772,13 +801,16 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncDelete(DeleteLedgerCallback cb, Object ctx) {
-        deleteAsync().whenCompleteAsync((v, e) -> {
-            if (e != null) {
-                cb.deleteLedgerFailed(Errors.toMl(e), ctx);
-            } else {
-                cb.deleteLedgerComplete(ctx);
-            }
-        }, executor);
+        deleteAsync()
+                .whenCompleteAsync(
+                        (v, e) -> {
+                            if (e != null) {
+                                cb.deleteLedgerFailed(Errors.toMl(e), ctx);
+                            } else {
+                                cb.deleteLedgerComplete(ctx);
+                            }
+                        },
+                        executor);
     }
 
     public CompletableFuture<Void> deleteAsync() {
@@ -789,14 +821,20 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public Position offloadPrefix(Position pos) throws InterruptedException, ManagedLedgerException {
-        throw Errors.unsupported("offloadPrefix", "entries already live in object storage; tiered-storage offload"
-                + " of BookKeeper ledgers does not apply");
+        throw Errors.unsupported(
+                "offloadPrefix",
+                "entries already live in object storage; tiered-storage offload"
+                        + " of BookKeeper ledgers does not apply");
     }
 
     @Override
     public void asyncOffloadPrefix(Position pos, AsyncCallbacks.OffloadCallback cb, Object ctx) {
-        executor.execute(() -> cb.offloadFailed(Errors.unsupported("asyncOffloadPrefix", "entries already live in"
-                + " object storage; tiered-storage offload of BookKeeper ledgers does not apply"), ctx));
+        executor.execute(() -> cb.offloadFailed(
+                Errors.unsupported(
+                        "asyncOffloadPrefix",
+                        "entries already live in"
+                                + " object storage; tiered-storage offload of BookKeeper ledgers does not apply"),
+                ctx));
     }
 
     @Override

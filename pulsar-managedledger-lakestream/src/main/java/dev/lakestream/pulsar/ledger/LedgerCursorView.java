@@ -123,8 +123,7 @@ final class LedgerCursorView implements CursorLedger {
     }
 
     @Override
-    public LakestreamManagedCursor newNonDurableCursor(Position markDelete, String name)
-            throws ManagedLedgerException {
+    public LakestreamManagedCursor newNonDurableCursor(Position markDelete, String name) throws ManagedLedgerException {
         return (LakestreamManagedCursor) ledger.newNonDurableCursor(markDelete, name);
     }
 

@@ -1,7 +1,6 @@
 package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.pulsar.Errors;
-
 import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -83,12 +82,13 @@ final class LedgerCursors {
 
     // ------------------------------------------------------------------ open, recover, delete
 
-    CompletableFuture<LakestreamManagedCursor> open(String cursorName, InitialPosition initialPosition,
-                                                    Map<String, Long> properties,
-                                                    Map<String, String> cursorProperties) {
+    CompletableFuture<LakestreamManagedCursor> open(
+            String cursorName,
+            InitialPosition initialPosition,
+            Map<String, Long> properties,
+            Map<String, String> cursorProperties) {
         synchronized (state) {
-            if (state.is(LedgerState.Phase.CLOSED)
-                    || state.is(LedgerState.Phase.DELETED)) {
+            if (state.is(LedgerState.Phase.CLOSED) || state.is(LedgerState.Phase.DELETED)) {
                 return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
                         "managed ledger " + ledger.name() + " is closed"));
             }
@@ -97,13 +97,16 @@ final class LedgerCursors {
             return CompletableFuture.failedFuture(Errors.unsupported("openCursor", "the managed ledger is read-only"));
         }
         CompletableFuture<LakestreamManagedCursor> existing = durable.get(cursorName);
-        if (existing != null && !(existing.isDone() && !existing.isCompletedExceptionally()
-                && existing.join().isClosed())) {
+        if (existing != null
+                && !(existing.isDone()
+                        && !existing.isCompletedExceptionally()
+                        && existing.join().isClosed())) {
             return existing;
         }
         CompletableFuture<LakestreamManagedCursor> f = new CompletableFuture<>();
         CompletableFuture<LakestreamManagedCursor> raced = existing == null
-                ? durable.putIfAbsent(cursorName, f) : (durable.replace(cursorName, existing, f) ? null : durable.get(cursorName));
+                ? durable.putIfAbsent(cursorName, f)
+                : (durable.replace(cursorName, existing, f) ? null : durable.get(cursorName));
         if (raced != null) {
             return raced;
         }
@@ -112,19 +115,22 @@ final class LedgerCursors {
         synchronized (state) {
             initial = initialPosition == InitialPosition.Earliest ? state.startOffset() : state.lceOffset() + 1;
         }
-        ledger.stream().openCursor(cursorName, initial).thenCompose(dc -> {
-            if (reopen) {
-                return CompletableFuture.completedFuture(dc);
-            }
-            // Both changes join the cursor's next write; flush makes it now and completes when it is durable.
-            dc.markDelete(dc.ackedBefore(), properties == null || properties.isEmpty() ? null : properties);
-            if (cursorProperties != null && !cursorProperties.isEmpty()) {
-                Map<String, String> merged = new LinkedHashMap<>(dc.properties());
-                merged.putAll(cursorProperties);
-                dc.setProperties(merged);
-            }
-            return dc.flush().thenApply(v -> dc);
-        }).thenApply(dc -> new LakestreamManagedCursor(ledger.cursorView(), cursorName, dc, true))
+        ledger.stream()
+                .openCursor(cursorName, initial)
+                .thenCompose(dc -> {
+                    if (reopen) {
+                        return CompletableFuture.completedFuture(dc);
+                    }
+                    // Both changes join the cursor's next write; flush makes it now and completes when it is durable.
+                    dc.markDelete(dc.ackedBefore(), properties == null || properties.isEmpty() ? null : properties);
+                    if (cursorProperties != null && !cursorProperties.isEmpty()) {
+                        Map<String, String> merged = new LinkedHashMap<>(dc.properties());
+                        merged.putAll(cursorProperties);
+                        dc.setProperties(merged);
+                    }
+                    return dc.flush().thenApply(v -> dc);
+                })
+                .thenApply(dc -> new LakestreamManagedCursor(ledger.cursorView(), cursorName, dc, true))
                 .whenComplete((c, e) -> {
                     if (e != null) {
                         durable.remove(cursorName, f);
@@ -141,7 +147,8 @@ final class LedgerCursors {
         return ledger.stream().cursorNames().thenCompose(names -> {
             List<CompletableFuture<?>> all = new ArrayList<>();
             for (String n : names) {
-                CompletableFuture<LakestreamManagedCursor> f = ledger.stream().openCursor(n, 0)
+                CompletableFuture<LakestreamManagedCursor> f = ledger.stream()
+                        .openCursor(n, 0)
                         .thenApply(dc -> new LakestreamManagedCursor(ledger.cursorView(), n, dc, true));
                 durable.put(n, f);
                 all.add(f);
@@ -154,10 +161,9 @@ final class LedgerCursors {
             throws ManagedLedgerException {
         long ackedBefore;
         synchronized (state) {
-            if (state.is(LedgerState.Phase.CLOSED)
-                    || state.is(LedgerState.Phase.DELETED)) {
-                throw new ManagedLedgerException.ManagedLedgerAlreadyClosedException("managed ledger "
-                        + ledger.name() + " is closed");
+            if (state.is(LedgerState.Phase.CLOSED) || state.is(LedgerState.Phase.DELETED)) {
+                throw new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
+                        "managed ledger " + ledger.name() + " is closed");
             }
             long startOffset = state.startOffset();
             long lceOffset = state.lceOffset();
@@ -170,8 +176,8 @@ final class LedgerCursors {
             }
             ackedBefore = Math.max(startOffset, Math.min(ackedBefore, lceOffset + 1));
         }
-        LakestreamManagedCursor c = new LakestreamManagedCursor(ledger.cursorView(), cursorName,
-                ledger.stream().nonDurableCursor(cursorName, ackedBefore), false);
+        LakestreamManagedCursor c = new LakestreamManagedCursor(
+                ledger.cursorView(), cursorName, ledger.stream().nonDurableCursor(cursorName, ackedBefore), false);
         nonDurable.put(c, Boolean.TRUE);
         return c;
     }
@@ -195,12 +201,14 @@ final class LedgerCursors {
                     "cursor " + cursorName + " not found on " + ledger.name()));
         }
         return f.handle((c, e) -> {
-            if (c != null) {
-                c.markClosed();
-                waiting.remove(c);
-            }
-            return null;
-        }).thenCompose(v -> ledger.stream().deleteCursor(cursorName)).thenApply(deleted -> null);
+                    if (c != null) {
+                        c.markClosed();
+                        waiting.remove(c);
+                    }
+                    return null;
+                })
+                .thenCompose(v -> ledger.stream().deleteCursor(cursorName))
+                .thenApply(deleted -> null);
     }
 
     // ------------------------------------------------------------------ views

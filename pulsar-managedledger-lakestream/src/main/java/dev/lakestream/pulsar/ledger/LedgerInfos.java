@@ -18,7 +18,10 @@ final class LedgerInfos {
 
     static LedgerInfo info(VirtualLedgers ledgers, int i) {
         VirtualLedgers.Ledger l = ledgers.ledgers().get(i);
-        LedgerInfo info = new LedgerInfo().setLedgerId(l.id()).setEntries(ledgers.entries(i)).setSize(ledgers.size(i));
+        LedgerInfo info = new LedgerInfo()
+                .setLedgerId(l.id())
+                .setEntries(ledgers.entries(i))
+                .setSize(ledgers.size(i));
         if (l.timestamp() > 0) {
             info.setTimestamp(l.timestamp());
         }
@@ -36,8 +39,8 @@ final class LedgerInfos {
     }
 
     /** The ledgers as internal stats list them; the metadata names the stream and offset each one maps to. */
-    static List<ManagedLedgerInternalStats.LedgerInfo> forInternalStats(VirtualLedgers ledgers, long streamId,
-                                                                       boolean includeLedgerMetadata) {
+    static List<ManagedLedgerInternalStats.LedgerInfo> forInternalStats(
+            VirtualLedgers ledgers, long streamId, boolean includeLedgerMetadata) {
         List<VirtualLedgers.Ledger> ls = ledgers.ledgers();
         List<ManagedLedgerInternalStats.LedgerInfo> out = new ArrayList<>();
         for (int i = 0; i < ls.size(); i++) {
@@ -47,8 +50,8 @@ final class LedgerInfos {
             li.size = ledgers.size(i);
             li.offloaded = false;
             if (includeLedgerMetadata) {
-                li.metadata = "lakestream{streamId=" + streamId + ", firstOffset=" + ls.get(i).firstOffset()
-                        + ", timestamp=" + ls.get(i).timestamp() + "}";
+                li.metadata = "lakestream{streamId=" + streamId + ", firstOffset="
+                        + ls.get(i).firstOffset() + ", timestamp=" + ls.get(i).timestamp() + "}";
             }
             out.add(li);
         }

@@ -1,7 +1,6 @@
 package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.pulsar.Errors;
-
 import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.TerminateCallback;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
@@ -52,13 +51,16 @@ final class LedgerLifecycle {
                 synchronized (state) {
                     last = state.lceOffset();
                 }
-                ledger.updateRecord(r -> r.terminatedOffset = last).whenCompleteAsync((v, e) -> {
-                    if (e != null) {
-                        cb.terminateFailed(Errors.toMl(e), ctx);
-                    } else {
-                        cb.terminateComplete(state.lastConfirmed(), ctx);
-                    }
-                }, ledger.executor());
+                ledger.updateRecord(r -> r.terminatedOffset = last)
+                        .whenCompleteAsync(
+                                (v, e) -> {
+                                    if (e != null) {
+                                        cb.terminateFailed(Errors.toMl(e), ctx);
+                                    } else {
+                                        cb.terminateComplete(state.lastConfirmed(), ctx);
+                                    }
+                                },
+                                ledger.executor());
                 synchronized (state) {
                     ledger.cursors().notifyAllWaitingLocked();
                 }
@@ -90,12 +92,15 @@ final class LedgerLifecycle {
             // after this close (the next owner, here or elsewhere) then finds at its end every entry that will ever
             // land, and rebuilds its state (deduplication, next offset) from them.
             CompletableFuture<Void> settled = appends.appendsSettledLocked();
-            closeFuture = drained.thenCompose(v -> settled).thenCompose(v -> ledger.cursors().closeAll()).thenCompose(v -> recordWriter.settled()).thenRun(() -> {
-                if (!ledger.isReadOnly()) {
-                    ledger.stream().releaseFence();
-                }
-                ledger.evictFromFactory();
-            });
+            closeFuture = drained.thenCompose(v -> settled)
+                    .thenCompose(v -> ledger.cursors().closeAll())
+                    .thenCompose(v -> recordWriter.settled())
+                    .thenRun(() -> {
+                        if (!ledger.isReadOnly()) {
+                            ledger.stream().releaseFence();
+                        }
+                        ledger.evictFromFactory();
+                    });
             return closeFuture;
         }
     }
@@ -104,7 +109,7 @@ final class LedgerLifecycle {
         synchronized (state) {
             state.delete();
         }
-        return close()
-                .thenCompose(v -> ledger.factory().deleteStorage(ledger.name(), ledger.stream().id()));
+        return close().thenCompose(v ->
+                ledger.factory().deleteStorage(ledger.name(), ledger.stream().id()));
     }
 }

@@ -68,10 +68,12 @@ final class LedgerPositions {
     long[] offsetsOf(Range<Position> range) {
         synchronized (state) {
             VirtualLedgers ledgers = state.ledgersLocked();
-            long lo = range.hasLowerBound() ? ledgers.offsetOf(range.lowerEndpoint())
-                    + (range.lowerBoundType() == BoundType.OPEN ? 1 : 0) : state.startOffset();
-            long hi = range.hasUpperBound() ? ledgers.offsetOf(range.upperEndpoint())
-                    - (range.upperBoundType() == BoundType.OPEN ? 1 : 0) : state.lceOffset();
+            long lo = range.hasLowerBound()
+                    ? ledgers.offsetOf(range.lowerEndpoint()) + (range.lowerBoundType() == BoundType.OPEN ? 1 : 0)
+                    : state.startOffset();
+            long hi = range.hasUpperBound()
+                    ? ledgers.offsetOf(range.upperEndpoint()) - (range.upperBoundType() == BoundType.OPEN ? 1 : 0)
+                    : state.lceOffset();
             lo = Math.max(lo, state.startOffset());
             hi = Math.min(hi, state.lceOffset());
             return lo > hi ? null : new long[] {lo, hi};

@@ -18,7 +18,14 @@ import org.apache.bookkeeper.mledger.Position;
 final class LedgerState {
 
     /** A ledger's lifecycle. */
-    enum Phase { OPEN, WRITE_FAILED, FENCED, TERMINATED, CLOSED, DELETED }
+    enum Phase {
+        OPEN,
+        WRITE_FAILED,
+        FENCED,
+        TERMINATED,
+        CLOSED,
+        DELETED
+    }
 
     private final String ledgerName;
     private final VirtualLedgers ledgers;
@@ -160,8 +167,8 @@ final class LedgerState {
                 return;
             }
         }
-        throw new IllegalStateException("managed ledger " + ledgerName + ": illegal state change from " + phase
-                + " to " + to);
+        throw new IllegalStateException(
+                "managed ledger " + ledgerName + ": illegal state change from " + phase + " to " + to);
     }
 
     @Override

@@ -1,9 +1,8 @@
 package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.ManagedLedgerRecord;
-import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
-
 import dev.lakestream.core.StreamLog;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
+import dev.lakestream.pulsar.ManagedLedgerRecord;
 import dev.lakestream.pulsar.cursor.CursorLedger;
 import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
 import java.util.concurrent.CompletableFuture;

@@ -1,10 +1,9 @@
 package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.core.metadata.UnexpectedVersionException;
 import dev.lakestream.pulsar.Errors;
 import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
-
-import dev.lakestream.core.metadata.UnexpectedVersionException;
+import dev.lakestream.pulsar.ManagedLedgerRecord;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -30,8 +29,12 @@ final class ManagedLedgerRecordWriter {
     private ManagedLedgerRecord record;
     private CompletableFuture<Void> metadataChain = CompletableFuture.completedFuture(null);
 
-    ManagedLedgerRecordWriter(String name, LedgerState state, LakestreamManagedLedgerFactory factory, boolean readOnly,
-                              ManagedLedgerRecord record) {
+    ManagedLedgerRecordWriter(
+            String name,
+            LedgerState state,
+            LakestreamManagedLedgerFactory factory,
+            boolean readOnly,
+            ManagedLedgerRecord record) {
         this.name = name;
         this.state = state;
         this.factory = factory;
@@ -48,37 +51,40 @@ final class ManagedLedgerRecordWriter {
     CompletableFuture<Void> update(Consumer<ManagedLedgerRecord> change) {
         CompletableFuture<Void> result = new CompletableFuture<>();
         synchronized (state) {
-            metadataChain = metadataChain.handle((v, e) -> null).thenCompose(v -> {
-                ManagedLedgerRecord copy;
-                synchronized (state) {
-                    copy = record.copy();
-                    change.accept(copy);
-                }
-                return copy.save(factory.lakestream().metadataStore(), factory.root()).thenRun(() -> {
-                    synchronized (state) {
-                        record = copy;
-                    }
-                });
-            }).whenComplete((v, e) -> {
-                if (e != null) {
-                    Throwable c = Errors.unwrap(e);
-                    if (c instanceof UnexpectedVersionException) {
+            metadataChain = metadataChain
+                    .handle((v, e) -> null)
+                    .thenCompose(v -> {
+                        ManagedLedgerRecord copy;
                         synchronized (state) {
-                            if (state.is(LedgerState.Phase.OPEN)
-                                    || state.is(LedgerState.Phase.WRITE_FAILED)) {
-                                state.fence();
-                            }
+                            copy = record.copy();
+                            change.accept(copy);
                         }
-                        result.completeExceptionally(new ManagedLedgerException.ManagedLedgerFencedException(
-                                "managed ledger " + name + " metadata was changed by another owner: "
-                                        + c.getMessage()));
-                    } else {
-                        result.completeExceptionally(c);
-                    }
-                } else {
-                    result.complete(null);
-                }
-            });
+                        return copy.save(factory.lakestream().metadataStore(), factory.root())
+                                .thenRun(() -> {
+                                    synchronized (state) {
+                                        record = copy;
+                                    }
+                                });
+                    })
+                    .whenComplete((v, e) -> {
+                        if (e != null) {
+                            Throwable c = Errors.unwrap(e);
+                            if (c instanceof UnexpectedVersionException) {
+                                synchronized (state) {
+                                    if (state.is(LedgerState.Phase.OPEN) || state.is(LedgerState.Phase.WRITE_FAILED)) {
+                                        state.fence();
+                                    }
+                                }
+                                result.completeExceptionally(
+                                        new ManagedLedgerException.ManagedLedgerFencedException("managed ledger " + name
+                                                + " metadata was changed by another owner: " + c.getMessage()));
+                            } else {
+                                result.completeExceptionally(c);
+                            }
+                        } else {
+                            result.complete(null);
+                        }
+                    });
         }
         return result;
     }
@@ -93,7 +99,8 @@ final class ManagedLedgerRecordWriter {
     /** Changes the ledger's properties, kept in the record; completes with the properties as stored. */
     CompletableFuture<Map<String, String>> updateProperties(Consumer<Map<String, String>> change) {
         if (readOnly) {
-            return CompletableFuture.failedFuture(Errors.unsupported("setProperties", "the managed ledger is read-only"));
+            return CompletableFuture.failedFuture(
+                    Errors.unsupported("setProperties", "the managed ledger is read-only"));
         }
         return update(r -> change.accept(r.properties)).thenApply(v -> properties());
     }

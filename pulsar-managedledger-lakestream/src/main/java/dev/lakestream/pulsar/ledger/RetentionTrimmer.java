@@ -1,7 +1,6 @@
 package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.pulsar.Errors;
-
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
@@ -87,15 +86,14 @@ final class RetentionTrimmer {
      */
     private long plan(long keepFrom) {
         synchronized (state) {
-            if (!state.is(LedgerState.Phase.OPEN)
-                    && !state.is(LedgerState.Phase.TERMINATED)) {
+            if (!state.is(LedgerState.Phase.OPEN) && !state.is(LedgerState.Phase.TERMINATED)) {
                 return -1;
             }
             List<VirtualLedgers.Ledger> ls = state.ledgersLocked().ledgers();
             ManagedLedgerConfig config = ledger.config();
             long retentionMs = config.getRetentionTimeMillis();
-            long retentionBytes = config.getRetentionSizeInMB() < 0 ? -1
-                    : config.getRetentionSizeInMB() * LedgerView.MB;
+            long retentionBytes =
+                    config.getRetentionSizeInMB() < 0 ? -1 : config.getRetentionSizeInMB() * LedgerView.MB;
             long total = state.totalSize();
             long toDelete = 0;
             long t = ledger.now();
@@ -119,12 +117,13 @@ final class RetentionTrimmer {
 
     private CompletableFuture<Void> trimTo(long target) {
         return ledger.updateRecord(r -> {
-            VirtualLedgers copy = new VirtualLedgers(r.toLedgers(), 0);
-            copy.removeBelow(target);
-            r.assignLedgers(copy);
-        }).thenCompose(v -> {
-            state.trimBelow(target);
-            return ledger.stream().trim(target);
-        });
+                    VirtualLedgers copy = new VirtualLedgers(r.toLedgers(), 0);
+                    copy.removeBelow(target);
+                    r.assignLedgers(copy);
+                })
+                .thenCompose(v -> {
+                    state.trimBelow(target);
+                    return ledger.stream().trim(target);
+                });
     }
 }

@@ -31,8 +31,8 @@ public final class VirtualLedgers {
         long prevFirst = Long.MIN_VALUE;
         for (Ledger l : ledgers) {
             if (l.id() < 0 || l.id() <= prevId || l.firstOffset() < prevFirst) {
-                throw new IllegalArgumentException("ledgers must have increasing ids >= 0 and non-decreasing first"
-                        + " offsets: " + ledgers);
+                throw new IllegalArgumentException(
+                        "ledgers must have increasing ids >= 0 and non-decreasing first" + " offsets: " + ledgers);
             }
             prevId = l.id();
             prevFirst = l.firstOffset();
@@ -136,7 +136,8 @@ public final class VirtualLedgers {
         Ledger cur = current();
         if (cur != null) {
             if (newLedgerId <= cur.id() || firstOffset < cur.firstOffset()) {
-                throw new IllegalArgumentException("ledger " + newLedgerId + "@" + firstOffset + " cannot follow " + cur);
+                throw new IllegalArgumentException(
+                        "ledger " + newLedgerId + "@" + firstOffset + " cannot follow " + cur);
             }
             if (firstOffset == cur.firstOffset()) {
                 ledgers.remove(ledgers.size() - 1);

@@ -28,12 +28,10 @@ public final class LakestreamManagedCursorMXBean implements ManagedCursorMXBean 
     }
 
     @Override
-    public void persistToLedger(boolean success) {
-    }
+    public void persistToLedger(boolean success) {}
 
     @Override
-    public void persistToZookeeper(boolean success) {
-    }
+    public void persistToZookeeper(boolean success) {}
 
     @Override
     public long getPersistLedgerSucceed() {
@@ -56,12 +54,10 @@ public final class LakestreamManagedCursorMXBean implements ManagedCursorMXBean 
     }
 
     @Override
-    public void addWriteCursorLedgerSize(long size) {
-    }
+    public void addWriteCursorLedgerSize(long size) {}
 
     @Override
-    public void addReadCursorLedgerSize(long size) {
-    }
+    public void addReadCursorLedgerSize(long size) {}
 
     @Override
     public long getWriteCursorLedgerSize() {

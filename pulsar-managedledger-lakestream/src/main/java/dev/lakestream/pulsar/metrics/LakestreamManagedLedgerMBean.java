@@ -38,8 +38,7 @@ public final class LakestreamManagedLedgerMBean extends ManagedLedgerMBeanImpl {
     }
 
     @Override
-    public void refreshStats(long period, TimeUnit unit) {
-    }
+    public void refreshStats(long period, TimeUnit unit) {}
 
     @Override
     public void addAddEntrySample(long size) {
@@ -62,20 +61,16 @@ public final class LakestreamManagedLedgerMBean extends ManagedLedgerMBeanImpl {
     }
 
     @Override
-    public void recordReadEntriesOpsCacheMisses(int count, long totalSize) {
-    }
+    public void recordReadEntriesOpsCacheMisses(int count, long totalSize) {}
 
     @Override
-    public void addAddEntryLatencySample(long latency, TimeUnit unit) {
-    }
+    public void addAddEntryLatencySample(long latency, TimeUnit unit) {}
 
     @Override
-    public void addLedgerAddEntryLatencySample(long latency, TimeUnit unit) {
-    }
+    public void addLedgerAddEntryLatencySample(long latency, TimeUnit unit) {}
 
     @Override
-    public void addLedgerSwitchLatencySample(long latency, TimeUnit unit) {
-    }
+    public void addLedgerSwitchLatencySample(long latency, TimeUnit unit) {}
 
     @Override
     public void addReadEntriesSample(int count, long totalSize) {

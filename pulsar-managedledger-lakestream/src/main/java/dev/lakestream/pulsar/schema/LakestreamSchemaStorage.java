@@ -87,7 +87,9 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
 
     @Override
     public void start() {
-        LOG.info("Schema registry storage on the Lakestream metadata store {} under '{}'", store.address(),
+        LOG.info(
+                "Schema registry storage on the Lakestream metadata store {} under '{}'",
+                store.address(),
                 records.headKey(""));
     }
 
@@ -152,8 +154,8 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
     private CompletableFuture<Optional<HeadRecord>> readHead(String id) {
         String key = records.headKey(id);
         return wrapped(() -> store.get(key, GetOptions.DEFAULT.partitionKey(key)), "read of schema head '" + key + "'")
-                .thenApply(r -> r.map(rec -> new HeadRecord(key, decodeHead(key, rec.value()),
-                        rec.version().versionId())));
+                .thenApply(r -> r.map(rec -> new HeadRecord(
+                        key, decodeHead(key, rec.value()), rec.version().versionId())));
     }
 
     private static Head decodeHead(String key, byte[] value) {
@@ -170,13 +172,16 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
         if (cached != null) {
             return CompletableFuture.completedFuture(new StoredSchema(cached, new LongSchemaVersion(v)));
         }
-        return wrapped(() -> store.get(key, GetOptions.DEFAULT.partitionKey(head.key())),
-                "read of schema data record '" + key + "'")
+        return wrapped(
+                        () -> store.get(key, GetOptions.DEFAULT.partitionKey(head.key())),
+                        "read of schema data record '" + key + "'")
                 .thenApply(r -> {
                     try {
                         if (r.isEmpty()) {
-                            throw SchemaRecords.corrupt(key, "schema data record", "is missing (head '" + head.key()
-                                    + "' names it as version " + v + ")");
+                            throw SchemaRecords.corrupt(
+                                    key,
+                                    "schema data record",
+                                    "is missing (head '" + head.key() + "' names it as version " + v + ")");
                         }
                         byte[] data = SchemaRecords.decodeData(key, v, r.get().value());
                         cache.put(key, data);
@@ -199,8 +204,10 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
     }
 
     @Override
-    public CompletableFuture<SchemaVersion> put(String key,
-            Function<CompletableFuture<List<CompletableFuture<StoredSchema>>>, CompletableFuture<Pair<byte[], byte[]>>> fn) {
+    public CompletableFuture<SchemaVersion> put(
+            String key,
+            Function<CompletableFuture<List<CompletableFuture<StoredSchema>>>, CompletableFuture<Pair<byte[], byte[]>>>
+                    fn) {
         return deliver(() -> {
             checkId(key);
             Objects.requireNonNull(fn, "fn");
@@ -212,20 +219,26 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
      * Reads the head, asks {@code decide} for the data and hash, writes the data record, then the head by
      * compare-and-set; on a lost race, removes its data record and starts again.
      */
-    private CompletableFuture<SchemaVersion> write(String id,
-            Function<Optional<HeadRecord>, CompletableFuture<Pair<byte[], byte[]>>> decide, int attempt) {
+    private CompletableFuture<SchemaVersion> write(
+            String id, Function<Optional<HeadRecord>, CompletableFuture<Pair<byte[], byte[]>>> decide, int attempt) {
         String headKey = records.headKey(id);
         return readHead(id)
-                .thenComposeAsync(head -> decide.apply(head).thenCompose(pair -> {
-                    if (pair == null) {
-                        return CompletableFuture.completedFuture(null);
-                    }
-                    return append(id, headKey, head, pair, decide, attempt);
-                }), executor);
+                .thenComposeAsync(
+                        head -> decide.apply(head).thenCompose(pair -> {
+                            if (pair == null) {
+                                return CompletableFuture.completedFuture(null);
+                            }
+                            return append(id, headKey, head, pair, decide, attempt);
+                        }),
+                        executor);
     }
 
-    private CompletableFuture<SchemaVersion> append(String id, String headKey, Optional<HeadRecord> head,
-            Pair<byte[], byte[]> pair, Function<Optional<HeadRecord>, CompletableFuture<Pair<byte[], byte[]>>> decide,
+    private CompletableFuture<SchemaVersion> append(
+            String id,
+            String headKey,
+            Optional<HeadRecord> head,
+            Pair<byte[], byte[]> pair,
+            Function<Optional<HeadRecord>, CompletableFuture<Pair<byte[], byte[]>>> decide,
             int attempt) {
         byte[] data = pair.getLeft();
         byte[] hash = pair.getRight();
@@ -238,7 +251,8 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
             List<Entry> entries = head.get().head().entries();
             byte[] latestHash = entries.get(entries.size() - 1).hash();
             if (latestHash.length > 0 && Arrays.equals(latestHash, hash)) {
-                return CompletableFuture.completedFuture(new LongSchemaVersion(head.get().head().latestVersion()));
+                return CompletableFuture.completedFuture(
+                        new LongSchemaVersion(head.get().head().latestVersion()));
             }
         }
         long version = head.map(h -> (long) h.head().entries().size()).orElse(0L);
@@ -247,16 +261,25 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
         Head next = head.map(h -> h.head().plus(entry)).orElseGet(() -> new Head(List.of(entry)));
         byte[] headBytes = SchemaRecords.encodeHead(next);
         if (headBytes.length > SchemaRecords.MAX_HEAD_BYTES) {
-            return CompletableFuture.failedFuture(new SchemaException(true, "schema '" + id + "' has "
-                    + next.entries().size() + " versions, its head '" + headKey + "' would be " + headBytes.length
-                    + " bytes, over the limit of " + SchemaRecords.MAX_HEAD_BYTES
-                    + "; delete the schema (pulsar-admin schemas delete --force) to start again"));
+            return CompletableFuture.failedFuture(new SchemaException(
+                    true,
+                    "schema '" + id + "' has "
+                            + next.entries().size() + " versions, its head '" + headKey + "' would be "
+                            + headBytes.length
+                            + " bytes, over the limit of " + SchemaRecords.MAX_HEAD_BYTES
+                            + "; delete the schema (pulsar-admin schemas delete --force) to start again"));
         }
         String dataKey = records.dataKey(id, version, nonce);
-        PutOptions headOptions = (head.isPresent() ? PutOptions.ifVersion(head.get().versionId())
-                : PutOptions.ifAbsent()).partitionKey(headKey);
-        return wrapped(() -> store.put(dataKey, SchemaRecords.encodeData(version, data),
-                        PutOptions.DEFAULT.partitionKey(headKey)), "write of schema data record '" + dataKey + "'")
+        PutOptions headOptions = (head.isPresent()
+                        ? PutOptions.ifVersion(head.get().versionId())
+                        : PutOptions.ifAbsent())
+                .partitionKey(headKey);
+        return wrapped(
+                        () -> store.put(
+                                dataKey,
+                                SchemaRecords.encodeData(version, data),
+                                PutOptions.DEFAULT.partitionKey(headKey)),
+                        "write of schema data record '" + dataKey + "'")
                 .thenCompose(written -> raw(() -> store.put(headKey, headBytes, headOptions))
                         .handle((ok, err) -> {
                             if (err == null) {
@@ -273,7 +296,8 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
                             }
                             deleteQuietly(dataKey, headKey, "lost a concurrent put");
                             if (attempt >= MAX_ATTEMPTS) {
-                                return CompletableFuture.<SchemaVersion>failedFuture(new SchemaException(true,
+                                return CompletableFuture.<SchemaVersion>failedFuture(new SchemaException(
+                                        true,
                                         "schema '" + id + "': gave up after " + attempt + " puts lost the race to"
                                                 + " concurrent puts on '" + headKey + "'"));
                             }
@@ -317,8 +341,9 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
 
     private CompletableFuture<SchemaVersion> delete(String id, boolean forcefully, int attempt) {
         String headKey = records.headKey(id);
-        return wrapped(() -> store.get(headKey, GetOptions.DEFAULT.partitionKey(headKey)),
-                "read of schema head '" + headKey + "'")
+        return wrapped(
+                        () -> store.get(headKey, GetOptions.DEFAULT.partitionKey(headKey)),
+                        "read of schema head '" + headKey + "'")
                 .thenCompose(found -> {
                     if (found.isEmpty()) {
                         return CompletableFuture.completedFuture(null);
@@ -329,29 +354,35 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
                         head = SchemaRecords.decodeHead(headKey, rec.value());
                     } catch (SchemaRecordCorruptedException e) {
                         if (!forcefully) {
-                            return CompletableFuture.failedFuture(new SchemaRecordCorruptedException(e.getMessage()
-                                    + "; delete it with pulsar-admin schemas delete --force"));
+                            return CompletableFuture.failedFuture(new SchemaRecordCorruptedException(
+                                    e.getMessage() + "; delete it with pulsar-admin schemas delete --force"));
                         }
-                        LOG.warn("schema '{}': force-deleting a corrupt head and everything under it: {}", id,
+                        LOG.warn(
+                                "schema '{}': force-deleting a corrupt head and everything under it: {}",
+                                id,
                                 e.getMessage());
                         head = null;
                     }
                     Head h = head;
-                    DeleteOptions options = DeleteOptions.ifVersion(rec.version().versionId()).partitionKey(headKey);
-                    return raw(() -> store.delete(headKey, options)).handle((deleted, err) -> {
-                        if (err != null) {
-                            Throwable cause = unwrap(err);
-                            if (cause instanceof UnexpectedVersionException && attempt < MAX_ATTEMPTS) {
-                                return delete(id, forcefully, attempt + 1); // a put got in first: delete that too
-                            }
-                            return CompletableFuture.<SchemaVersion>failedFuture(
-                                    wrap(cause, "delete of schema head '" + headKey + "'"));
-                        }
-                        if (!deleted) {
-                            return CompletableFuture.<SchemaVersion>completedFuture(null);
-                        }
-                        return deleteData(id, headKey, h).thenApply(v -> (SchemaVersion) DELETED);
-                    }).thenCompose(Function.identity());
+                    DeleteOptions options =
+                            DeleteOptions.ifVersion(rec.version().versionId()).partitionKey(headKey);
+                    return raw(() -> store.delete(headKey, options))
+                            .handle((deleted, err) -> {
+                                if (err != null) {
+                                    Throwable cause = unwrap(err);
+                                    if (cause instanceof UnexpectedVersionException && attempt < MAX_ATTEMPTS) {
+                                        return delete(
+                                                id, forcefully, attempt + 1); // a put got in first: delete that too
+                                    }
+                                    return CompletableFuture.<SchemaVersion>failedFuture(
+                                            wrap(cause, "delete of schema head '" + headKey + "'"));
+                                }
+                                if (!deleted) {
+                                    return CompletableFuture.<SchemaVersion>completedFuture(null);
+                                }
+                                return deleteData(id, headKey, h).thenApply(v -> (SchemaVersion) DELETED);
+                            })
+                            .thenCompose(Function.identity());
                 });
     }
 
@@ -374,19 +405,26 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
             done = CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
         }
         return done.exceptionally(t -> {
-            LOG.warn("schema '{}': deleted, but removing its data records under '{}/' failed; they stay as orphans",
-                    id, headKey, unwrap(t));
+            LOG.warn(
+                    "schema '{}': deleted, but removing its data records under '{}/' failed; they stay as orphans",
+                    id,
+                    headKey,
+                    unwrap(t));
             return null;
         });
     }
 
     private void deleteQuietly(String dataKey, String headKey, String why) {
-        raw(() -> store.delete(dataKey, DeleteOptions.DEFAULT.partitionKey(headKey))).whenComplete((ok, t) -> {
-            if (t != null) {
-                LOG.warn("schema data record '{}' ({}) could not be removed; it stays as an orphan", dataKey, why,
-                        unwrap(t));
-            }
-        });
+        raw(() -> store.delete(dataKey, DeleteOptions.DEFAULT.partitionKey(headKey)))
+                .whenComplete((ok, t) -> {
+                    if (t != null) {
+                        LOG.warn(
+                                "schema data record '{}' ({}) could not be removed; it stays as an orphan",
+                                dataKey,
+                                why,
+                                unwrap(t));
+                    }
+                });
     }
 
     // ---- versions ----
@@ -459,13 +497,15 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
 
     private <T> CompletableFuture<T> deliver(CompletableFuture<T> f) {
         CompletableFuture<T> out = new CompletableFuture<>();
-        f.whenCompleteAsync((r, t) -> {
-            if (t != null) {
-                out.completeExceptionally(unwrap(t));
-            } else {
-                out.complete(r);
-            }
-        }, executor);
+        f.whenCompleteAsync(
+                (r, t) -> {
+                    if (t != null) {
+                        out.completeExceptionally(unwrap(t));
+                    } else {
+                        out.complete(r);
+                    }
+                },
+                executor);
         return out;
     }
 }

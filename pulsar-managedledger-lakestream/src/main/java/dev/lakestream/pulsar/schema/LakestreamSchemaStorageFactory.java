@@ -19,7 +19,8 @@ public final class LakestreamSchemaStorageFactory implements SchemaStorageFactor
     public SchemaStorage create(PulsarService pulsar) {
         ManagedLedgerStorage storage = pulsar.getManagedLedgerStorage();
         if (!(storage instanceof LakestreamManagedLedgerStorage lakestreamStorage)) {
-            throw new IllegalStateException("schemaRegistryStorageClassName=" + getClass().getName()
+            throw new IllegalStateException("schemaRegistryStorageClassName="
+                    + getClass().getName()
                     + " keeps schemas in the Lakestream metadata store, but this broker's managed-ledger storage is "
                     + (storage == null ? "not initialised" : storage.getClass().getName())
                     + ": set managedLedgerStorageClassName=" + LakestreamManagedLedgerStorage.class.getName()
@@ -27,9 +28,10 @@ public final class LakestreamSchemaStorageFactory implements SchemaStorageFactor
         }
         Lakestream log = lakestreamStorage.lakestream();
         if (log == null) {
-            throw new IllegalStateException("schemaRegistryStorageClassName=" + getClass().getName()
-                    + ": the broker's " + LakestreamManagedLedgerStorage.class.getSimpleName()
-                    + " has no Lakestream log of its own (it was built from parts, not from broker.conf)");
+            throw new IllegalStateException(
+                    "schemaRegistryStorageClassName=" + getClass().getName()
+                            + ": the broker's " + LakestreamManagedLedgerStorage.class.getSimpleName()
+                            + " has no Lakestream log of its own (it was built from parts, not from broker.conf)");
         }
         return new LakestreamSchemaStorage(log.metadataStore(), log.config().metadataRoot(), pulsar.getExecutor());
     }

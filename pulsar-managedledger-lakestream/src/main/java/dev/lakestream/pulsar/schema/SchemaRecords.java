@@ -110,7 +110,12 @@ final class SchemaRecords {
         CRC32C crc = new CRC32C();
         crc.update(data);
         return ByteBuffer.allocate(DATA_HEADER_BYTES + data.length)
-                .put(DATA_MAGIC).put(FORMAT).putLong(version).putInt((int) crc.getValue()).put(data).array();
+                .put(DATA_MAGIC)
+                .put(FORMAT)
+                .putLong(version)
+                .putInt((int) crc.getValue())
+                .put(data)
+                .array();
     }
 
     /** The schema bytes of a data record, checked against its magic, version and CRC32C. */
@@ -120,17 +125,20 @@ final class SchemaRecords {
             checkMagic(key, b, DATA_MAGIC, "schema data record");
             long version = b.getLong();
             if (version != expectedVersion) {
-                throw corrupt(key, "schema data record", "holds version " + version + ", the head says "
-                        + expectedVersion);
+                throw corrupt(
+                        key, "schema data record", "holds version " + version + ", the head says " + expectedVersion);
             }
             int storedCrc = b.getInt();
             byte[] data = Arrays.copyOfRange(bytes, b.position(), bytes.length);
             CRC32C crc = new CRC32C();
             crc.update(data);
             if ((int) crc.getValue() != storedCrc) {
-                throw corrupt(key, "schema data record", String.format(
-                        "CRC32C mismatch (stored %08x, computed %08x over %d bytes)", storedCrc, (int) crc.getValue(),
-                        data.length));
+                throw corrupt(
+                        key,
+                        "schema data record",
+                        String.format(
+                                "CRC32C mismatch (stored %08x, computed %08x over %d bytes)",
+                                storedCrc, (int) crc.getValue(), data.length));
             }
             return data;
         } catch (java.nio.BufferUnderflowException e) {
@@ -143,8 +151,10 @@ final class SchemaRecords {
         byte[] m = new byte[magic.length];
         b.get(m);
         if (!Arrays.equals(m, magic)) {
-            throw corrupt(key, what, "bad magic " + hex(m) + " (expected " + new String(magic,
-                    StandardCharsets.US_ASCII) + ")");
+            throw corrupt(
+                    key,
+                    what,
+                    "bad magic " + hex(m) + " (expected " + new String(magic, StandardCharsets.US_ASCII) + ")");
         }
         byte format = b.get();
         if (format != FORMAT) {

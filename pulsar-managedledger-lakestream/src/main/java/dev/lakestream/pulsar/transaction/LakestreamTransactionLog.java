@@ -41,9 +41,13 @@ final class LakestreamTransactionLog extends MLTransactionLogImpl {
     private final Timer timer;
     private final TxnLogBufferedWriterMetricsStats metrics;
 
-    LakestreamTransactionLog(TransactionCoordinatorID tcId, ManagedLedgerFactory factory, ManagedLedgerConfig config,
-                             TxnLogBufferedWriterConfig writerConfig, Timer timer,
-                             TxnLogBufferedWriterMetricsStats metrics) {
+    LakestreamTransactionLog(
+            TransactionCoordinatorID tcId,
+            ManagedLedgerFactory factory,
+            ManagedLedgerConfig config,
+            TxnLogBufferedWriterConfig writerConfig,
+            Timer timer,
+            TxnLogBufferedWriterMetricsStats metrics) {
         super(tcId, factory, config, writerConfig, timer, metrics);
         this.factory = factory;
         this.config = config;
@@ -57,43 +61,59 @@ final class LakestreamTransactionLog extends MLTransactionLogImpl {
     public CompletableFuture<Void> initialize() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         String name = getMLTransactionLogName(tcId).getPersistenceNamingEncoding();
-        factory.asyncOpen(name, config, new AsyncCallbacks.OpenLedgerCallback() {
-            @Override
-            public void openLedgerComplete(ManagedLedger ledger, Object ctx) {
-                try {
-                    set("managedLedger", ledger);
-                    set("bufferedWriter", new TxnLogBufferedWriter<>(ledger, executorOf(ledger), timer,
-                            serializer(), writerConfig.getBatchedWriteMaxRecords(),
-                            writerConfig.getBatchedWriteMaxSize(), writerConfig.getBatchedWriteMaxDelayInMillis(),
-                            writerConfig.isBatchEnabled(), metrics));
-                } catch (RuntimeException e) {
-                    done.completeExceptionally(e);
-                    return;
-                }
-                ledger.asyncOpenCursor(TRANSACTION_SUBSCRIPTION, InitialPosition.Earliest,
-                        new AsyncCallbacks.OpenCursorCallback() {
-                            @Override
-                            public void openCursorComplete(ManagedCursor cursor, Object ctx) {
-                                try {
-                                    set("cursor", cursor);
-                                    done.complete(null);
-                                } catch (RuntimeException e) {
-                                    done.completeExceptionally(e);
-                                }
-                            }
+        factory.asyncOpen(
+                name,
+                config,
+                new AsyncCallbacks.OpenLedgerCallback() {
+                    @Override
+                    public void openLedgerComplete(ManagedLedger ledger, Object ctx) {
+                        try {
+                            set("managedLedger", ledger);
+                            set(
+                                    "bufferedWriter",
+                                    new TxnLogBufferedWriter<>(
+                                            ledger,
+                                            executorOf(ledger),
+                                            timer,
+                                            serializer(),
+                                            writerConfig.getBatchedWriteMaxRecords(),
+                                            writerConfig.getBatchedWriteMaxSize(),
+                                            writerConfig.getBatchedWriteMaxDelayInMillis(),
+                                            writerConfig.isBatchEnabled(),
+                                            metrics));
+                        } catch (RuntimeException e) {
+                            done.completeExceptionally(e);
+                            return;
+                        }
+                        ledger.asyncOpenCursor(
+                                TRANSACTION_SUBSCRIPTION,
+                                InitialPosition.Earliest,
+                                new AsyncCallbacks.OpenCursorCallback() {
+                                    @Override
+                                    public void openCursorComplete(ManagedCursor cursor, Object ctx) {
+                                        try {
+                                            set("cursor", cursor);
+                                            done.complete(null);
+                                        } catch (RuntimeException e) {
+                                            done.completeExceptionally(e);
+                                        }
+                                    }
 
-                            @Override
-                            public void openCursorFailed(ManagedLedgerException e, Object ctx) {
-                                done.completeExceptionally(e);
-                            }
-                        }, null);
-            }
+                                    @Override
+                                    public void openCursorFailed(ManagedLedgerException e, Object ctx) {
+                                        done.completeExceptionally(e);
+                                    }
+                                },
+                                null);
+                    }
 
-            @Override
-            public void openLedgerFailed(ManagedLedgerException e, Object ctx) {
-                done.completeExceptionally(e);
-            }
-        }, null, null);
+                    @Override
+                    public void openLedgerFailed(ManagedLedgerException e, Object ctx) {
+                        done.completeExceptionally(e);
+                    }
+                },
+                null,
+                null);
         return done;
     }
 
@@ -117,8 +137,8 @@ final class LakestreamTransactionLog extends MLTransactionLogImpl {
             f.setAccessible(true);
             return (TxnLogBufferedWriter.DataSerializer<TransactionMetadataEntry>) f.get(null);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException("transaction log: cannot read " + cls + ".INSTANCE of this Pulsar version",
-                    e);
+            throw new IllegalStateException(
+                    "transaction log: cannot read " + cls + ".INSTANCE of this Pulsar version", e);
         }
     }
 
@@ -128,8 +148,10 @@ final class LakestreamTransactionLog extends MLTransactionLogImpl {
             f.setAccessible(true);
             f.set(this, value);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException("transaction log " + tcId + ": cannot set MLTransactionLogImpl." + field
-                    + " of this Pulsar version", e);
+            throw new IllegalStateException(
+                    "transaction log " + tcId + ": cannot set MLTransactionLogImpl." + field
+                            + " of this Pulsar version",
+                    e);
         }
     }
 }

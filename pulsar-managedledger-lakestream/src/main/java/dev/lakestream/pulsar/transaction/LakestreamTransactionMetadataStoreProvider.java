@@ -26,16 +26,23 @@ import org.apache.pulsar.transaction.coordinator.impl.TxnLogBufferedWriterMetric
 public class LakestreamTransactionMetadataStoreProvider implements TransactionMetadataStoreProvider {
 
     @Override
-    public CompletableFuture<TransactionMetadataStore> openStore(TransactionCoordinatorID tcId,
-            ManagedLedgerFactory factory, ManagedLedgerConfig config, TransactionTimeoutTracker timeoutTracker,
-            TransactionRecoverTracker recoverTracker, long maxActiveTransactionsPerCoordinator,
-            TxnLogBufferedWriterConfig writerConfig, Timer timer) {
+    public CompletableFuture<TransactionMetadataStore> openStore(
+            TransactionCoordinatorID tcId,
+            ManagedLedgerFactory factory,
+            ManagedLedgerConfig config,
+            TransactionTimeoutTracker timeoutTracker,
+            TransactionRecoverTracker recoverTracker,
+            long maxActiveTransactionsPerCoordinator,
+            TxnLogBufferedWriterConfig writerConfig,
+            Timer timer) {
         MLTransactionSequenceIdGenerator sequenceIds = new MLTransactionSequenceIdGenerator();
         config.setManagedLedgerInterceptor(sequenceIds);
-        LakestreamTransactionLog txnLog = new LakestreamTransactionLog(tcId, factory, config, writerConfig, timer,
-                writerMetrics());
-        return txnLog.initialize().thenCompose(v -> new MLTransactionMetadataStore(tcId, txnLog, timeoutTracker,
-                sequenceIds, maxActiveTransactionsPerCoordinator).init(recoverTracker));
+        LakestreamTransactionLog txnLog =
+                new LakestreamTransactionLog(tcId, factory, config, writerConfig, timer, writerMetrics());
+        return txnLog.initialize()
+                .thenCompose(v -> new MLTransactionMetadataStore(
+                                tcId, txnLog, timeoutTracker, sequenceIds, maxActiveTransactionsPerCoordinator)
+                        .init(recoverTracker));
     }
 
     /** The buffered-writer metrics the broker registered on Pulsar's provider (disabled ones if it did not). */

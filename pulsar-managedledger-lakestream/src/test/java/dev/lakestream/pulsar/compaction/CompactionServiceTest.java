@@ -85,7 +85,8 @@ abstract class CompactionServiceTest {
     @BeforeEach
     void open() throws Exception {
         stores = openStores(tempDir);
-        brokerStore = MetadataStoreExtended.create("memory:compaction-" + UUID.randomUUID(),
+        brokerStore = MetadataStoreExtended.create(
+                "memory:compaction-" + UUID.randomUUID(),
                 MetadataStoreConfig.builder().build());
         name = "compaction/ns/persistent/t-" + UUID.randomUUID().toString().substring(0, 8);
         openLedger();
@@ -95,8 +96,12 @@ abstract class CompactionServiceTest {
         log = Lakestream.open(stores.objects(), stores.metadata(), LOG_CONFIG);
         factory = new LakestreamManagedLedgerFactory(log, brokerStore, new ManagedLedgerFactoryConfig());
         // Small ledgers, no retention: consumed ledgers are trimmed as soon as retention runs.
-        ml = factory.open(name, new ManagedLedgerConfig().setMaxEntriesPerLedger(4)
-                .setRetentionTime(0, TimeUnit.MILLISECONDS).setRetentionSizeInMB(0));
+        ml = factory.open(
+                name,
+                new ManagedLedgerConfig()
+                        .setMaxEntriesPerLedger(4)
+                        .setRetentionTime(0, TimeUnit.MILLISECONDS)
+                        .setRetentionSizeInMB(0));
     }
 
     /** What a broker restart does to the topic: everything in memory is gone, the stores stay. */
@@ -120,8 +125,13 @@ abstract class CompactionServiceTest {
     }
 
     private LakestreamTopicCompactionService service(boolean retainNullKey) {
-        return new LakestreamTopicCompactionService("persistent://" + name, new TestTopic(),
-                new CompactedStreams(log, ml.getName()), retainNullKey, executor, statistics);
+        return new LakestreamTopicCompactionService(
+                "persistent://" + name,
+                new TestTopic(),
+                new CompactedStreams(log, ml.getName()),
+                retainNullKey,
+                executor,
+                statistics);
     }
 
     /** This topic's compaction statistics, as topic stats and the broker's metrics report them. */
@@ -170,8 +180,7 @@ abstract class CompactionServiceTest {
         return decode(get(s.readCompactedEntries(PositionFactory.EARLIEST, 1000)));
     }
 
-    private static List<Position> positions(LakestreamTopicCompactionService s, Position from, int n)
-            throws Exception {
+    private static List<Position> positions(LakestreamTopicCompactionService s, Position from, int n) throws Exception {
         List<Position> out = new ArrayList<>();
         var entries = get(s.readCompactedEntries(from, n));
         entries.forEach(e -> {
@@ -183,7 +192,8 @@ abstract class CompactionServiceTest {
 
     private List<Long> streamsOfTopic() throws Exception {
         return get(log.catalog().list(CompactedStreams.NAMESPACE_PREFIX + ml.getName())).stream()
-                .map(StreamInfo::id).toList();
+                .map(StreamInfo::id)
+                .toList();
     }
 
     // ---------------------------------------------------------------------------------------------------- tests
@@ -228,10 +238,16 @@ abstract class CompactionServiceTest {
         assertThat(r.getCompactionFailedCount()).isZero();
         assertThat(r.getLastCompactionSucceedTimestamp()).isPositive();
         assertThat(r.getLastCompactionFailedTimestamp()).isZero();
-        assertThat(r.getCompactionReadBytes()).as("the bytes of the 10 entries phase one read").isPositive();
-        assertThat(r.getCompactionWriteBytes()).as("the bytes of the 2 entries written").isPositive()
+        assertThat(r.getCompactionReadBytes())
+                .as("the bytes of the 10 entries phase one read")
+                .isPositive();
+        assertThat(r.getCompactionWriteBytes())
+                .as("the bytes of the 2 entries written")
+                .isPositive()
                 .isLessThan(r.getCompactionReadBytes());
-        assertThat(r.getCompactionLatencyStats().getCount()).as("one latency per entry written").isEqualTo(2);
+        assertThat(r.getCompactionLatencyStats().getCount())
+                .as("one latency per entry written")
+                .isEqualTo(2);
     }
 
     @Test
@@ -400,12 +416,15 @@ abstract class CompactionServiceTest {
         brokenCursor = mock(ManagedCursor.class);
         when(brokenCursor.getName()).thenReturn(CompactionTopic.CURSOR);
         doAnswer(inv -> {
-            inv.<AsyncCallbacks.MarkDeleteCallback>getArgument(2).markDeleteFailed(
-                    new ManagedLedgerException("injected: metadata store unavailable"), null);
-            return null;
-        }).when(brokenCursor).asyncMarkDelete(any(), anyMap(), any(), any());
+                    inv.<AsyncCallbacks.MarkDeleteCallback>getArgument(2)
+                            .markDeleteFailed(new ManagedLedgerException("injected: metadata store unavailable"), null);
+                    return null;
+                })
+                .when(brokenCursor)
+                .asyncMarkDelete(any(), anyMap(), any(), any());
 
-        assertThatThrownBy(() -> get(s.compact())).hasMessageContaining("could not commit")
+        assertThatThrownBy(() -> get(s.compact()))
+                .hasMessageContaining("could not commit")
                 .hasMessageContaining("injected");
         assertThat(statistics().getCompactionFailedCount()).isEqualTo(1);
         assertThat(statistics().getLastCompactionFailedTimestamp()).isPositive();

@@ -13,7 +13,9 @@ class EmbeddedCompactionServiceTest extends CompactionServiceTest {
     protected Stores openStores(Path scratch) {
         FileSystemObjectStore objects = new FileSystemObjectStore(
                 FileSystemObjectStoreConfig.of(scratch.resolve("objects")).withFsync(false));
-        return new Stores(objects,
-                EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(scratch.resolve("metadata")).withSync(false)));
+        return new Stores(
+                objects,
+                EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(scratch.resolve("metadata"))
+                        .withSync(false)));
     }
 }

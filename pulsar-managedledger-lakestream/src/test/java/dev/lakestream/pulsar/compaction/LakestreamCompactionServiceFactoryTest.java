@@ -25,7 +25,9 @@ class LakestreamCompactionServiceFactoryTest {
         ManagedLedgerStorage bookkeeper = mock(ManagedLedgerStorage.class);
         when(pulsar.getManagedLedgerStorage()).thenReturn(bookkeeper);
 
-        assertThatThrownBy(() -> new LakestreamCompactionServiceFactory().initialize(pulsar).get(10, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> new LakestreamCompactionServiceFactory()
+                        .initialize(pulsar)
+                        .get(10, TimeUnit.SECONDS))
                 .hasMessageContaining("managedLedgerStorageClassName=" + LakestreamManagedLedgerStorage.class.getName())
                 .hasMessageContaining(bookkeeper.getClass().getName());
     }
@@ -35,7 +37,9 @@ class LakestreamCompactionServiceFactoryTest {
         PulsarService pulsar = mock(PulsarService.class);
         when(pulsar.getManagedLedgerStorage()).thenReturn(new LakestreamManagedLedgerStorage());
 
-        assertThatThrownBy(() -> new LakestreamCompactionServiceFactory().initialize(pulsar).get(10, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> new LakestreamCompactionServiceFactory()
+                        .initialize(pulsar)
+                        .get(10, TimeUnit.SECONDS))
                 .hasMessageContaining("compacts topics stored in Lakestream");
     }
 
@@ -43,7 +47,8 @@ class LakestreamCompactionServiceFactoryTest {
     void pulsarsOwnCompactionPathIsRefusedNamingWhy() {
         // The broker finds compaction statistics on this compactor; compacting through it would need BookKeeper.
         CompactionStatsHolder holder = new CompactionStatsHolder(new ServiceConfiguration());
-        assertThat(holder.compact("persistent://a/b/c")).failsWithin(10, TimeUnit.SECONDS)
+        assertThat(holder.compact("persistent://a/b/c"))
+                .failsWithin(10, TimeUnit.SECONDS)
                 .withThrowableOfType(ExecutionException.class)
                 .withMessageContaining("Compactor.compact(persistent://a/b/c) is not supported")
                 .withMessageContaining("BookKeeper");

@@ -47,19 +47,23 @@ class LayoutSpecPulsarTest {
         assertThat(doc).contains("`pulsar/system/persistent/__transaction_log_<n>`");
 
         String pendingAck = TopicName.get(MLPendingAckStore.getTransactionPendingAckStoreSuffix(
-                "persistent://public/default/orders", "sub1")).getPersistenceNamingEncoding();
+                        "persistent://public/default/orders", "sub1"))
+                .getPersistenceNamingEncoding();
         assertThat(pendingAck).isEqualTo("public/default/persistent/orders-sub1__transaction_pending_ack");
-        assertThat(doc).contains("`" + pendingAck + "`")
+        assertThat(doc)
+                .contains("`" + pendingAck + "`")
                 .contains("`<tenant>/<namespace>/persistent/<topic>-<subscription>__transaction_pending_ack`");
     }
 
     @Test
     void batchedTransactionRecordsStartLikeAChecksummedMessage() throws Exception {
-        assertThat(TxnLogBufferedWriter.BATCHED_ENTRY_DATA_PREFIX_MAGIC_NUMBER).isEqualTo((short) 0x0e01)
+        assertThat(TxnLogBufferedWriter.BATCHED_ENTRY_DATA_PREFIX_MAGIC_NUMBER)
+                .isEqualTo((short) 0x0e01)
                 .isEqualTo(Commands.magicCrc32c);
         assertThat(TxnLogBufferedWriter.BATCHED_ENTRY_DATA_PREFIX_VERSION).isEqualTo((short) 1);
         assertThat(Commands.magicBrokerEntryMetadata).isEqualTo((short) 0x0e02);
-        assertThat(Files.readString(DOC)).contains("`0e01 \\| version:int16 (= 1) \\| BatchedTransactionMetadataEntry`")
+        assertThat(Files.readString(DOC))
+                .contains("`0e01 \\| version:int16 (= 1) \\| BatchedTransactionMetadataEntry`")
                 .contains("`0e02 \\| size:int32 \\| BrokerEntryMetadata`");
     }
 
@@ -67,21 +71,25 @@ class LayoutSpecPulsarTest {
     @Test
     void managedLedgerStreamsAreNamedByTheLedgerAndCarryNoProperties() throws Exception {
         String doc = Files.readString(DOC);
-        assertThat(doc).contains("| `" + LakestreamManagedLedgerFactory.NAMESPACE + "` | `pulsar/system/persistent/")
+        assertThat(doc)
+                .contains("| `" + LakestreamManagedLedgerFactory.NAMESPACE + "` | `pulsar/system/persistent/")
                 .contains("| `" + CompactedStreams.NAMESPACE_PREFIX + "<managed-ledger name>` |");
-        MetadataStoreExtended broker = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+        MetadataStoreExtended broker = MetadataStoreExtended.create(
+                "memory:local", MetadataStoreConfig.builder().build());
         try (FileSystemObjectStore objects = new FileSystemObjectStore(
                         FileSystemObjectStoreConfig.of(dir.resolve("o")).withFsync(false));
-                EmbeddedMetadataStore meta = EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("m")));
+                EmbeddedMetadataStore meta =
+                        EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("m")));
                 Lakestream log = Lakestream.open(objects, meta, LakestreamConfig.DEFAULT)) {
-            LakestreamManagedLedgerFactory factory = new LakestreamManagedLedgerFactory(log, broker,
-                    new ManagedLedgerFactoryConfig());
+            LakestreamManagedLedgerFactory factory =
+                    new LakestreamManagedLedgerFactory(log, broker, new ManagedLedgerFactoryConfig());
             try {
                 String name = "pulsar/system/persistent/__transaction_log_0";
                 ManagedLedger ledger = factory.open(name);
                 ledger.addEntry(new byte[] {0x0e, 0x01, 0, 1});
 
-                StreamInfo info = log.catalog().lookup("managed-ledgers", name).join().orElseThrow();
+                StreamInfo info =
+                        log.catalog().lookup("managed-ledgers", name).join().orElseThrow();
                 assertThat(info.properties()).isEmpty();
                 ledger.close();
             } finally {

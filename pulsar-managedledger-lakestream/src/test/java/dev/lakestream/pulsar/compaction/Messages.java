@@ -16,12 +16,13 @@ import org.apache.pulsar.common.protocol.Commands;
 /** Pulsar message bytes as a producer writes them (metadata + payload), and their decoding, for the tests. */
 final class Messages {
 
-    private Messages() {
-    }
+    private Messages() {}
 
     /** A single message; {@code value} null is a tombstone (null value, empty payload); {@code key} null: no key. */
     static byte[] message(String key, String value, long publishTime) {
-        MessageMetadata md = new MessageMetadata().setProducerName("p").setSequenceId(publishTime)
+        MessageMetadata md = new MessageMetadata()
+                .setProducerName("p")
+                .setSequenceId(publishTime)
                 .setPublishTime(publishTime);
         if (key != null) {
             md.setPartitionKey(key);
@@ -31,8 +32,8 @@ final class Messages {
             md.setNullValue(true);
         }
         md.setUncompressedSize(payload.length);
-        return bytes(Commands.serializeMetadataAndPayload(Commands.ChecksumType.Crc32c, md,
-                Unpooled.wrappedBuffer(payload)));
+        return bytes(Commands.serializeMetadataAndPayload(
+                Commands.ChecksumType.Crc32c, md, Unpooled.wrappedBuffer(payload)));
     }
 
     /** A batch of messages: {@code kv} is key, value, key, value... (value null: tombstone). */
@@ -49,17 +50,25 @@ final class Messages {
             smd.setPayloadSize(payload.length);
             body = Commands.serializeSingleMessageInBatchWithPayload(smd, Unpooled.wrappedBuffer(payload), body);
         }
-        MessageMetadata md = new MessageMetadata().setProducerName("p").setSequenceId(publishTime)
-                .setPublishTime(publishTime).setNumMessagesInBatch(n).setUncompressedSize(body.readableBytes());
+        MessageMetadata md = new MessageMetadata()
+                .setProducerName("p")
+                .setSequenceId(publishTime)
+                .setPublishTime(publishTime)
+                .setNumMessagesInBatch(n)
+                .setUncompressedSize(body.readableBytes());
         return bytes(Commands.serializeMetadataAndPayload(Commands.ChecksumType.Crc32c, md, body));
     }
 
     /** A server-only marker (replicated-subscription snapshot kind), which compaction always drops. */
     static byte[] marker(long publishTime) {
-        MessageMetadata md = new MessageMetadata().setProducerName("p").setSequenceId(publishTime)
-                .setPublishTime(publishTime).setMarkerType(10).setUncompressedSize(1);
-        return bytes(Commands.serializeMetadataAndPayload(Commands.ChecksumType.Crc32c, md,
-                Unpooled.wrappedBuffer(new byte[] {1})));
+        MessageMetadata md = new MessageMetadata()
+                .setProducerName("p")
+                .setSequenceId(publishTime)
+                .setPublishTime(publishTime)
+                .setMarkerType(10)
+                .setUncompressedSize(1);
+        return bytes(Commands.serializeMetadataAndPayload(
+                Commands.ChecksumType.Crc32c, md, Unpooled.wrappedBuffer(new byte[] {1})));
     }
 
     /** "key=value" (or "=value" without key) for every message of the entries that is not compacted out; releases them. */

@@ -46,8 +46,13 @@ class RemoteCompactionServiceTest extends CompactionServiceTest {
                 .pathStyleAccess(true)
                 .credentials(s3.accessKey(), s3.secretKey())
                 .build());
-        return new Stores(objects, OxiaMetadataStore.open(new OxiaMetadataStoreConfig(oxia.serviceAddress(),
-                OxiaMetadataStoreConfig.DEFAULT_NAMESPACE, Duration.ofSeconds(20),
-                OxiaMetadataStoreConfig.DEFAULT_SESSION_TIMEOUT, Duration.ofSeconds(20))));
+        return new Stores(
+                objects,
+                OxiaMetadataStore.open(new OxiaMetadataStoreConfig(
+                        oxia.serviceAddress(),
+                        OxiaMetadataStoreConfig.DEFAULT_NAMESPACE,
+                        Duration.ofSeconds(20),
+                        OxiaMetadataStoreConfig.DEFAULT_SESSION_TIMEOUT,
+                        Duration.ofSeconds(20))));
     }
 }

@@ -83,7 +83,8 @@ public abstract class AckConformanceTest extends ManagedLedgerConformanceTest {
         ManagedLedger ml = open();
         ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
         List<Position> ps = addEntries(ml, "e", 3);
-        Position beyond = PositionFactory.create(ps.get(2).getLedgerId(), ps.get(2).getEntryId() + 5);
+        Position beyond =
+                PositionFactory.create(ps.get(2).getLedgerId(), ps.get(2).getEntryId() + 5);
         assertThatThrownBy(() -> c.markDelete(beyond)).isInstanceOf(ManagedLedgerException.class);
         assertThat(c.getNumberOfEntriesInBacklog(true)).isEqualTo(3);
     }
@@ -119,8 +120,10 @@ public abstract class AckConformanceTest extends ManagedLedgerConformanceTest {
         assertThat(c.getNumberOfEntries()).isEqualTo(4);
         assertThat(c.getTotalNonContiguousDeletedMessagesRange()).isEqualTo(2);
         assertThat(c.getLastIndividualDeletedRange()).isNotNull();
-        assertThat(c.getLastIndividualDeletedRange().contains(PositionFactory.create(
-                ps.get(3).getLedgerId(), ps.get(3).getEntryId()))).isTrue();
+        assertThat(c.getLastIndividualDeletedRange()
+                        .contains(PositionFactory.create(
+                                ps.get(3).getLedgerId(), ps.get(3).getEntryId())))
+                .isTrue();
     }
 
     @Test
@@ -189,7 +192,8 @@ public abstract class AckConformanceTest extends ManagedLedgerConformanceTest {
         ManagedLedger ml = open();
         ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
         List<Position> ps = addEntries(ml, "e", 2);
-        Position beyond = PositionFactory.create(ps.get(1).getLedgerId(), ps.get(1).getEntryId() + 3);
+        Position beyond =
+                PositionFactory.create(ps.get(1).getLedgerId(), ps.get(1).getEntryId() + 3);
         assertThatThrownBy(() -> c.delete(beyond)).isInstanceOf(ManagedLedgerException.class);
     }
 
@@ -249,8 +253,8 @@ public abstract class AckConformanceTest extends ManagedLedgerConformanceTest {
         assertThat(c.isMessageDeleted(p)).isFalse();
 
         // Acking the remaining indexes deletes the entry.
-        c.delete(AckSetStateUtil.createPositionWithAckSet(p.getLedgerId(), p.getEntryId(),
-                unacked(8, 0, 1, 2, 3, 4, 5, 6, 7)));
+        c.delete(AckSetStateUtil.createPositionWithAckSet(
+                p.getLedgerId(), p.getEntryId(), unacked(8, 0, 1, 2, 3, 4, 5, 6, 7)));
         assertThat(c.isMessageDeleted(p)).isTrue();
         assertMarkDelete(c, p);
         assertThat(c.getDeletedBatchIndexesAsLongArray(p)).isNull();
@@ -265,7 +269,9 @@ public abstract class AckConformanceTest extends ManagedLedgerConformanceTest {
         Position mid = ps.get(1);
 
         c.delete(AckSetStateUtil.createPositionWithAckSet(mid.getLedgerId(), mid.getEntryId(), unacked(4, 1)));
-        assertThat(c.getDeletedBatchIndexesAsLongArray(ps.get(0))).as("other entries untouched").isNull();
+        assertThat(c.getDeletedBatchIndexesAsLongArray(ps.get(0)))
+                .as("other entries untouched")
+                .isNull();
         assertThat(bits(c.getDeletedBatchIndexesAsLongArray(mid))).isEqualTo(bits(unacked(4, 1)));
         c.delete(AckSetStateUtil.createPositionWithAckSet(mid.getLedgerId(), mid.getEntryId(), new long[0]));
         assertThat(c.isMessageDeleted(mid)).isTrue();

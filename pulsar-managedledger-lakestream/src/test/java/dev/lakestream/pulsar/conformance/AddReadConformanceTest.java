@@ -42,7 +42,9 @@ public abstract class AddReadConformanceTest extends ManagedLedgerConformanceTes
         assertStrictlyIncreasing(positions);
         assertPos(ml.getLastConfirmedEntry(), positions.get(4));
         assertThat(ml.getNumberOfEntries()).isEqualTo(5);
-        long expectedSize = names("e", 0, 5).stream().mapToLong(s -> s.getBytes(UTF_8).length).sum();
+        long expectedSize = names("e", 0, 5).stream()
+                .mapToLong(s -> s.getBytes(UTF_8).length)
+                .sum();
         assertThat(ml.getTotalSize()).isEqualTo(expectedSize);
         for (Position p : positions) {
             assertThat(p.getLedgerId()).as("ledger ids are non-negative").isNotNegative();
@@ -59,23 +61,26 @@ public abstract class AddReadConformanceTest extends ManagedLedgerConformanceTes
         Map<Integer, String> dataSeen = Collections.synchronizedMap(new LinkedHashMap<>());
         CompletableFuture<Void> all = new CompletableFuture<>();
         for (int i = 0; i < n; i++) {
-            ml.asyncAddEntry(bytes("a-" + i), new AsyncCallbacks.AddEntryCallback() {
-                @Override
-                public void addComplete(Position position, ByteBuf entryData, Object ctx) {
-                    int idx = (Integer) ctx;
-                    dataSeen.put(idx, entryData == null ? null : entryData.toString(UTF_8));
-                    completionPositions.add(position);
-                    completionOrder.add(idx);
-                    if (completionOrder.size() == n) {
-                        all.complete(null);
-                    }
-                }
+            ml.asyncAddEntry(
+                    bytes("a-" + i),
+                    new AsyncCallbacks.AddEntryCallback() {
+                        @Override
+                        public void addComplete(Position position, ByteBuf entryData, Object ctx) {
+                            int idx = (Integer) ctx;
+                            dataSeen.put(idx, entryData == null ? null : entryData.toString(UTF_8));
+                            completionPositions.add(position);
+                            completionOrder.add(idx);
+                            if (completionOrder.size() == n) {
+                                all.complete(null);
+                            }
+                        }
 
-                @Override
-                public void addFailed(ManagedLedgerException exception, Object ctx) {
-                    all.completeExceptionally(exception);
-                }
-            }, i);
+                        @Override
+                        public void addFailed(ManagedLedgerException exception, Object ctx) {
+                            all.completeExceptionally(exception);
+                        }
+                    },
+                    i);
         }
         await(all);
 
@@ -86,7 +91,9 @@ public abstract class AddReadConformanceTest extends ManagedLedgerConformanceTes
         assertThat(completionOrder).as("addComplete order equals call order").isEqualTo(expected);
         assertStrictlyIncreasing(completionPositions);
         for (int i = 0; i < n; i++) {
-            assertThat(dataSeen.get(i)).as("entryData passed to addComplete #%s", i).isEqualTo("a-" + i);
+            assertThat(dataSeen.get(i))
+                    .as("entryData passed to addComplete #%s", i)
+                    .isEqualTo("a-" + i);
         }
         assertPos(ml.getLastConfirmedEntry(), completionPositions.get(n - 1));
         assertThat(ml.getNumberOfEntries()).isEqualTo(n);
@@ -96,17 +103,20 @@ public abstract class AddReadConformanceTest extends ManagedLedgerConformanceTes
     void lastConfirmedEntryHasAdvancedWhenAddCompleteRuns() throws Exception {
         ManagedLedger ml = open();
         CompletableFuture<Position[]> seen = new CompletableFuture<>();
-        ml.asyncAddEntry(bytes("x"), new AsyncCallbacks.AddEntryCallback() {
-            @Override
-            public void addComplete(Position position, ByteBuf entryData, Object ctx) {
-                seen.complete(new Position[] {position, ml.getLastConfirmedEntry()});
-            }
+        ml.asyncAddEntry(
+                bytes("x"),
+                new AsyncCallbacks.AddEntryCallback() {
+                    @Override
+                    public void addComplete(Position position, ByteBuf entryData, Object ctx) {
+                        seen.complete(new Position[] {position, ml.getLastConfirmedEntry()});
+                    }
 
-            @Override
-            public void addFailed(ManagedLedgerException exception, Object ctx) {
-                seen.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void addFailed(ManagedLedgerException exception, Object ctx) {
+                        seen.completeExceptionally(exception);
+                    }
+                },
+                null);
         Position[] both = await(seen);
         assertPos(both[1], both[0]);
     }
@@ -116,21 +126,27 @@ public abstract class AddReadConformanceTest extends ManagedLedgerConformanceTes
         ManagedLedger ml = open();
         ByteBuf buf = Unpooled.copiedBuffer(bytes("payload-with-buffer"));
         CompletableFuture<String> seen = new CompletableFuture<>();
-        ml.asyncAddEntry(buf, 3, new AsyncCallbacks.AddEntryCallback() {
-            @Override
-            public void addComplete(Position position, ByteBuf entryData, Object ctx) {
-                seen.complete(entryData.toString(UTF_8));
-            }
+        ml.asyncAddEntry(
+                buf,
+                3,
+                new AsyncCallbacks.AddEntryCallback() {
+                    @Override
+                    public void addComplete(Position position, ByteBuf entryData, Object ctx) {
+                        seen.complete(entryData.toString(UTF_8));
+                    }
 
-            @Override
-            public void addFailed(ManagedLedgerException exception, Object ctx) {
-                seen.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void addFailed(ManagedLedgerException exception, Object ctx) {
+                        seen.completeExceptionally(exception);
+                    }
+                },
+                null);
         assertThat(await(seen)).isEqualTo("payload-with-buffer");
         // The managed ledger retains the buffer for the add and releases only its own reference.
         eventually(WAIT, () -> assertThat(buf.refCnt()).isEqualTo(1));
-        assertThat(buf.readableBytes()).as("the caller's reader index is untouched").isEqualTo(19);
+        assertThat(buf.readableBytes())
+                .as("the caller's reader index is untouched")
+                .isEqualTo(19);
         buf.release();
 
         ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
@@ -202,11 +218,10 @@ public abstract class AddReadConformanceTest extends ManagedLedgerConformanceTes
         ManagedLedger ml = open();
         List<Position> ps = addEntries(ml, "e", 3);
         Position last = ps.get(2);
-        assertThatThrownBy(() -> await(readEntryAsync(ml,
-                PositionFactory.create(last.getLedgerId(), last.getEntryId() + 1))))
+        assertThatThrownBy(() ->
+                        await(readEntryAsync(ml, PositionFactory.create(last.getLedgerId(), last.getEntryId() + 1))))
                 .isInstanceOf(ManagedLedgerException.class);
-        assertThatThrownBy(() -> await(readEntryAsync(ml,
-                PositionFactory.create(last.getLedgerId() + 1000, 0))))
+        assertThatThrownBy(() -> await(readEntryAsync(ml, PositionFactory.create(last.getLedgerId() + 1000, 0))))
                 .as("a ledger id that does not exist")
                 .isInstanceOf(ManagedLedgerException.class);
     }
@@ -233,14 +248,17 @@ public abstract class AddReadConformanceTest extends ManagedLedgerConformanceTes
         Map<Long, List<Position>> byLedger = new LinkedHashMap<>();
         Map<Long, Long> sizeByLedger = new LinkedHashMap<>();
         for (int i = 0; i < ps.size(); i++) {
-            byLedger.computeIfAbsent(ps.get(i).getLedgerId(), k -> new ArrayList<>()).add(ps.get(i));
+            byLedger.computeIfAbsent(ps.get(i).getLedgerId(), k -> new ArrayList<>())
+                    .add(ps.get(i));
             sizeByLedger.merge(ps.get(i).getLedgerId(), (long) ("r-" + i).length(), Long::sum);
         }
         assertThat(byLedger).as("10 entries at 3 per ledger").hasSize(4);
         for (List<Position> inLedger : byLedger.values()) {
             assertThat(inLedger.size()).isLessThanOrEqualTo(3);
             for (int i = 0; i < inLedger.size(); i++) {
-                assertThat(inLedger.get(i).getEntryId()).as("entry ids in a ledger start at 0").isEqualTo(i);
+                assertThat(inLedger.get(i).getEntryId())
+                        .as("entry ids in a ledger start at 0")
+                        .isEqualTo(i);
             }
         }
 
@@ -253,9 +271,12 @@ public abstract class AddReadConformanceTest extends ManagedLedgerConformanceTes
             assertThat(info.getLedgerId()).isEqualTo(e.getKey());
             if (e.getKey() != lastLedger) {
                 // closed ledgers carry their entry count, size and close time
-                assertThat(info.getEntries()).as("entries of ledger %s", e.getKey()).isEqualTo(e.getValue().size());
+                assertThat(info.getEntries())
+                        .as("entries of ledger %s", e.getKey())
+                        .isEqualTo(e.getValue().size());
                 assertThat(info.getSize()).as("size of ledger %s", e.getKey()).isEqualTo(sizeByLedger.get(e.getKey()));
-                assertThat(info.getTimestamp()).as("timestamp of ledger %s", e.getKey())
+                assertThat(info.getTimestamp())
+                        .as("timestamp of ledger %s", e.getKey())
                         .isBetween(before - 1000, System.currentTimeMillis() + 1000);
             }
             assertThat(ml.getOptionalLedgerInfo(e.getKey())).isPresent();
@@ -282,7 +303,8 @@ public abstract class AddReadConformanceTest extends ManagedLedgerConformanceTes
         assertPos(ml.getPositionAfterN(ps.get(0), 4, PositionBound.startExcluded), ps.get(4));
         assertPos(ml.getPositionAfterN(ps.get(1), 5, PositionBound.startExcluded), ps.get(6));
         assertThat(ml.getNumberOfEntries(Range.closed(ps.get(1), ps.get(7)))).isEqualTo(7);
-        assertThat(ml.getNumberOfEntries(Range.openClosed(ps.get(2), ps.get(5)))).isEqualTo(3);
+        assertThat(ml.getNumberOfEntries(Range.openClosed(ps.get(2), ps.get(5))))
+                .isEqualTo(3);
 
         Position first = ml.getFirstPosition();
         assertThat(first).isNotNull();
@@ -334,6 +356,7 @@ public abstract class AddReadConformanceTest extends ManagedLedgerConformanceTes
         assertThat(again.getNumberOfEntries()).isEqualTo(3);
         Position p3 = again.addEntry(bytes("e-3"));
         assertThat(p3.compareTo(ps.get(2))).isPositive();
-        assertThat(texts(readAll(again.openCursor("c", InitialPosition.Earliest)))).isEqualTo(names("e", 0, 4));
+        assertThat(texts(readAll(again.openCursor("c", InitialPosition.Earliest))))
+                .isEqualTo(names("e", 0, 4));
     }
 }

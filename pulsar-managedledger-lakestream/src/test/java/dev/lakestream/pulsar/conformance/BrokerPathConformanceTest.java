@@ -28,19 +28,24 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
 
     private CompletableFuture<ManagedLedger> asyncOpen(Object ctx, CompletableFuture<Object> seenCtx) {
         CompletableFuture<ManagedLedger> f = new CompletableFuture<>();
-        factory.asyncOpen(name, config(), new AsyncCallbacks.OpenLedgerCallback() {
-            @Override
-            public void openLedgerComplete(ManagedLedger ledger, Object c) {
-                seenCtx.complete(c);
-                f.complete(ledger);
-            }
+        factory.asyncOpen(
+                name,
+                config(),
+                new AsyncCallbacks.OpenLedgerCallback() {
+                    @Override
+                    public void openLedgerComplete(ManagedLedger ledger, Object c) {
+                        seenCtx.complete(c);
+                        f.complete(ledger);
+                    }
 
-            @Override
-            public void openLedgerFailed(ManagedLedgerException exception, Object c) {
-                seenCtx.complete(c);
-                f.completeExceptionally(exception);
-            }
-        }, () -> CompletableFuture.completedFuture(true), ctx);
+                    @Override
+                    public void openLedgerFailed(ManagedLedgerException exception, Object c) {
+                        seenCtx.complete(c);
+                        f.completeExceptionally(exception);
+                    }
+                },
+                () -> CompletableFuture.completedFuture(true),
+                ctx);
         return f;
     }
 
@@ -64,7 +69,11 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
         List<Position> ps = addEntries(ml, "e", 3);
         CompletableFuture<ManagedCursor> opened = new CompletableFuture<>();
         Object ctx = new Object();
-        ml.asyncOpenCursor("sub", InitialPosition.Earliest, Map.of("dedup", 7L), Map.of("owner", "me"),
+        ml.asyncOpenCursor(
+                "sub",
+                InitialPosition.Earliest,
+                Map.of("dedup", 7L),
+                Map.of("owner", "me"),
                 new AsyncCallbacks.OpenCursorCallback() {
                     @Override
                     public void openCursorComplete(ManagedCursor cursor, Object c) {
@@ -79,7 +88,8 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
                     public void openCursorFailed(ManagedLedgerException exception, Object c) {
                         opened.completeExceptionally(exception);
                     }
-                }, ctx);
+                },
+                ctx);
         ManagedCursor c = await(opened);
         assertThat(c.getName()).isEqualTo("sub");
         assertThat(c.getProperties()).isEqualTo(Map.of("dedup", 7L));
@@ -99,11 +109,13 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
         assertThat(c.getStats()).isNotNull();
         ManagedLedgerInternalStats.CursorStats cs = c.getCursorStats();
         assertThat(cs).isNotNull();
-        assertThat(cs.markDeletePosition).isEqualTo(ps.get(1).getLedgerId() + ":" + ps.get(1).getEntryId());
+        assertThat(cs.markDeletePosition)
+                .isEqualTo(ps.get(1).getLedgerId() + ":" + ps.get(1).getEntryId());
 
         ManagedLedgerInternalStats stats = await(ml.getManagedLedgerInternalStats(false));
         assertThat(stats.numberOfEntries).isEqualTo(7);
-        assertThat(stats.totalSize).isEqualTo(names("e", 0, 7).stream().mapToLong(String::length).sum());
+        assertThat(stats.totalSize)
+                .isEqualTo(names("e", 0, 7).stream().mapToLong(String::length).sum());
         Position lac = ml.getLastConfirmedEntry();
         assertThat(stats.lastConfirmedEntry).isEqualTo(lac.getLedgerId() + ":" + lac.getEntryId());
         assertThat(stats.cursors).containsKey("c");
@@ -131,7 +143,9 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
 
         ReadOnlyCursor fromMiddle = factory.openReadOnlyCursor(name, ps.get(4), config());
         try {
-            assertThat(fromMiddle.getNumberOfEntries()).as("the start position is included").isEqualTo(4);
+            assertThat(fromMiddle.getNumberOfEntries())
+                    .as("the start position is included")
+                    .isEqualTo(4);
             assertThat(texts(drain(fromMiddle.readEntries(10)))).isEqualTo(names("e", 4, 8));
         } finally {
             fromMiddle.close();
@@ -152,33 +166,40 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
         ml.setProperty("k", "v");
 
         CompletableFuture<ReadOnlyManagedLedger> opened = new CompletableFuture<>();
-        factory.asyncOpenReadOnlyManagedLedger(name, new AsyncCallbacks.OpenReadOnlyManagedLedgerCallback() {
-            @Override
-            public void openReadOnlyManagedLedgerComplete(ReadOnlyManagedLedger managedLedger, Object ctx) {
-                opened.complete(managedLedger);
-            }
+        factory.asyncOpenReadOnlyManagedLedger(
+                name,
+                new AsyncCallbacks.OpenReadOnlyManagedLedgerCallback() {
+                    @Override
+                    public void openReadOnlyManagedLedgerComplete(ReadOnlyManagedLedger managedLedger, Object ctx) {
+                        opened.complete(managedLedger);
+                    }
 
-            @Override
-            public void openReadOnlyManagedLedgerFailed(ManagedLedgerException exception, Object ctx) {
-                opened.completeExceptionally(exception);
-            }
-        }, config(), null);
+                    @Override
+                    public void openReadOnlyManagedLedgerFailed(ManagedLedgerException exception, Object ctx) {
+                        opened.completeExceptionally(exception);
+                    }
+                },
+                config(),
+                null);
         ReadOnlyManagedLedger ro = await(opened);
         assertThat(ro.getNumberOfEntries()).isEqualTo(4);
         assertThat(ro.getProperties()).containsEntry("k", "v");
 
         CompletableFuture<Entry> read = new CompletableFuture<>();
-        ro.asyncReadEntry(ps.get(2), new AsyncCallbacks.ReadEntryCallback() {
-            @Override
-            public void readEntryComplete(Entry entry, Object ctx) {
-                read.complete(entry);
-            }
+        ro.asyncReadEntry(
+                ps.get(2),
+                new AsyncCallbacks.ReadEntryCallback() {
+                    @Override
+                    public void readEntryComplete(Entry entry, Object ctx) {
+                        read.complete(entry);
+                    }
 
-            @Override
-            public void readEntryFailed(ManagedLedgerException exception, Object ctx) {
-                read.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void readEntryFailed(ManagedLedgerException exception, Object ctx) {
+                        read.completeExceptionally(exception);
+                    }
+                },
+                null);
         Entry e = await(read);
         try {
             assertThat(text(e)).isEqualTo("e-2");
@@ -199,26 +220,23 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
         org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor interceptor =
                 new org.apache.bookkeeper.mledger.intercept.ManagedLedgerInterceptor() {
                     @Override
-                    public void beforeAddEntry(AddEntryOperation op, int numberOfMessages) {
-                    }
+                    public void beforeAddEntry(AddEntryOperation op, int numberOfMessages) {}
 
                     @Override
-                    public void onManagedLedgerPropertiesInitialize(Map<String, String> properties) {
-                    }
+                    public void onManagedLedgerPropertiesInitialize(Map<String, String> properties) {}
 
                     @Override
-                    public CompletableFuture<Void> onManagedLedgerLastLedgerInitialize(String name,
-                            LastEntryHandle handle) {
+                    public CompletableFuture<Void> onManagedLedgerLastLedgerInitialize(
+                            String name, LastEntryHandle handle) {
                         return CompletableFuture.completedFuture(null);
                     }
 
                     @Override
-                    public void onUpdateManagedLedgerInfo(Map<String, String> properties) {
-                    }
+                    public void onUpdateManagedLedgerInfo(Map<String, String> properties) {}
 
                     @Override
-                    public PayloadProcessorHandle processPayloadBeforeLedgerWrite(Object ctx,
-                            io.netty.buffer.ByteBuf payload) {
+                    public PayloadProcessorHandle processPayloadBeforeLedgerWrite(
+                            Object ctx, io.netty.buffer.ByteBuf payload) {
                         contexts.add(ctx);
                         io.netty.buffer.ByteBuf processed = io.netty.buffer.Unpooled.wrappedBuffer(
                                 bytes("stored:"), io.netty.buffer.ByteBufUtil.getBytes(payload));
@@ -241,17 +259,21 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
         ManagedLedger ml = open(withInterceptor);
         ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
         CompletableFuture<String> seenByCallback = new CompletableFuture<>();
-        ml.asyncAddEntry(bytes("a"), new AsyncCallbacks.AddEntryCallback() {
-            @Override
-            public void addComplete(Position position, io.netty.buffer.ByteBuf entryData, Object ctx) {
-                seenByCallback.complete(new String(io.netty.buffer.ByteBufUtil.getBytes(entryData)) + "@" + ctx);
-            }
+        ml.asyncAddEntry(
+                bytes("a"),
+                new AsyncCallbacks.AddEntryCallback() {
+                    @Override
+                    public void addComplete(Position position, io.netty.buffer.ByteBuf entryData, Object ctx) {
+                        seenByCallback.complete(
+                                new String(io.netty.buffer.ByteBufUtil.getBytes(entryData)) + "@" + ctx);
+                    }
 
-            @Override
-            public void addFailed(ManagedLedgerException exception, Object ctx) {
-                seenByCallback.completeExceptionally(exception);
-            }
-        }, "ctx-a");
+                    @Override
+                    public void addFailed(ManagedLedgerException exception, Object ctx) {
+                        seenByCallback.completeExceptionally(exception);
+                    }
+                },
+                "ctx-a");
         assertThat(await(seenByCallback)).isEqualTo("a@ctx-a");
         addEntries(ml, "e", 2);
         assertThat(texts(readAll(c))).containsExactly("stored:a", "stored:e-0", "stored:e-1");

@@ -73,29 +73,36 @@ public abstract class ConcurrencyConformanceTest extends ManagedLedgerConformanc
                 start.await();
                 for (int i = 0; i < perThread; i++) {
                     String payload = "t" + thread + "-" + i;
-                    ml.asyncAddEntry(bytes(payload), new AsyncCallbacks.AddEntryCallback() {
-                        @Override
-                        public void addComplete(Position position, ByteBuf entryData, Object ctx) {
-                            callbackOrder.add(position);
-                            byPayload.put((String) ctx, position);
-                            done.countDown();
-                        }
+                    ml.asyncAddEntry(
+                            bytes(payload),
+                            new AsyncCallbacks.AddEntryCallback() {
+                                @Override
+                                public void addComplete(Position position, ByteBuf entryData, Object ctx) {
+                                    callbackOrder.add(position);
+                                    byPayload.put((String) ctx, position);
+                                    done.countDown();
+                                }
 
-                        @Override
-                        public void addFailed(ManagedLedgerException exception, Object ctx) {
-                            failure.compareAndSet(null, exception);
-                            done.countDown();
-                        }
-                    }, payload);
+                                @Override
+                                public void addFailed(ManagedLedgerException exception, Object ctx) {
+                                    failure.compareAndSet(null, exception);
+                                    done.countDown();
+                                }
+                            },
+                            payload);
                 }
                 return null;
             });
         }
         runAll(tasks);
-        assertThat(done.await(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS)).as("all callbacks ran").isTrue();
+        assertThat(done.await(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS))
+                .as("all callbacks ran")
+                .isTrue();
         assertThat(failure.get()).isNull();
 
-        assertThat(new HashSet<>(norm(callbackOrder))).as("no duplicate positions").hasSize(total);
+        assertThat(new HashSet<>(norm(callbackOrder)))
+                .as("no duplicate positions")
+                .hasSize(total);
         assertStrictlyIncreasing(new ArrayList<>(callbackOrder));
         for (int t = 0; t < threads; t++) {
             List<Position> mine = new ArrayList<>();

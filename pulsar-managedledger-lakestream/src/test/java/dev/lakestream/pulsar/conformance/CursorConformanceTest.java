@@ -92,7 +92,9 @@ public abstract class CursorConformanceTest extends ManagedLedgerConformanceTest
         assertPos(c.getReadPosition(), ps.get(2));
         assertMarkDelete(c, md);
         assertThat(c.getNumberOfEntries()).as("entries left to read").isEqualTo(3);
-        assertThat(c.getNumberOfEntriesInBacklog(true)).as("backlog counts unacked entries").isEqualTo(5);
+        assertThat(c.getNumberOfEntriesInBacklog(true))
+                .as("backlog counts unacked entries")
+                .isEqualTo(5);
         assertThat(c.getNumberOfEntriesInBacklog(false)).isEqualTo(5);
         assertThat(c.getNumberOfEntriesSinceFirstNotAckedMessage()).isGreaterThanOrEqualTo(2);
     }
@@ -129,17 +131,20 @@ public abstract class CursorConformanceTest extends ManagedLedgerConformanceTest
         assertThat(cursorNames(ml)).containsExactly("c2");
 
         CompletableFuture<Void> deleted = new CompletableFuture<>();
-        ml.asyncDeleteCursor("c2", new AsyncCallbacks.DeleteCursorCallback() {
-            @Override
-            public void deleteCursorComplete(Object ctx) {
-                deleted.complete(null);
-            }
+        ml.asyncDeleteCursor(
+                "c2",
+                new AsyncCallbacks.DeleteCursorCallback() {
+                    @Override
+                    public void deleteCursorComplete(Object ctx) {
+                        deleted.complete(null);
+                    }
 
-            @Override
-            public void deleteCursorFailed(ManagedLedgerException exception, Object ctx) {
-                deleted.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void deleteCursorFailed(ManagedLedgerException exception, Object ctx) {
+                        deleted.completeExceptionally(exception);
+                    }
+                },
+                null);
         await(deleted);
         assertThat(cursorNames(ml)).isEmpty();
     }
@@ -251,10 +256,10 @@ public abstract class CursorConformanceTest extends ManagedLedgerConformanceTest
     void nonDurableCursorPastTheEndHonoursTheInitialPosition() throws Exception {
         ManagedLedger ml = open();
         addEntries(ml, "e", 3);
-        ManagedCursor earliest = ml.newNonDurableCursor(PositionFactory.LATEST, "nd-earliest",
-                InitialPosition.Earliest, false);
-        ManagedCursor latest = ml.newNonDurableCursor(PositionFactory.LATEST, "nd-latest",
-                InitialPosition.Latest, false);
+        ManagedCursor earliest =
+                ml.newNonDurableCursor(PositionFactory.LATEST, "nd-earliest", InitialPosition.Earliest, false);
+        ManagedCursor latest =
+                ml.newNonDurableCursor(PositionFactory.LATEST, "nd-latest", InitialPosition.Latest, false);
         assertThat(texts(readAll(earliest))).containsExactly("e-0", "e-1", "e-2");
         assertThat(latest.readEntries(10)).isEmpty();
     }

@@ -13,15 +13,16 @@ import java.nio.file.Path;
  */
 final class EmbeddedStores {
 
-    private EmbeddedStores() {
-    }
+    private EmbeddedStores() {}
 
     static ManagedLedgerConformanceTest.Stores open(Path scratch) {
         FileSystemObjectStore objects = new FileSystemObjectStore(
                 FileSystemObjectStoreConfig.of(scratch.resolve("objects")).withFsync(false));
         try {
-            return new ManagedLedgerConformanceTest.Stores(objects,
-                    EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(scratch.resolve("metadata")).withSync(false)));
+            return new ManagedLedgerConformanceTest.Stores(
+                    objects,
+                    EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(scratch.resolve("metadata"))
+                            .withSync(false)));
         } catch (RuntimeException e) {
             objects.close();
             throw e;

@@ -50,7 +50,8 @@ class EmbeddedWriteFailureTest extends ManagedLedgerConformanceTest {
             refused.add(addAsync(ml, bytes("refused-" + i)));
         }
         for (CompletableFuture<Position> f : refused) {
-            assertThatThrownBy(() -> f.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("an add while PUTs fail")
+            assertThatThrownBy(() -> f.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+                    .as("an add while PUTs fail")
                     .hasMessageContaining("unavailable");
         }
         failing.refuse = false;
@@ -79,8 +80,8 @@ class EmbeddedWriteFailureTest extends ManagedLedgerConformanceTest {
         }
 
         private CompletableFuture<Void> refused(String key) {
-            return CompletableFuture.failedFuture(new ObjectStoreUnavailableException(
-                    "test: object store unavailable, put " + key + " refused"));
+            return CompletableFuture.failedFuture(
+                    new ObjectStoreUnavailableException("test: object store unavailable, put " + key + " refused"));
         }
 
         @Override

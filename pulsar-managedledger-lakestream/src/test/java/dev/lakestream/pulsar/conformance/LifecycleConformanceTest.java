@@ -1,9 +1,9 @@
 package dev.lakestream.pulsar.conformance;
 
-import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -73,21 +73,26 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         ManagedLedger ml = open(config().setMaxEntriesPerLedger(2));
         List<Position> ps = addEntries(ml, "e", 10);
         List<Long> ledgers = new ArrayList<>(byLedger(ps).keySet());
-        long stream = log.catalog().lookup(LakestreamManagedLedgerFactory.NAMESPACE, name).join().orElseThrow().id();
+        long stream = log.catalog()
+                .lookup(LakestreamManagedLedgerFactory.NAMESPACE, name)
+                .join()
+                .orElseThrow()
+                .id();
 
-        log.retentionHolds().hold(stream, "iceberg", 0).join();   // nothing in the table yet
+        log.retentionHolds().hold(stream, "iceberg", 0).join(); // nothing in the table yet
         trim(ml);
         assertThat(ledgerIds(ml)).containsAll(ledgers);
         assertThat(ml.getNumberOfEntries()).isEqualTo(10);
 
-        log.retentionHolds().hold(stream, "iceberg", 6).join();   // offsets below 6 committed to the table
+        log.retentionHolds().hold(stream, "iceberg", 6).join(); // offsets below 6 committed to the table
         trim(ml);
-        assertThat(ledgerIds(ml)).doesNotContain(ledgers.get(0), ledgers.get(1), ledgers.get(2))
+        assertThat(ledgerIds(ml))
+                .doesNotContain(ledgers.get(0), ledgers.get(1), ledgers.get(2))
                 .contains(ledgers.get(3), ledgers.get(4));
         assertThat(log.stream(stream).startOffset().join()).isEqualTo(6);
         assertThat(ml.getNumberOfEntries()).isEqualTo(4);
 
-        log.retentionHolds().release(stream, "iceberg").join();   // materialization disabled: retention as usual
+        log.retentionHolds().release(stream, "iceberg").join(); // materialization disabled: retention as usual
         trim(ml);
         assertThat(ledgerIds(ml)).doesNotContain(ledgers.get(3));
         assertThat(log.retentionHolds().floor(stream).join()).isEmpty();
@@ -115,7 +120,8 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
     @Test
     void retentionTimeKeepsConsumedLedgersUntilTheyExpire() throws Exception {
         ManagedLedgerConfig cfg = config().setMaxEntriesPerLedger(2)
-                .setRetentionTime(5, TimeUnit.SECONDS).setRetentionSizeInMB(-1);
+                .setRetentionTime(5, TimeUnit.SECONDS)
+                .setRetentionSizeInMB(-1);
         ManagedLedger ml = open(cfg);
         ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
         List<Position> ps = addEntries(ml, "e", 10);
@@ -137,7 +143,8 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
     @Test
     void retentionSizeKeepsTheNewestConsumedLedgersWithinTheQuota() throws Exception {
         ManagedLedgerConfig cfg = config().setMaxEntriesPerLedger(2)
-                .setRetentionTime(-1, TimeUnit.SECONDS).setRetentionSizeInMB(1);
+                .setRetentionTime(-1, TimeUnit.SECONDS)
+                .setRetentionSizeInMB(1);
         ManagedLedger ml = open(cfg);
         ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
         byte[] payload = new byte[100_000];
@@ -188,7 +195,9 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         assertPos(ml.getLastConfirmedEntry(), ps.get(1));
 
         assertThat(texts(drain(c.readEntries(10)))).containsExactly("e-0", "e-1");
-        assertThat(c.readEntries(10)).as("a plain read at the end returns nothing").isEmpty();
+        assertThat(c.readEntries(10))
+                .as("a plain read at the end returns nothing")
+                .isEmpty();
         assertThat(c.hasMoreEntries()).isFalse();
         assertThatThrownBy(() -> c.readEntriesOrWait(10))
                 .isInstanceOf(ManagedLedgerException.NoMoreEntriesToReadException.class);
@@ -199,17 +208,19 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         ManagedLedger ml = open();
         List<Position> ps = addEntries(ml, "e", 3);
         CompletableFuture<Position> terminated = new CompletableFuture<>();
-        ml.asyncTerminate(new AsyncCallbacks.TerminateCallback() {
-            @Override
-            public void terminateComplete(Position lastCommittedPosition, Object ctx) {
-                terminated.complete(lastCommittedPosition);
-            }
+        ml.asyncTerminate(
+                new AsyncCallbacks.TerminateCallback() {
+                    @Override
+                    public void terminateComplete(Position lastCommittedPosition, Object ctx) {
+                        terminated.complete(lastCommittedPosition);
+                    }
 
-            @Override
-            public void terminateFailed(ManagedLedgerException exception, Object ctx) {
-                terminated.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void terminateFailed(ManagedLedgerException exception, Object ctx) {
+                        terminated.completeExceptionally(exception);
+                    }
+                },
+                null);
         assertPos(await(terminated), ps.get(2));
         ml.close();
 
@@ -330,18 +341,23 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
                 .isInstanceOf(ManagedLedgerException.MetadataNotFoundException.class)
                 .hasMessageContaining(name);
         CompletableFuture<Void> done = new CompletableFuture<>();
-        factory.asyncDelete(name, new AsyncCallbacks.DeleteLedgerCallback() {
-            @Override
-            public void deleteLedgerComplete(Object ctx) {
-                done.complete(null);
-            }
+        factory.asyncDelete(
+                name,
+                new AsyncCallbacks.DeleteLedgerCallback() {
+                    @Override
+                    public void deleteLedgerComplete(Object ctx) {
+                        done.complete(null);
+                    }
 
-            @Override
-            public void deleteLedgerFailed(ManagedLedgerException exception, Object ctx) {
-                done.completeExceptionally(exception);
-            }
-        }, null);
-        assertThat(done).failsWithin(Duration.ofSeconds(30)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    @Override
+                    public void deleteLedgerFailed(ManagedLedgerException exception, Object ctx) {
+                        done.completeExceptionally(exception);
+                    }
+                },
+                null);
+        assertThat(done)
+                .failsWithin(Duration.ofSeconds(30))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
                 .withCauseInstanceOf(ManagedLedgerException.MetadataNotFoundException.class);
     }
 
@@ -365,17 +381,20 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         ManagedLedger ml = open();
         addEntries(ml, "e", 2);
         CompletableFuture<Void> deleted = new CompletableFuture<>();
-        factory.asyncDelete(name, new AsyncCallbacks.DeleteLedgerCallback() {
-            @Override
-            public void deleteLedgerComplete(Object ctx) {
-                deleted.complete(null);
-            }
+        factory.asyncDelete(
+                name,
+                new AsyncCallbacks.DeleteLedgerCallback() {
+                    @Override
+                    public void deleteLedgerComplete(Object ctx) {
+                        deleted.complete(null);
+                    }
 
-            @Override
-            public void deleteLedgerFailed(ManagedLedgerException exception, Object ctx) {
-                deleted.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void deleteLedgerFailed(ManagedLedgerException exception, Object ctx) {
+                        deleted.completeExceptionally(exception);
+                    }
+                },
+                null);
         await(deleted);
         assertThat(await(factory.asyncExists(name))).isFalse();
         assertThat(open().getNumberOfEntries()).isZero();
@@ -400,11 +419,13 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         for (ManagedLedgerInfo.LedgerInfo l : info.ledgers) {
             if (l.entries != null && expected.containsKey(l.ledgerId)) {
                 // (Pulsar leaves the count of the last ledger unset until it is recovered; set counts must be exact.)
-                assertThat(l.entries).as("entries of ledger %s", l.ledgerId)
-                        .isEqualTo((long) expected.get(l.ledgerId).size());
+                assertThat(l.entries).as("entries of ledger %s", l.ledgerId).isEqualTo((long)
+                        expected.get(l.ledgerId).size());
             }
         }
-        assertThat(info.ledgers.get(0).entries).as("a closed ledger has its count").isEqualTo(2L);
+        assertThat(info.ledgers.get(0).entries)
+                .as("a closed ledger has its count")
+                .isEqualTo(2L);
         assertThat(info.cursors).containsKey("sub");
         ManagedLedgerInfo.CursorInfo ci = info.cursors.get("sub");
         assertThat(ci.markDelete).isNotNull();
@@ -432,7 +453,9 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
     void brokerMetadataNodeExistsExactlyWhileTheLedgerExists() throws Exception {
         assertThat(await(brokerStore.exists(node()))).isFalse();
         ManagedLedger ml = open();
-        assertThat(await(brokerStore.exists(node()))).as("%s after open", node()).isTrue();
+        assertThat(await(brokerStore.exists(node())))
+                .as("%s after open", node())
+                .isTrue();
         ml.openCursor("c");
         addEntries(ml, "e", 3);
         assertThat(await(brokerStore.getChildren(namespaceNode())))
@@ -440,7 +463,11 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
                 .containsExactly(localName());
 
         ml.delete();
-        eventually(WAIT, () -> assertThat(await(brokerStore.exists(node()))).as("%s after delete", node()).isFalse());
+        eventually(
+                WAIT,
+                () -> assertThat(await(brokerStore.exists(node())))
+                        .as("%s after delete", node())
+                        .isFalse());
     }
 
     @Test

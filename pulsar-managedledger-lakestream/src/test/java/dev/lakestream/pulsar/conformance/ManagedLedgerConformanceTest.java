@@ -112,12 +112,14 @@ public abstract class ManagedLedgerConformanceTest {
     @BeforeEach
     void openConformanceFixture(TestInfo info) throws Exception {
         stores = openStores(tempDir);
-        brokerStore = MetadataStoreExtended.create("memory:conformance-" + UUID.randomUUID(),
+        brokerStore = MetadataStoreExtended.create(
+                "memory:conformance-" + UUID.randomUUID(),
                 MetadataStoreConfig.builder().build());
         log = Lakestream.open(stores.objects(), stores.metadata(), LOG_CONFIG);
         factory = newFactory(log);
         String method = info.getTestMethod().map(Method::getName).orElse("test");
-        name = "conformance/ns/persistent/" + method + "-" + UUID.randomUUID().toString().substring(0, 8);
+        name = "conformance/ns/persistent/" + method + "-"
+                + UUID.randomUUID().toString().substring(0, 8);
     }
 
     @AfterEach
@@ -266,9 +268,11 @@ public abstract class ManagedLedgerConformanceTest {
         Position actual = c.getMarkDeletedPosition();
         assertThat(actual).as("mark-delete position of %s", c.getName()).isNotNull();
         if (actual.getEntryId() == -1 && actual.compareTo(expected) > 0) {
-            long between = c.getManagedLedger().getNumberOfEntries(
-                    com.google.common.collect.Range.openClosed(norm(expected), norm(actual)));
-            assertThat(between).as("mark-delete %s is equivalent to %s", actual, expected).isZero();
+            long between = c.getManagedLedger()
+                    .getNumberOfEntries(com.google.common.collect.Range.openClosed(norm(expected), norm(actual)));
+            assertThat(between)
+                    .as("mark-delete %s is equivalent to %s", actual, expected)
+                    .isZero();
             return;
         }
         assertThat(norm(actual)).as("mark-delete position of %s", c.getName()).isEqualTo(norm(expected));
@@ -277,7 +281,8 @@ public abstract class ManagedLedgerConformanceTest {
     protected static void assertStrictlyIncreasing(List<? extends Position> positions) {
         for (int i = 1; i < positions.size(); i++) {
             assertThat(positions.get(i).compareTo(positions.get(i - 1)))
-                    .as("position %s after %s", positions.get(i), positions.get(i - 1)).isPositive();
+                    .as("position %s after %s", positions.get(i), positions.get(i - 1))
+                    .isPositive();
         }
     }
 
@@ -342,17 +347,20 @@ public abstract class ManagedLedgerConformanceTest {
 
     protected static CompletableFuture<Position> addAsync(ManagedLedger ml, byte[] data) {
         CompletableFuture<Position> f = new CompletableFuture<>();
-        ml.asyncAddEntry(data, new AsyncCallbacks.AddEntryCallback() {
-            @Override
-            public void addComplete(Position position, io.netty.buffer.ByteBuf entryData, Object ctx) {
-                f.complete(position);
-            }
+        ml.asyncAddEntry(
+                data,
+                new AsyncCallbacks.AddEntryCallback() {
+                    @Override
+                    public void addComplete(Position position, io.netty.buffer.ByteBuf entryData, Object ctx) {
+                        f.complete(position);
+                    }
 
-            @Override
-            public void addFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void addFailed(ManagedLedgerException exception, Object ctx) {
+                        f.completeExceptionally(exception);
+                    }
+                },
+                null);
         return f;
     }
 
@@ -384,8 +392,8 @@ public abstract class ManagedLedgerConformanceTest {
         return f;
     }
 
-    protected static CompletableFuture<List<Entry>> readWithSkipOrWaitAsync(ManagedCursor c, int n, Position max,
-                                                                            Predicate<Position> skip) {
+    protected static CompletableFuture<List<Entry>> readWithSkipOrWaitAsync(
+            ManagedCursor c, int n, Position max, Predicate<Position> skip) {
         CompletableFuture<List<Entry>> f = new CompletableFuture<>();
         c.asyncReadEntriesWithSkipOrWait(n, readCallback(f), null, max, skip);
         return f;
@@ -393,76 +401,91 @@ public abstract class ManagedLedgerConformanceTest {
 
     protected static CompletableFuture<Entry> readEntryAsync(ManagedLedger ml, Position p) {
         CompletableFuture<Entry> f = new CompletableFuture<>();
-        ml.asyncReadEntry(p, new AsyncCallbacks.ReadEntryCallback() {
-            @Override
-            public void readEntryComplete(Entry entry, Object ctx) {
-                if (!f.complete(entry)) {
-                    entry.release();
-                }
-            }
+        ml.asyncReadEntry(
+                p,
+                new AsyncCallbacks.ReadEntryCallback() {
+                    @Override
+                    public void readEntryComplete(Entry entry, Object ctx) {
+                        if (!f.complete(entry)) {
+                            entry.release();
+                        }
+                    }
 
-            @Override
-            public void readEntryFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void readEntryFailed(ManagedLedgerException exception, Object ctx) {
+                        f.completeExceptionally(exception);
+                    }
+                },
+                null);
         return f;
     }
 
     protected static CompletableFuture<Void> markDeleteAsync(ManagedCursor c, Position p, Map<String, Long> props) {
         CompletableFuture<Void> f = new CompletableFuture<>();
-        c.asyncMarkDelete(p, props, new AsyncCallbacks.MarkDeleteCallback() {
-            @Override
-            public void markDeleteComplete(Object ctx) {
-                f.complete(null);
-            }
+        c.asyncMarkDelete(
+                p,
+                props,
+                new AsyncCallbacks.MarkDeleteCallback() {
+                    @Override
+                    public void markDeleteComplete(Object ctx) {
+                        f.complete(null);
+                    }
 
-            @Override
-            public void markDeleteFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void markDeleteFailed(ManagedLedgerException exception, Object ctx) {
+                        f.completeExceptionally(exception);
+                    }
+                },
+                null);
         return f;
     }
 
     protected static CompletableFuture<Void> deleteAsync(ManagedCursor c, List<Position> positions) {
         CompletableFuture<Void> f = new CompletableFuture<>();
-        c.asyncDelete(positions, new AsyncCallbacks.DeleteCallback() {
-            @Override
-            public void deleteComplete(Object ctx) {
-                f.complete(null);
-            }
+        c.asyncDelete(
+                positions,
+                new AsyncCallbacks.DeleteCallback() {
+                    @Override
+                    public void deleteComplete(Object ctx) {
+                        f.complete(null);
+                    }
 
-            @Override
-            public void deleteFailed(ManagedLedgerException exception, Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void deleteFailed(ManagedLedgerException exception, Object ctx) {
+                        f.completeExceptionally(exception);
+                    }
+                },
+                null);
         return f;
     }
 
-    protected static CompletableFuture<Position> findNewestAsync(ManagedCursor c,
-                                                                 ManagedCursor.FindPositionConstraint constraint,
-                                                                 Predicate<Entry> condition) {
+    protected static CompletableFuture<Position> findNewestAsync(
+            ManagedCursor c, ManagedCursor.FindPositionConstraint constraint, Predicate<Entry> condition) {
         CompletableFuture<Position> f = new CompletableFuture<>();
-        c.asyncFindNewestMatching(constraint, condition, new AsyncCallbacks.FindEntryCallback() {
-            @Override
-            public void findEntryComplete(Position position, Object ctx) {
-                f.complete(position);
-            }
+        c.asyncFindNewestMatching(
+                constraint,
+                condition,
+                new AsyncCallbacks.FindEntryCallback() {
+                    @Override
+                    public void findEntryComplete(Position position, Object ctx) {
+                        f.complete(position);
+                    }
 
-            @Override
-            public void findEntryFailed(ManagedLedgerException exception, java.util.Optional<Position> failed,
-                                        Object ctx) {
-                f.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void findEntryFailed(
+                            ManagedLedgerException exception, java.util.Optional<Position> failed, Object ctx) {
+                        f.completeExceptionally(exception);
+                    }
+                },
+                null);
         return f;
     }
 
-    protected static CompletableFuture<List<Entry>> replayAsync(ManagedCursor c, Set<Position> positions,
-                                                                boolean sorted,
-                                                                CompletableFuture<Set<? extends Position>> skipped) {
+    protected static CompletableFuture<List<Entry>> replayAsync(
+            ManagedCursor c,
+            Set<Position> positions,
+            boolean sorted,
+            CompletableFuture<Set<? extends Position>> skipped) {
         CompletableFuture<List<Entry>> f = new CompletableFuture<>();
         skipped.complete(c.asyncReplayEntries(positions, readCallback(f), null, sorted));
         return f;

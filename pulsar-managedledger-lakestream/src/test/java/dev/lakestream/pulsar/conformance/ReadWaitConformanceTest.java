@@ -152,11 +152,13 @@ public abstract class ReadWaitConformanceTest extends ManagedLedgerConformanceTe
         List<Position> ps = addEntries(ml, "e", 6);
         Set<Position> skip = Set.of(norm(ps.get(1)), norm(ps.get(3)));
 
-        List<Read> reads = drain(await(readWithSkipOrWaitAsync(c, 10, PositionFactory.LATEST,
-                p -> skip.contains(norm(p)))));
+        List<Read> reads =
+                drain(await(readWithSkipOrWaitAsync(c, 10, PositionFactory.LATEST, p -> skip.contains(norm(p)))));
         assertThat(texts(reads)).containsExactly("e-0", "e-2", "e-4", "e-5");
         assertThat(c.hasMoreEntries()).isFalse();
-        assertThat(c.getNumberOfEntriesInBacklog(true)).as("skipping is not acknowledging").isEqualTo(6);
+        assertThat(c.getNumberOfEntriesInBacklog(true))
+                .as("skipping is not acknowledging")
+                .isEqualTo(6);
     }
 
     @Test
@@ -189,15 +191,15 @@ public abstract class ReadWaitConformanceTest extends ManagedLedgerConformanceTe
         assertThat(readAll(c)).hasSize(5);
 
         CompletableFuture<Set<? extends Position>> skipped = new CompletableFuture<>();
-        List<Read> replayed = drain(await(replayAsync(c,
-                new LinkedHashSet<>(List.of(ps.get(3), ps.get(1))), true, skipped)));
+        List<Read> replayed =
+                drain(await(replayAsync(c, new LinkedHashSet<>(List.of(ps.get(3), ps.get(1))), true, skipped)));
         assertThat(texts(replayed)).as("sorted replay").containsExactly("e-1", "e-3");
         assertThat(await(skipped)).isEmpty();
 
         c.delete(ps.get(3));
         CompletableFuture<Set<? extends Position>> skipped2 = new CompletableFuture<>();
-        List<Read> replayed2 = drain(await(replayAsync(c,
-                new LinkedHashSet<>(List.of(ps.get(1), ps.get(3))), false, skipped2)));
+        List<Read> replayed2 =
+                drain(await(replayAsync(c, new LinkedHashSet<>(List.of(ps.get(1), ps.get(3))), false, skipped2)));
         assertThat(texts(replayed2)).containsExactly("e-1");
         assertThat(norm(await(skipped2))).containsExactly(norm(ps.get(3)));
 
@@ -222,18 +224,22 @@ public abstract class ReadWaitConformanceTest extends ManagedLedgerConformanceTe
         addEntries(ml, "e", 1);
         Object ctx = new Object();
         CompletableFuture<Object> seen = new CompletableFuture<>();
-        c.asyncReadEntries(1, new AsyncCallbacks.ReadEntriesCallback() {
-            @Override
-            public void readEntriesComplete(List<Entry> entries, Object c2) {
-                entries.forEach(Entry::release);
-                seen.complete(c2);
-            }
+        c.asyncReadEntries(
+                1,
+                new AsyncCallbacks.ReadEntriesCallback() {
+                    @Override
+                    public void readEntriesComplete(List<Entry> entries, Object c2) {
+                        entries.forEach(Entry::release);
+                        seen.complete(c2);
+                    }
 
-            @Override
-            public void readEntriesFailed(ManagedLedgerException exception, Object c2) {
-                seen.completeExceptionally(exception);
-            }
-        }, ctx, PositionFactory.LATEST);
+                    @Override
+                    public void readEntriesFailed(ManagedLedgerException exception, Object c2) {
+                        seen.completeExceptionally(exception);
+                    }
+                },
+                ctx,
+                PositionFactory.LATEST);
         assertThat(await(seen)).isSameAs(ctx);
     }
 }

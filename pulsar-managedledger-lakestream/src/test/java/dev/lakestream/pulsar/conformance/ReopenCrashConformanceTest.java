@@ -97,7 +97,8 @@ public abstract class ReopenCrashConformanceTest extends ManagedLedgerConformanc
         assertPos(again.getLastConfirmedEntry(), last);
         assertThat(again.getNumberOfEntries()).isEqualTo(10);
         assertThat(again.getProperties()).containsEntry("p", "q");
-        assertThat(cursorNames(again)).as("durable cursors only, the deleted one stays deleted")
+        assertThat(cursorNames(again))
+                .as("durable cursors only, the deleted one stays deleted")
                 .containsExactlyInAnyOrder("c1", "c2");
 
         ManagedCursor r1 = cursor(again, "c1");
@@ -114,7 +115,8 @@ public abstract class ReopenCrashConformanceTest extends ManagedLedgerConformanc
         assertThat(r1.getProperties()).isEqualTo(Map.of("seq", 2L));
         assertThat(r1.getCursorProperties()).containsEntry("sub", "props").containsEntry("k", "v");
         assertThat(r1.getDeletedBatchIndexesAsLongArray(p5)).isNotNull();
-        assertThat(BitSet.valueOf(r1.getDeletedBatchIndexesAsLongArray(p5))).isEqualTo(BitSet.valueOf(unacked(8, 0, 1)));
+        assertThat(BitSet.valueOf(r1.getDeletedBatchIndexesAsLongArray(p5)))
+                .isEqualTo(BitSet.valueOf(unacked(8, 0, 1)));
         assertPos(r1.getReadPosition(), ps.get(3));
         assertThat(texts(readAll(r1))).containsExactly("e-3", "e-5", "e-6", "e-8", "e-9");
 
@@ -152,7 +154,8 @@ public abstract class ReopenCrashConformanceTest extends ManagedLedgerConformanc
         restart();
 
         ManagedLedger again = open(cfg);
-        assertThat(again.getLedgersInfo().keySet()).containsAll(ps.stream().map(Position::getLedgerId).toList());
+        assertThat(again.getLedgersInfo().keySet())
+                .containsAll(ps.stream().map(Position::getLedgerId).toList());
         ManagedCursor c = again.openCursor("c", InitialPosition.Earliest);
         List<Read> reads = readAll(c);
         assertThat(texts(reads)).isEqualTo(names("e", 0, 7));
@@ -198,9 +201,11 @@ public abstract class ReopenCrashConformanceTest extends ManagedLedgerConformanc
 
         ManagedCursor rc = cursor(again, "c");
         Position md = rc.getMarkDeletedPosition();
-        assertThat(md.compareTo(ps.get(3))).as("mark-delete %s is at least the flushed e-3", md)
+        assertThat(md.compareTo(ps.get(3)))
+                .as("mark-delete %s is at least the flushed e-3", md)
                 .isGreaterThanOrEqualTo(0);
-        assertThat(md.compareTo(ps.get(6))).as("mark-delete %s is at most the acked e-6", md)
+        assertThat(md.compareTo(ps.get(6)))
+                .as("mark-delete %s is at most the acked e-6", md)
                 .isLessThanOrEqualTo(0);
         for (int i = 0; i <= 3; i++) {
             assertThat(rc.isMessageDeleted(ps.get(i))).isTrue();
@@ -212,7 +217,10 @@ public abstract class ReopenCrashConformanceTest extends ManagedLedgerConformanc
         assertThat(next.compareTo(lastAcked)).isPositive();
         assertThat(texts(readAll(all))).containsExactly("after-crash");
         List<String> remaining = texts(readAll(rc));
-        assertThat(remaining).endsWith("e-29", "after-crash").contains("e-7", "e-9").doesNotContain("e-0", "e-3");
+        assertThat(remaining)
+                .endsWith("e-29", "after-crash")
+                .contains("e-7", "e-9")
+                .doesNotContain("e-0", "e-3");
     }
 
     @Test
@@ -233,6 +241,7 @@ public abstract class ReopenCrashConformanceTest extends ManagedLedgerConformanc
         crash();
         ManagedLedger third = open();
         assertThat(third.getNumberOfEntries()).isEqualTo(6);
-        assertThat(texts(readAll(third.newNonDurableCursor(PositionFactory.EARLIEST)))).isEqualTo(names("e", 0, 6));
+        assertThat(texts(readAll(third.newNonDurableCursor(PositionFactory.EARLIEST))))
+                .isEqualTo(names("e", 0, 6));
     }
 }

@@ -30,7 +30,9 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         c.resetCursor(ps.get(3));
         assertPos(c.getReadPosition(), ps.get(3));
         assertMarkDelete(c, ps.get(2));
-        assertThat(c.isMessageDeleted(ps.get(8))).as("holes are cleared by a reset").isFalse();
+        assertThat(c.isMessageDeleted(ps.get(8)))
+                .as("holes are cleared by a reset")
+                .isFalse();
         assertThat(c.getNumberOfEntriesInBacklog(true)).isEqualTo(7);
         assertThat(c.getNumberOfEntriesInBacklog(false)).isEqualTo(7);
         assertThat(texts(readAll(c))).isEqualTo(names("e", 3, 10));
@@ -124,17 +126,19 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         assertThat(c1.isMessageDeleted(ps.get(6))).isTrue();
 
         CompletableFuture<Void> cleared = new CompletableFuture<>();
-        c2.asyncClearBacklog(new AsyncCallbacks.ClearBacklogCallback() {
-            @Override
-            public void clearBacklogComplete(Object ctx) {
-                cleared.complete(null);
-            }
+        c2.asyncClearBacklog(
+                new AsyncCallbacks.ClearBacklogCallback() {
+                    @Override
+                    public void clearBacklogComplete(Object ctx) {
+                        cleared.complete(null);
+                    }
 
-            @Override
-            public void clearBacklogFailed(ManagedLedgerException exception, Object ctx) {
-                cleared.completeExceptionally(exception);
-            }
-        }, null);
+                    @Override
+                    public void clearBacklogFailed(ManagedLedgerException exception, Object ctx) {
+                        cleared.completeExceptionally(exception);
+                    }
+                },
+                null);
         await(cleared);
         assertThat(c2.getNumberOfEntriesInBacklog(true)).isZero();
 
@@ -177,8 +181,10 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         addEntries(ml, "fresh", 5);
 
         assertPos(c.findNewestMatching(SeekFindConformanceTest::expired), expiredPs.get(6));
-        assertPos(await(findNewestAsync(c, FindPositionConstraint.SearchAllAvailableEntries,
-                SeekFindConformanceTest::expired)), expiredPs.get(6));
+        assertPos(
+                await(findNewestAsync(
+                        c, FindPositionConstraint.SearchAllAvailableEntries, SeekFindConformanceTest::expired)),
+                expiredPs.get(6));
         assertThat(c.findNewestMatching(e -> startsWith(e, "nothing"))).isNull();
         assertPos(c.findNewestMatching(e -> true), ml.getLastConfirmedEntry());
     }
@@ -200,7 +206,8 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
                 e.release();
             }
         };
-        assertPos(await(findNewestAsync(c, FindPositionConstraint.SearchAllAvailableEntries, releasing)),
+        assertPos(
+                await(findNewestAsync(c, FindPositionConstraint.SearchAllAvailableEntries, releasing)),
                 expiredPs.get(4));
         assertPos(c.findNewestMatching(releasing), expiredPs.get(4));
         // asyncFindPosition answers the position after the newest match.
@@ -217,12 +224,17 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         List<Position> freshPs = addEntries(ml, "fresh", 4);
         c.markDelete(freshPs.get(0));
 
-        assertThat(await(findNewestAsync(c, FindPositionConstraint.SearchActiveEntries,
-                SeekFindConformanceTest::expired))).as("no active entry matches").isNull();
-        assertPos(await(findNewestAsync(c, FindPositionConstraint.SearchAllAvailableEntries,
-                SeekFindConformanceTest::expired)), expiredPs.get(3));
-        assertPos(await(findNewestAsync(c, FindPositionConstraint.SearchActiveEntries,
-                e -> !text(e).equals("fresh-3"))), freshPs.get(2));
+        assertThat(await(findNewestAsync(
+                        c, FindPositionConstraint.SearchActiveEntries, SeekFindConformanceTest::expired)))
+                .as("no active entry matches")
+                .isNull();
+        assertPos(
+                await(findNewestAsync(
+                        c, FindPositionConstraint.SearchAllAvailableEntries, SeekFindConformanceTest::expired)),
+                expiredPs.get(3));
+        assertPos(
+                await(findNewestAsync(c, FindPositionConstraint.SearchActiveEntries, e -> !text(e).equals("fresh-3"))),
+                freshPs.get(2));
     }
 
     @Test
@@ -251,7 +263,9 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         } finally {
             fifth.release();
         }
-        assertThat(c.getNthEntry(50, IndividualDeletedEntries.Include)).as("past the end").isNull();
+        assertThat(c.getNthEntry(50, IndividualDeletedEntries.Include))
+                .as("past the end")
+                .isNull();
         assertPos(c.getReadPosition(), ps.get(1));
     }
 
@@ -265,17 +279,17 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         List<Position> data = addEntries(ml, "data", 3);
         addEntries(ml, "marker", 3);
 
-        Position last = await(ml.getLastDispatchablePosition(SeekFindConformanceTest::dispatchable,
-                ml.getLastConfirmedEntry()));
+        Position last = await(
+                ml.getLastDispatchablePosition(SeekFindConformanceTest::dispatchable, ml.getLastConfirmedEntry()));
         assertPos(last, data.get(2));
 
-        Position fromMiddle = await(ml.getLastDispatchablePosition(SeekFindConformanceTest::dispatchable,
-                data.get(1)));
+        Position fromMiddle = await(ml.getLastDispatchablePosition(SeekFindConformanceTest::dispatchable, data.get(1)));
         assertPos(fromMiddle, data.get(1));
 
         Position none = await(ml.getLastDispatchablePosition(e -> false, ml.getLastConfirmedEntry()));
         assertThat(none).isNotNull();
-        assertThat(none.compareTo(data.get(0))).as("nothing dispatchable: a position before the first entry")
+        assertThat(none.compareTo(data.get(0)))
+                .as("nothing dispatchable: a position before the first entry")
                 .isNegative();
     }
 
@@ -294,8 +308,9 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         assertThat(seen).containsExactly("e-2", "e-3", "e-5", "e-6", "e-7", "e-8", "e-9");
 
         seen.clear();
-        assertThat(await(c.scan(java.util.Optional.empty(), e -> seen.add(text(e)) && !text(e).equals("e-6"), 3,
-                100, 30_000))).isEqualTo(org.apache.bookkeeper.mledger.ScanOutcome.USER_INTERRUPTED);
+        assertThat(await(c.scan(
+                        java.util.Optional.empty(), e -> seen.add(text(e)) && !text(e).equals("e-6"), 3, 100, 30_000)))
+                .isEqualTo(org.apache.bookkeeper.mledger.ScanOutcome.USER_INTERRUPTED);
         assertThat(seen).containsExactly("e-2", "e-3", "e-5", "e-6");
 
         seen.clear();

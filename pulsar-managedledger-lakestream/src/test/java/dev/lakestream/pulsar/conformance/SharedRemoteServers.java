@@ -26,14 +26,18 @@ public final class SharedRemoteServers implements BeforeAllCallback {
     public void beforeAll(ExtensionContext context) {
         servers = context.getRoot().getStore(NS).getOrComputeIfAbsent("servers", k -> Servers.start(), Servers.class);
         if (servers.failure != null) {
-            throw new IllegalStateException("the Oxia client cannot talk to the test Oxia server: "
-                    + servers.failure, servers.failure);
+            throw new IllegalStateException(
+                    "the Oxia client cannot talk to the test Oxia server: " + servers.failure, servers.failure);
         }
     }
 
     private static OxiaMetadataStoreConfig oxiaConfig(String address) {
-        return new OxiaMetadataStoreConfig(address, OxiaMetadataStoreConfig.DEFAULT_NAMESPACE,
-                Duration.ofSeconds(20), OxiaMetadataStoreConfig.DEFAULT_SESSION_TIMEOUT, Duration.ofSeconds(20));
+        return new OxiaMetadataStoreConfig(
+                address,
+                OxiaMetadataStoreConfig.DEFAULT_NAMESPACE,
+                Duration.ofSeconds(20),
+                OxiaMetadataStoreConfig.DEFAULT_SESSION_TIMEOUT,
+                Duration.ofSeconds(20));
     }
 
     @SuppressWarnings("deprecation")
@@ -98,8 +102,8 @@ public final class SharedRemoteServers implements BeforeAllCallback {
                 .credentials(s.s3.accessKey(), s.s3.secretKey())
                 .build());
         try {
-            return new ManagedLedgerConformanceTest.Stores(objects,
-                    OxiaMetadataStore.open(oxiaConfig(s.oxia.serviceAddress())));
+            return new ManagedLedgerConformanceTest.Stores(
+                    objects, OxiaMetadataStore.open(oxiaConfig(s.oxia.serviceAddress())));
         } catch (RuntimeException e) {
             objects.close();
             throw e;

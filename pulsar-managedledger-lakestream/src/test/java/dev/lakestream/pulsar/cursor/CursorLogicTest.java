@@ -147,8 +147,7 @@ class CursorLogicTest {
         }
 
         @Override
-        public void removeNonDurable(LakestreamManagedCursor cursor) {
-        }
+        public void removeNonDurable(LakestreamManagedCursor cursor) {}
 
         @Override
         public LakestreamManagedCursor newNonDurableCursor(Position markDelete, String name) {
@@ -161,12 +160,10 @@ class CursorLogicTest {
         }
 
         @Override
-        public void recordRead(int entries, long bytes) {
-        }
+        public void recordRead(int entries, long bytes) {}
 
         @Override
-        public void recordReadError() {
-        }
+        public void recordReadError() {}
     }
 
     private static LakestreamManagedCursor cursorOn(InMemoryLedger ml, String name, long ackedBefore) {
@@ -219,7 +216,8 @@ class CursorLogicTest {
                 .isInstanceOf(ManagedLedgerException.InvalidCursorPositionException.class)
                 .hasMessageContaining(p(5).toString());
         c.markDelete(p(3));
-        assertThatThrownBy(() -> c.markDelete(p(1))).isInstanceOf(ManagedLedgerException.class)
+        assertThatThrownBy(() -> c.markDelete(p(1)))
+                .isInstanceOf(ManagedLedgerException.class)
                 .hasMessageContaining("move it back");
         assertThat(c.getMarkDeletedPosition()).isEqualTo(p(3));
         assertThat(c.getNumberOfEntriesInBacklog(true)).isEqualTo(1);

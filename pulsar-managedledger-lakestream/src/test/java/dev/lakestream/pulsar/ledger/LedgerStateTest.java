@@ -32,7 +32,9 @@ class LedgerStateTest {
 
         s.trimBelow(2);
         assertThat(s.startOffset()).isEqualTo(2);
-        assertThat(s.ledgersLocked().ledgers()).extracting(VirtualLedgers.Ledger::id).containsExactly(4L);
+        assertThat(s.ledgersLocked().ledgers())
+                .extracting(VirtualLedgers.Ledger::id)
+                .containsExactly(4L);
     }
 
     @Test
@@ -40,14 +42,17 @@ class LedgerStateTest {
         LedgerState s = open();
         s.writeFailed();
         assertThat(s.phase()).isEqualTo(Phase.WRITE_FAILED);
-        assertThatThrownBy(s::terminate).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(s::terminate)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("from WRITE_FAILED to TERMINATED");
         s.reopenForWrite();
         assertThat(s.phase()).isEqualTo(Phase.OPEN);
         s.fence();
-        assertThatThrownBy(s::reopenForWrite).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(s::reopenForWrite)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("from FENCED to OPEN");
-        assertThatThrownBy(s::writeFailed).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(s::writeFailed)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("from FENCED to WRITE_FAILED");
         s.close();
         assertThat(s.isClosedOrDeleted()).isTrue();
@@ -60,7 +65,8 @@ class LedgerStateTest {
         s.fence();
         assertThat(s.phase()).isEqualTo(Phase.FENCED);
         s.close();
-        assertThatThrownBy(s::fence).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(s::fence)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("from CLOSED to FENCED");
         assertThatThrownBy(s::terminate).isInstanceOf(IllegalStateException.class);
         s.delete();

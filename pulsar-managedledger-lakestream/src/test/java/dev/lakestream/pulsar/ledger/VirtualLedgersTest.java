@@ -52,9 +52,13 @@ class VirtualLedgersTest {
         VirtualLedgers v = threeLedgers();
         assertThat(v.positionOf(-1)).isEqualTo(PositionFactory.create(10, -1));
         assertThat(v.offsetOf(-1, -1)).isEqualTo(-1);
-        assertThat(v.offsetOf(15, 7)).as("a ledger id between two: before the next").isEqualTo(2);
+        assertThat(v.offsetOf(15, 7))
+                .as("a ledger id between two: before the next")
+                .isEqualTo(2);
         assertThat(v.offsetOf(Long.MAX_VALUE, Long.MAX_VALUE)).isGreaterThan(1L << 40);
-        assertThat(v.offsetOf(10, 3)).as("one past a closed ledger is the next ledger's first").isEqualTo(3);
+        assertThat(v.offsetOf(10, 3))
+                .as("one past a closed ledger is the next ledger's first")
+                .isEqualTo(3);
         assertThat(v.positionOf(8)).as("the next position").isEqualTo(PositionFactory.create(30, 2));
     }
 
@@ -81,7 +85,8 @@ class VirtualLedgersTest {
     void idsMustIncrease() {
         VirtualLedgers v = threeLedgers();
         assertThatThrownBy(() -> v.roll(25, 9, 0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new VirtualLedgers(List.of(new VirtualLedgers.Ledger(2, 0, 0, 0),
-                new VirtualLedgers.Ledger(1, 1, 0, 0)), 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new VirtualLedgers(
+                        List.of(new VirtualLedgers.Ledger(2, 0, 0, 0), new VirtualLedgers.Ledger(1, 1, 0, 0)), 0))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -14,7 +14,8 @@ class EmbeddedSchemaStorageTest extends SchemaStorageContractTest {
 
     @Override
     protected MetadataStore openStore() {
-        return EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir.resolve("metadata")).withSync(false));
+        return EmbeddedMetadataStore.open(
+                EmbeddedMetadataStoreConfig.of(dir.resolve("metadata")).withSync(false));
     }
 
     @Override

@@ -116,7 +116,9 @@ abstract class SchemaStorageContractTest {
 
     @Test
     void versionsAreDenseFromZeroAndReadable() throws Exception {
-        assertThat(await(storage.get(id, SchemaVersion.Latest))).as("no schema yet").isNull();
+        assertThat(await(storage.get(id, SchemaVersion.Latest)))
+                .as("no schema yet")
+                .isNull();
         assertThat(await(storage.getAll(id))).isEmpty();
 
         assertThat(put(storage, "a")).isZero();
@@ -128,7 +130,9 @@ abstract class SchemaStorageContractTest {
         assertThat(latest.version).isEqualTo(new LongSchemaVersion(2));
         assertThat(text(await(storage.get(id, new LongSchemaVersion(1))))).isEqualTo("b");
         assertThat(text(await(storage.get(id, new LongSchemaVersion(0))))).isEqualTo("a");
-        assertThat(await(storage.get(id, new LongSchemaVersion(3)))).as("past the latest").isNull();
+        assertThat(await(storage.get(id, new LongSchemaVersion(3))))
+                .as("past the latest")
+                .isNull();
         assertThat(await(storage.get(id, new LongSchemaVersion(-1)))).isNull();
         assertThat(all(storage)).containsExactly("a", "b", "c");
         assertThat(await(storage.get(id + "-other", SchemaVersion.Latest))).isNull();
@@ -152,15 +156,17 @@ abstract class SchemaStorageContractTest {
     void putWithAFunctionSeesEveryVersionAndANullPairWritesNothing() throws Exception {
         put(storage, "a");
         put(storage, "b");
-        SchemaVersion none = await(storage.put(id, all -> all.thenCompose(list -> {
-            assertThat(list).hasSize(2);
-            return CompletableFuture.completedFuture(null);
-        })));
+        SchemaVersion none = await(storage.put(
+                id,
+                all -> all.thenCompose(list -> {
+                    assertThat(list).hasSize(2);
+                    return CompletableFuture.completedFuture(null);
+                })));
         assertThat(none).isNull();
         assertThat(all(storage)).containsExactly("a", "b");
 
-        SchemaVersion v = await(storage.put(id, all -> all.thenApply(list ->
-                Pair.of(bytes("after-" + list.size()), bytes("h")))));
+        SchemaVersion v = await(storage.put(
+                id, all -> all.thenApply(list -> Pair.of(bytes("after-" + list.size()), bytes("h")))));
         assertThat(v).isEqualTo(new LongSchemaVersion(2));
         assertThat(all(storage)).containsExactly("a", "b", "after-2");
     }
@@ -219,11 +225,13 @@ abstract class SchemaStorageContractTest {
         List<CompletableFuture<SchemaVersion>> puts = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             LakestreamSchemaStorage s = i % 2 == 0 ? storage : other;
-            puts.add(s.put(id, all -> all.thenApply(list -> {
-                calls.incrementAndGet();
-                // Like the registry: decide from the snapshot. A stale snapshot must never be committed.
-                return Pair.of(bytes("seen-" + list.size()), bytes("h-" + list.size()));
-            })));
+            puts.add(s.put(
+                    id,
+                    all -> all.thenApply(list -> {
+                        calls.incrementAndGet();
+                        // Like the registry: decide from the snapshot. A stale snapshot must never be committed.
+                        return Pair.of(bytes("seen-" + list.size()), bytes("h-" + list.size()));
+                    })));
         }
         for (CompletableFuture<SchemaVersion> f : puts) {
             await(f);
@@ -231,7 +239,8 @@ abstract class SchemaStorageContractTest {
         List<String> seen = all(storage);
         assertThat(seen).hasSize(10);
         for (int v = 0; v < seen.size(); v++) {
-            assertThat(seen.get(v)).as("version %s was decided on a snapshot of %s versions", v, v)
+            assertThat(seen.get(v))
+                    .as("version %s was decided on a snapshot of %s versions", v, v)
                     .isEqualTo("seen-" + v);
         }
         assertThat(calls.get()).isGreaterThanOrEqualTo(10);
@@ -308,12 +317,15 @@ abstract class SchemaStorageContractTest {
         await(store.put(head, bytes("garbage!!"), PutOptions.DEFAULT.partitionKey(head)));
 
         Throwable t = failure(storage.get(id, SchemaVersion.Latest));
-        assertThat(t).isInstanceOf(SchemaRecordCorruptedException.class)
-                .hasMessageContaining(head).hasMessageContaining("bad magic");
+        assertThat(t)
+                .isInstanceOf(SchemaRecordCorruptedException.class)
+                .hasMessageContaining(head)
+                .hasMessageContaining("bad magic");
         assertThat(((SchemaException) t).isRecoverable()).isTrue();
         assertThat(failure(storage.getAll(id))).isInstanceOf(SchemaRecordCorruptedException.class);
         assertThat(failure(storage.put(id, bytes("b"), bytes("h")))).isInstanceOf(SchemaRecordCorruptedException.class);
-        assertThat(failure(storage.delete(id))).isInstanceOf(SchemaRecordCorruptedException.class)
+        assertThat(failure(storage.delete(id)))
+                .isInstanceOf(SchemaRecordCorruptedException.class)
                 .hasMessageContaining("--force");
 
         assertThat(await(storage.delete(id, true))).isEqualTo(new LongSchemaVersion(-1));
@@ -337,14 +349,18 @@ abstract class SchemaStorageContractTest {
         LakestreamSchemaStorage fresh = new LakestreamSchemaStorage(store, ROOT, executor);
         assertThat(failure(fresh.get(id, new LongSchemaVersion(0))))
                 .isInstanceOf(SchemaRecordCorruptedException.class)
-                .hasMessageContaining(v0).hasMessageContaining("CRC32C mismatch");
-        assertThat(text(await(fresh.get(id, SchemaVersion.Latest)))).as("other versions still read").isEqualTo("b");
+                .hasMessageContaining(v0)
+                .hasMessageContaining("CRC32C mismatch");
+        assertThat(text(await(fresh.get(id, SchemaVersion.Latest))))
+                .as("other versions still read")
+                .isEqualTo("b");
 
         await(store.delete(keys.get(1), dev.lakestream.core.metadata.DeleteOptions.DEFAULT.partitionKey(head)));
         LakestreamSchemaStorage fresh2 = new LakestreamSchemaStorage(store, ROOT, executor);
         assertThat(failure(fresh2.get(id, SchemaVersion.Latest)))
                 .isInstanceOf(SchemaRecordCorruptedException.class)
-                .hasMessageContaining(keys.get(1)).hasMessageContaining("missing");
+                .hasMessageContaining(keys.get(1))
+                .hasMessageContaining("missing");
     }
 
     // ---- bad input and limits ----
@@ -353,12 +369,15 @@ abstract class SchemaStorageContractTest {
     void badInputFailsWithInvalidSchemaData() throws Exception {
         assertThat(failure(storage.put("", bytes("a"), bytes("h")))).isInstanceOf(InvalidSchemaDataException.class);
         assertThat(failure(storage.get(null, SchemaVersion.Latest))).isInstanceOf(InvalidSchemaDataException.class);
-        assertThat(failure(storage.put(id, null, bytes("h")))).isInstanceOf(InvalidSchemaDataException.class)
+        assertThat(failure(storage.put(id, null, bytes("h"))))
+                .isInstanceOf(InvalidSchemaDataException.class)
                 .hasMessageContaining(id);
-        assertThat(failure(storage.get(id, SchemaVersion.Empty))).isInstanceOf(InvalidSchemaDataException.class)
+        assertThat(failure(storage.get(id, SchemaVersion.Empty)))
+                .isInstanceOf(InvalidSchemaDataException.class)
                 .hasMessageContaining("LongSchemaVersion");
         byte[] tooBig = new byte[SchemaRecords.MAX_SCHEMA_BYTES + 1];
-        assertThat(failure(storage.put(id, tooBig, bytes("h")))).isInstanceOf(InvalidSchemaDataException.class)
+        assertThat(failure(storage.put(id, tooBig, bytes("h"))))
+                .isInstanceOf(InvalidSchemaDataException.class)
                 .hasMessageContaining(String.valueOf(SchemaRecords.MAX_SCHEMA_BYTES));
         assertThat(await(storage.getAll(id))).isEmpty();
     }
@@ -381,7 +400,8 @@ abstract class SchemaStorageContractTest {
         assertThat(storage.versionFromBytes(new LongSchemaVersion(7).bytes())).isEqualTo(new LongSchemaVersion(7));
         byte[] legacy = ByteBuffer.allocate(64).putLong(3).array(); // pre-2.4 64-byte versions: the first 8 bytes
         assertThat(storage.versionFromBytes(legacy)).isEqualTo(new LongSchemaVersion(3));
-        assertThatThrownBy(() -> storage.versionFromBytes(new byte[3])).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> storage.versionFromBytes(new byte[3]))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("3 bytes");
     }
 

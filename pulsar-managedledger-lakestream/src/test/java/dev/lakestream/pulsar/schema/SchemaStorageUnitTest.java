@@ -33,41 +33,53 @@ class SchemaStorageUnitTest {
         assertThat(r.dataKey("public/default/orders", 1, 0x1234L))
                 .isEqualTo("/lakestream/schemas/public%2Fdefault%2Forders/00000000000000000001-0000000000001234");
 
-        byte[] head = SchemaRecords.encodeHead(new Head(List.of(new Entry(new byte[] {(byte) 0xab, (byte) 0xcd}, 7),
-                new Entry(new byte[0], -1))));
-        assertThat(HexFormat.of().formatHex(head)).isEqualTo("4c535348" + "01" + "00000002"
-                + "0002" + "abcd" + "0000000000000007"
-                + "0000" + "ffffffffffffffff");
+        byte[] head = SchemaRecords.encodeHead(new Head(List.of(
+                new Entry(new byte[] {(byte) 0xab, (byte) 0xcd}, 7), new Entry(new byte[0], -1))));
+        assertThat(HexFormat.of().formatHex(head))
+                .isEqualTo("4c535348" + "01" + "00000002"
+                        + "0002" + "abcd" + "0000000000000007"
+                        + "0000" + "ffffffffffffffff");
         assertThat(SchemaRecords.decodeHead("k", head).entries()).hasSize(2);
 
         byte[] data = SchemaRecords.encodeData(1, "hi".getBytes());
         // "LSSD", format 1, version 1, CRC32C("hi"), the bytes
-        assertThat(HexFormat.of().formatHex(data)).startsWith("4c535344" + "01" + "0000000000000001")
-                .endsWith("6869").hasSize(2 * (SchemaRecords.DATA_HEADER_BYTES + 2));
+        assertThat(HexFormat.of().formatHex(data))
+                .startsWith("4c535344" + "01" + "0000000000000001")
+                .endsWith("6869")
+                .hasSize(2 * (SchemaRecords.DATA_HEADER_BYTES + 2));
         assertThat(SchemaRecords.decodeData("k", 1, data)).isEqualTo("hi".getBytes());
         assertThatThrownBy(() -> SchemaRecords.decodeData("k", 2, data))
-                .isInstanceOf(SchemaRecordCorruptedException.class).hasMessageContaining("holds version 1");
+                .isInstanceOf(SchemaRecordCorruptedException.class)
+                .hasMessageContaining("holds version 1");
         assertThatThrownBy(() -> SchemaRecords.decodeHead("k", new byte[] {'L', 'S', 'S', 'H', 1, 0, 0}))
-                .isInstanceOf(SchemaRecordCorruptedException.class).hasMessageContaining("truncated");
+                .isInstanceOf(SchemaRecordCorruptedException.class)
+                .hasMessageContaining("truncated");
         byte[] future = head.clone();
         future[4] = 9;
         assertThatThrownBy(() -> SchemaRecords.decodeHead("k", future))
-                .isInstanceOf(SchemaRecordCorruptedException.class).hasMessageContaining("unknown format version 9");
+                .isInstanceOf(SchemaRecordCorruptedException.class)
+                .hasMessageContaining("unknown format version 9");
     }
 
     @Test
     void anUnavailableStoreIsARecoverableSchemaExceptionNamingTheKey() {
         MetadataStore store = mock(MetadataStore.class);
         when(store.address()).thenReturn("oxia://x:6648/default");
-        when(store.get(any(), any(GetOptions.class))).thenReturn(CompletableFuture.failedFuture(
-                new MetadataStoreUnavailableException("oxia://x:6648/default: timed out")));
+        when(store.get(any(), any(GetOptions.class)))
+                .thenReturn(CompletableFuture.failedFuture(
+                        new MetadataStoreUnavailableException("oxia://x:6648/default: timed out")));
         LakestreamSchemaStorage storage = new LakestreamSchemaStorage(store, "/lakestream", Runnable::run);
         CompletableFuture<?> f = storage.get("t/n/topic", SchemaVersion.Latest);
-        assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(SchemaException.class)
-                .hasMessageContaining("/lakestream/schemas/t%2Fn%2Ftopic").hasMessageContaining("timed out");
+        assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(SchemaException.class)
+                .hasMessageContaining("/lakestream/schemas/t%2Fn%2Ftopic")
+                .hasMessageContaining("timed out");
         SchemaException e = (SchemaException) f.handle((x, t) -> t).join();
-        assertThat(e.isRecoverable()).as("the registry must not wipe the schema on a store outage").isTrue();
+        assertThat(e.isRecoverable())
+                .as("the registry must not wipe the schema on a store outage")
+                .isTrue();
         assertThat(e.getCause()).isInstanceOf(MetadataStoreUnavailableException.class);
     }
 
@@ -84,6 +96,7 @@ class SchemaStorageUnitTest {
         LakestreamManagedLedgerStorage fromParts = new LakestreamManagedLedgerStorage();
         when(pulsar.getManagedLedgerStorage()).thenReturn(fromParts);
         assertThatThrownBy(() -> new LakestreamSchemaStorageFactory().create(pulsar))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("no Lakestream log");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no Lakestream log");
     }
 }

@@ -32,6 +32,7 @@ final class HostedRunners {
     private static final Logger LOG = LoggerFactory.getLogger(HostedRunners.class);
     /** The holder name of this materializer's retention holds. */
     static final String HOLDER = "iceberg";
+
     private static final long METADATA_TIMEOUT_S = 10;
 
     private final Lakestream log;
@@ -45,8 +46,13 @@ final class HostedRunners {
     /** Managed ledgers of owned topics that are not on Lakestream (hybrid mode): nothing to materialize. */
     private final Set<String> notOnLakestream = ConcurrentHashMap.newKeySet();
 
-    HostedRunners(Lakestream log, HostConfig host, MaterializerConfig config, Materializers materializers,
-                  ScheduledExecutorService pool, Executor control) {
+    HostedRunners(
+            Lakestream log,
+            HostConfig host,
+            MaterializerConfig config,
+            Materializers materializers,
+            ScheduledExecutorService pool,
+            Executor control) {
         this.log = log;
         this.host = host;
         this.config = config;
@@ -82,9 +88,9 @@ final class HostedRunners {
             }
             PersistentTopic owned = now.owned().get(h.stream.name());
             if (owned == null || owned != h.brokerTopic) {
-                stop(h, false);   // unloaded (perhaps loaded again since): the next owner takes over
+                stop(h, false); // unloaded (perhaps loaded again since): the next owner takes over
             } else if (!now.wanted().containsKey(h.stream.name())) {
-                stop(h, true);    // still owned but disabled: the hold goes, the table stays
+                stop(h, true); // still owned but disabled: the hold goes, the table stays
             }
         }
         for (Map.Entry<String, PersistentTopic> w : now.wanted().entrySet()) {
@@ -103,7 +109,8 @@ final class HostedRunners {
         String name = topic.getName();
         Optional<StreamInfo> stream;
         try {
-            stream = log.catalog().lookup(Materializers.MANAGED_LEDGERS, managedLedger)
+            stream = log.catalog()
+                    .lookup(Materializers.MANAGED_LEDGERS, managedLedger)
                     .get(METADATA_TIMEOUT_S, TimeUnit.SECONDS);
         } catch (Exception e) {
             LOG.warn("Iceberg materializer: cannot look up the stream of {} ({}); trying again", name, e.toString());
@@ -115,10 +122,13 @@ final class HostedRunners {
             LOG.info("Iceberg materializer: {} is not stored on Lakestream; it is not materialized", name);
             return;
         }
-        HostedTopic h = new HostedTopic(name, stream.get(),
-                new MaterializerRunner(materializers.materializer(stream.get()), config.pollInterval(), pool), topic);
+        HostedTopic h = new HostedTopic(
+                name,
+                stream.get(),
+                new MaterializerRunner(materializers.materializer(stream.get()), config.pollInterval(), pool),
+                topic);
         if (!initialHold(h)) {
-            return;   // without its hold retention could trim what the table lacks: not before it is in place
+            return; // without its hold retention could trim what the table lacks: not before it is in place
         }
         hosted.put(managedLedger, h);
         h.runner.start();
@@ -146,7 +156,9 @@ final class HostedRunners {
             }
             return true;
         } catch (Exception e) {
-            LOG.warn("Iceberg materializer: cannot set the retention hold of {} ({}); trying again", h.topicName,
+            LOG.warn(
+                    "Iceberg materializer: cannot set the retention hold of {} ({}); trying again",
+                    h.topicName,
                     e.toString());
             return false;
         }
@@ -156,8 +168,10 @@ final class HostedRunners {
     private void updateHold(HostedTopic h) {
         writeHold(h).whenComplete((v, e) -> {
             if (e != null) {
-                LOG.warn("Iceberg materializer: moving the retention hold of {} failed ({}); trying again",
-                        h.topicName, e.toString());
+                LOG.warn(
+                        "Iceberg materializer: moving the retention hold of {} failed ({}); trying again",
+                        h.topicName,
+                        e.toString());
             }
         });
     }
@@ -175,21 +189,29 @@ final class HostedRunners {
      * committed offset and stays for the next owner. Disabled or deleted: the hold goes (the table stays).
      */
     private void stop(HostedTopic h, boolean disabled) {
-        LOG.info("Iceberg materializer: stopping {} ({})", h.topicName,
+        LOG.info(
+                "Iceberg materializer: stopping {} ({})",
+                h.topicName,
                 disabled ? "materialization disabled" : "no longer owned by this broker");
-        h.closing = h.runner.closeAsync().exceptionally(e -> null)
+        h.closing = h.runner
+                .closeAsync()
+                .exceptionally(e -> null)
                 .thenCompose(v -> log.catalog().lookup(Materializers.MANAGED_LEDGERS, h.stream.name()))
                 .thenCompose(now -> disabled || now.isEmpty() || now.get().deleted()
                         // disabled, or the topic was deleted (with its holds): no hold
                         ? log.retentionHolds().release(h.stream.id(), HOLDER).<Void>thenApply(b -> null)
                         : writeHold(h))
-                .whenCompleteAsync((v, e) -> {
-                    if (e != null) {
-                        LOG.warn("Iceberg materializer: the retention hold of {} was not updated at its stop",
-                                h.topicName, e);
-                    }
-                    hosted.remove(h.stream.name(), h);
-                }, control);
+                .whenCompleteAsync(
+                        (v, e) -> {
+                            if (e != null) {
+                                LOG.warn(
+                                        "Iceberg materializer: the retention hold of {} was not updated at its stop",
+                                        h.topicName,
+                                        e);
+                            }
+                            hosted.remove(h.stream.name(), h);
+                        },
+                        control);
     }
 
     /** On the control thread: closes every runner (each commits what it has); completes when all are closed. */

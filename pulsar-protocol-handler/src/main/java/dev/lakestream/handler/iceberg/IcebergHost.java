@@ -59,13 +59,14 @@ public final class IcebergHost implements AutoCloseable {
      * pool's threads wait on these futures; completing them on the pool would deadlock it).
      */
     private final java.util.concurrent.ExecutorService callbacks;
+
     private final OwnedTopics ownership;
     private final HostedRunners runners;
     private final IcebergMetrics metrics;
     private volatile boolean closed;
 
-    private IcebergHost(PulsarService pulsar, Lakestream log, HostConfig host, MaterializerConfig config,
-                        Catalog catalog) {
+    private IcebergHost(
+            PulsarService pulsar, Lakestream log, HostConfig host, MaterializerConfig config, Catalog catalog) {
         this.host = host;
         this.config = config;
         this.catalog = catalog;
@@ -87,8 +88,8 @@ public final class IcebergHost implements AutoCloseable {
      *     or a catalog is configured
      * @throws dev.lakestream.core.config.ConfigException for an unknown {@code lakestream.iceberg.*} key or a bad value
      */
-    public static Optional<IcebergHost> start(PulsarService pulsar, Lakestream log, Map<String, String> properties,
-                                              Path brokerDataDir) {
+    public static Optional<IcebergHost> start(
+            PulsarService pulsar, Lakestream log, Map<String, String> properties, Path brokerDataDir) {
         IcebergConfigKeys.requireKnown(properties.keySet());
         HostConfig host = HostConfig.fromProperties(properties);
         if (!host.enabled()) {
@@ -106,17 +107,25 @@ public final class IcebergHost implements AutoCloseable {
             return Catalogs.open(catalogConfig);
         });
         IcebergHost h = new IcebergHost(pulsar, log, host, config, catalog);
-        h.control.scheduleWithFixedDelay(h::checkTopics, 0, host.topicCheckInterval().toMillis(),
-                TimeUnit.MILLISECONDS);
+        h.control.scheduleWithFixedDelay(
+                h::checkTopics, 0, host.topicCheckInterval().toMillis(), TimeUnit.MILLISECONDS);
         if (!host.maintenanceInterval().isZero()) {
             long every = host.maintenanceInterval().toMillis();
             h.pool.scheduleWithFixedDelay(h::maintainTables, every, every, TimeUnit.MILLISECONDS);
         }
-        LOG.info("Iceberg materializer started: catalog {} ({} at {}), warehouse {}, topics {}, {} threads,"
-                        + " commit interval {}, retainUntilMaterialized {}", catalogConfig.name(), catalogConfig.type(),
-                catalogConfig.uri(), catalogConfig.warehouse(), host.topicsEnabledByDefault()
-                        ? "all unless disabled" : "enabled by the property " + HostConfig.PROPERTY,
-                host.threads(), config.commitInterval(), host.retainUntilMaterialized());
+        LOG.info(
+                "Iceberg materializer started: catalog {} ({} at {}), warehouse {}, topics {}, {} threads,"
+                        + " commit interval {}, retainUntilMaterialized {}",
+                catalogConfig.name(),
+                catalogConfig.type(),
+                catalogConfig.uri(),
+                catalogConfig.warehouse(),
+                host.topicsEnabledByDefault()
+                        ? "all unless disabled"
+                        : "enabled by the property " + HostConfig.PROPERTY,
+                host.threads(),
+                config.commitInterval(),
+                host.retainUntilMaterialized());
         return Optional.of(h);
     }
 
@@ -137,8 +146,10 @@ public final class IcebergHost implements AutoCloseable {
         try {
             runners.follow(ownership.look(runners::isNotOnLakestream, runners::isRunning));
         } catch (RuntimeException e) {
-            LOG.warn("Iceberg materializer: checking the owned topics failed; trying again in {}",
-                    host.topicCheckInterval(), e);
+            LOG.warn(
+                    "Iceberg materializer: checking the owned topics failed; trying again in {}",
+                    host.topicCheckInterval(),
+                    e);
         }
     }
 
@@ -158,8 +169,11 @@ public final class IcebergHost implements AutoCloseable {
                 Table t = catalog.loadTable(id);
                 TableMaintenance.upkeep(t, config.targetFileSizeBytes(), host);
             } catch (RuntimeException e) {
-                LOG.warn("Iceberg materializer: upkeep of table {} failed; trying again in {}", id,
-                        host.maintenanceInterval(), e);
+                LOG.warn(
+                        "Iceberg materializer: upkeep of table {} failed; trying again in {}",
+                        id,
+                        host.maintenanceInterval(),
+                        e);
             }
         }
     }
@@ -226,8 +240,8 @@ public final class IcebergHost implements AutoCloseable {
         try {
             Class.forName(name, true, IcebergHost.class.getClassLoader());
         } catch (ClassNotFoundException e) {
-            throw new IllegalStateException("The Iceberg catalog needs " + name + ", which the broker plugin's NAR"
-                    + " should bundle", e);
+            throw new IllegalStateException(
+                    "The Iceberg catalog needs " + name + ", which the broker plugin's NAR" + " should bundle", e);
         }
     }
 }

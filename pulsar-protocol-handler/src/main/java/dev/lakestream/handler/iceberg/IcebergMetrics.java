@@ -27,7 +27,8 @@ public final class IcebergMetrics {
     /** Appends every series in the Prometheus text format, each sample with {@code commonLabels} too. */
     public void writePrometheus(StringBuilder out, Map<String, String> commonLabels) {
         List<MaterializerMetrics.Topic> all = topics.get().stream()
-                .map(h -> new MaterializerMetrics.Topic(h.topicName, h.table(), h.status())).toList();
+                .map(h -> new MaterializerMetrics.Topic(h.topicName, h.table(), h.status()))
+                .toList();
         MaterializerMetrics.writePrometheus(out, commonLabels, all, budget, clock.millis());
     }
 }

@@ -54,8 +54,8 @@ final class OwnedTopics {
     Ownership look(Predicate<String> skip, Predicate<String> running) {
         Map<String, PersistentTopic> wanted = new LinkedHashMap<>();
         Map<String, PersistentTopic> owned = new HashMap<>();
-        for (Map.Entry<String, CompletableFuture<Optional<Topic>>> e
-                : pulsar.getBrokerService().getTopics().entrySet()) {
+        for (Map.Entry<String, CompletableFuture<Optional<Topic>>> e :
+                pulsar.getBrokerService().getTopics().entrySet()) {
             CompletableFuture<Optional<Topic>> f = e.getValue();
             if (!f.isDone() || f.isCompletedExceptionally()) {
                 continue;
@@ -86,14 +86,22 @@ final class OwnedTopics {
         try {
             String topicProperty = topic.getManagedLedger().getProperties().get(HostConfig.PROPERTY);
             if (topicProperty == null && name.isPartitioned()) {
-                topicProperty = pulsar.getPulsarResources().getNamespaceResources().getPartitionedTopicResources()
+                topicProperty = pulsar.getPulsarResources()
+                        .getNamespaceResources()
+                        .getPartitionedTopicResources()
                         .getPartitionedTopicMetadataAsync(TopicName.get(name.getPartitionedTopicName()))
                         .get(METADATA_TIMEOUT_S, TimeUnit.SECONDS)
-                        .map(m -> m.properties).map(p -> p.get(HostConfig.PROPERTY)).orElse(null);
+                        .map(m -> m.properties)
+                        .map(p -> p.get(HostConfig.PROPERTY))
+                        .orElse(null);
             }
-            String namespaceProperty = pulsar.getPulsarResources().getNamespaceResources()
-                    .getPoliciesAsync(name.getNamespaceObject()).get(METADATA_TIMEOUT_S, TimeUnit.SECONDS)
-                    .map(p -> p.properties).map(p -> p.get(HostConfig.PROPERTY)).orElse(null);
+            String namespaceProperty = pulsar.getPulsarResources()
+                    .getNamespaceResources()
+                    .getPoliciesAsync(name.getNamespaceObject())
+                    .get(METADATA_TIMEOUT_S, TimeUnit.SECONDS)
+                    .map(p -> p.properties)
+                    .map(p -> p.get(HostConfig.PROPERTY))
+                    .orElse(null);
             return host.materializes(topicProperty, namespaceProperty, name.toString());
         } catch (IllegalArgumentException e) {
             if (warned.add(e.getMessage())) {

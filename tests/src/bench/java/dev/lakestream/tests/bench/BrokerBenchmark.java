@@ -47,8 +47,7 @@ public final class BrokerBenchmark {
     /** One fixed-rate Lakestream run and the PUTs and index commits it made. */
     record RateRun(double rate, PublishConsumeRun.Result result, LakestreamCalls.Window calls) {}
 
-    private BrokerBenchmark() {
-    }
+    private BrokerBenchmark() {}
 
     public static void main(String[] args) throws Exception {
         Path doc = Path.of("docs/benchmarks.md");
@@ -70,9 +69,10 @@ public final class BrokerBenchmark {
                 case "--consumers" -> consumers = Integer.parseInt(args[++i]);
                 case "--rate" -> rate = Double.parseDouble(args[++i]);
                 case "--seconds" -> seconds = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: BrokerBenchmark"
-                        + " [--doc FILE | --no-doc] [--command TEXT] [--quick] [--reps N] [--producers N] [--consumers N]"
-                        + " [--rate MSG_PER_S] [--seconds S]");
+                default ->
+                    throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: BrokerBenchmark"
+                            + " [--doc FILE | --no-doc] [--command TEXT] [--quick] [--reps N] [--producers N] [--consumers N]"
+                            + " [--rate MSG_PER_S] [--seconds S]");
             }
         }
         if (quick) {
@@ -104,83 +104,156 @@ public final class BrokerBenchmark {
             broker.start();
             LakestreamCalls calls = new LakestreamCalls(broker);
             PulsarAdmin admin = broker.admin();
-            admin.tenants().createTenant("bench", TenantInfo.builder()
-                    .allowedClusters(Set.of(broker.pulsar().getConfiguration().getClusterName())).build());
+            admin.tenants()
+                    .createTenant(
+                            "bench",
+                            TenantInfo.builder()
+                                    .allowedClusters(Set.of(
+                                            broker.pulsar().getConfiguration().getClusterName()))
+                                    .build());
             for (String s : STORAGES) {
                 admin.namespaces().createNamespace("bench/" + s);
                 admin.namespaces().setPersistence("bench/" + s, new PersistencePolicies(1, 1, 1, 0, s));
             }
             // Room for every producer's pending messages (the client's default memory limit is 64 MiB).
-            PulsarClient client = PulsarClient.builder().serviceUrl(broker.brokerServiceUrl())
-                    .memoryLimit(1, SizeUnit.GIGA_BYTES).operationTimeout(60, TimeUnit.SECONDS).build();
-            System.out.printf(Locale.ROOT, "[bench-broker] broker up; warm-up runs (%d s each)%n",
+            PulsarClient client = PulsarClient.builder()
+                    .serviceUrl(broker.brokerServiceUrl())
+                    .memoryLimit(1, SizeUnit.GIGA_BYTES)
+                    .operationTimeout(60, TimeUnit.SECONDS)
+                    .build();
+            System.out.printf(
+                    Locale.ROOT,
+                    "[bench-broker] broker up; warm-up runs (%d s each)%n",
                     TimeUnit.NANOSECONDS.toSeconds(warmup + measure / 2));
             for (String s : STORAGES) {
-                PublishConsumeRun.run(client, topic(admin, s, "warm"), producers, consumers, MESSAGE_BYTES, 0, warmup,
-                        measure / 2);
+                PublishConsumeRun.run(
+                        client, topic(admin, s, "warm"), producers, consumers, MESSAGE_BYTES, 0, warmup, measure / 2);
             }
             try (client) {
-            for (int rep = 1; rep <= reps; rep++) {
-                // Alternate which storage goes first, so that drift on a shared machine does not favour one.
-                String[] order = rep % 2 == 1 ? STORAGES : new String[] {STORAGES[1], STORAGES[0]};
-                for (String s : order) {
-                    PublishConsumeRun.Result m = PublishConsumeRun.run(client, topic(admin, s, "max-" + rep),
-                            producers, consumers, MESSAGE_BYTES, 0, warmup, measure);
-                    max.get(s).add(m);
-                    System.out.printf(Locale.ROOT, "[bench-broker] run %d %-10s max rate: %,.0f msg/s (%.1f MiB/s),"
-                            + " publish p50 %.1f ms p99 %.1f ms, e2e p50 %.1f ms p99 %.1f ms%n", rep, s,
-                            m.messagesPerSecond(), m.mibPerSecond(), m.publish().percentileMillis(0.5),
-                            m.publish().percentileMillis(0.99), m.endToEnd().percentileMillis(0.5),
-                            m.endToEnd().percentileMillis(0.99));
-                    LakestreamCalls.Mark mark = calls.mark();
-                    PublishConsumeRun.Result f = PublishConsumeRun.run(client, topic(admin, s, "fixed-" + rep),
-                            producers, consumers, MESSAGE_BYTES, rate, warmup, measure);
-                    fixed.get(s).add(f);
-                    if (s.equals("lakestream")) {
-                        fixedCalls.add(calls.since(mark));
+                for (int rep = 1; rep <= reps; rep++) {
+                    // Alternate which storage goes first, so that drift on a shared machine does not favour one.
+                    String[] order = rep % 2 == 1 ? STORAGES : new String[] {STORAGES[1], STORAGES[0]};
+                    for (String s : order) {
+                        PublishConsumeRun.Result m = PublishConsumeRun.run(
+                                client,
+                                topic(admin, s, "max-" + rep),
+                                producers,
+                                consumers,
+                                MESSAGE_BYTES,
+                                0,
+                                warmup,
+                                measure);
+                        max.get(s).add(m);
+                        System.out.printf(
+                                Locale.ROOT,
+                                "[bench-broker] run %d %-10s max rate: %,.0f msg/s (%.1f MiB/s),"
+                                        + " publish p50 %.1f ms p99 %.1f ms, e2e p50 %.1f ms p99 %.1f ms%n",
+                                rep,
+                                s,
+                                m.messagesPerSecond(),
+                                m.mibPerSecond(),
+                                m.publish().percentileMillis(0.5),
+                                m.publish().percentileMillis(0.99),
+                                m.endToEnd().percentileMillis(0.5),
+                                m.endToEnd().percentileMillis(0.99));
+                        LakestreamCalls.Mark mark = calls.mark();
+                        PublishConsumeRun.Result f = PublishConsumeRun.run(
+                                client,
+                                topic(admin, s, "fixed-" + rep),
+                                producers,
+                                consumers,
+                                MESSAGE_BYTES,
+                                rate,
+                                warmup,
+                                measure);
+                        fixed.get(s).add(f);
+                        if (s.equals("lakestream")) {
+                            fixedCalls.add(calls.since(mark));
+                        }
+                        System.out.printf(
+                                Locale.ROOT,
+                                "[bench-broker] run %d %-10s at %,.0f msg/s: %,.0f msg/s acked,"
+                                        + " publish p50 %.1f ms p99 %.1f ms, e2e p50 %.1f ms p99 %.1f ms%n",
+                                rep,
+                                s,
+                                rate,
+                                f.messagesPerSecond(),
+                                f.publish().percentileMillis(0.5),
+                                f.publish().percentileMillis(0.99),
+                                f.endToEnd().percentileMillis(0.5),
+                                f.endToEnd().percentileMillis(0.99));
                     }
-                    System.out.printf(Locale.ROOT, "[bench-broker] run %d %-10s at %,.0f msg/s: %,.0f msg/s acked,"
-                            + " publish p50 %.1f ms p99 %.1f ms, e2e p50 %.1f ms p99 %.1f ms%n", rep, s, rate,
-                            f.messagesPerSecond(), f.publish().percentileMillis(0.5),
-                            f.publish().percentileMillis(0.99), f.endToEnd().percentileMillis(0.5),
-                            f.endToEnd().percentileMillis(0.99));
                 }
-            }
-            // One message in flight: the synchronous producer.
-            for (int rep = 1; rep <= reps; rep++) {
-                String[] order = rep % 2 == 1 ? STORAGES : new String[] {STORAGES[1], STORAGES[0]};
-                for (String s : order) {
-                    String t = "persistent://bench/" + s + "/sync-" + rep;
-                    admin.topics().createNonPartitionedTopic(t);
-                    SyncProducerRun.Result r = SyncProducerRun.run(client, t, MESSAGE_BYTES, warmup, measure,
-                            s.equals("lakestream") ? calls : null);
-                    sync.get(s).add(r);
-                    System.out.printf(Locale.ROOT, "[bench-broker] run %d %-10s synchronous producer: %,.1f msg/s,"
-                            + " publish p50 %.2f ms p99 %.2f ms%s%n", rep, s, r.messagesPerSecond(),
-                            r.publish().percentileMillis(0.5), r.publish().percentileMillis(0.99),
-                            r.calls() == null ? "" : String.format(Locale.ROOT, "; PUT p50 %.2f ms, commit p50 %.2f ms,"
-                                    + " %.1f PUTs/s", r.calls().putP50(), r.calls().commitP50(),
-                                    r.calls().putsPerSecond()));
+                // One message in flight: the synchronous producer.
+                for (int rep = 1; rep <= reps; rep++) {
+                    String[] order = rep % 2 == 1 ? STORAGES : new String[] {STORAGES[1], STORAGES[0]};
+                    for (String s : order) {
+                        String t = "persistent://bench/" + s + "/sync-" + rep;
+                        admin.topics().createNonPartitionedTopic(t);
+                        SyncProducerRun.Result r = SyncProducerRun.run(
+                                client, t, MESSAGE_BYTES, warmup, measure, s.equals("lakestream") ? calls : null);
+                        sync.get(s).add(r);
+                        System.out.printf(
+                                Locale.ROOT,
+                                "[bench-broker] run %d %-10s synchronous producer: %,.1f msg/s,"
+                                        + " publish p50 %.2f ms p99 %.2f ms%s%n",
+                                rep,
+                                s,
+                                r.messagesPerSecond(),
+                                r.publish().percentileMillis(0.5),
+                                r.publish().percentileMillis(0.99),
+                                r.calls() == null
+                                        ? ""
+                                        : String.format(
+                                                Locale.ROOT,
+                                                "; PUT p50 %.2f ms, commit p50 %.2f ms," + " %.1f PUTs/s",
+                                                r.calls().putP50(),
+                                                r.calls().commitP50(),
+                                                r.calls().putsPerSecond()));
+                    }
                 }
-            }
-            // What lower latency costs: Lakestream's PUTs per second at lower fixed rates (2,000/s is measured above).
-            for (double low : LOW_RATES) {
-                LakestreamCalls.Mark mark = calls.mark();
-                PublishConsumeRun.Result f = PublishConsumeRun.run(client,
-                        topic(admin, "lakestream", "rate-" + (int) low), producers, consumers, MESSAGE_BYTES, low,
-                        warmup, measure);
-                LakestreamCalls.Window w = calls.since(mark);
-                lowRates.add(new RateRun(low, f, w));
-                System.out.printf(Locale.ROOT, "[bench-broker] lakestream at %,.0f msg/s: publish p50 %.1f ms p99 %.1f"
-                        + " ms, %.1f PUTs/s%n", low, f.publish().percentileMillis(0.5),
-                        f.publish().percentileMillis(0.99), w.putsPerSecond());
-            }
+                // What lower latency costs: Lakestream's PUTs per second at lower fixed rates (2,000/s is measured
+                // above).
+                for (double low : LOW_RATES) {
+                    LakestreamCalls.Mark mark = calls.mark();
+                    PublishConsumeRun.Result f = PublishConsumeRun.run(
+                            client,
+                            topic(admin, "lakestream", "rate-" + (int) low),
+                            producers,
+                            consumers,
+                            MESSAGE_BYTES,
+                            low,
+                            warmup,
+                            measure);
+                    LakestreamCalls.Window w = calls.since(mark);
+                    lowRates.add(new RateRun(low, f, w));
+                    System.out.printf(
+                            Locale.ROOT,
+                            "[bench-broker] lakestream at %,.0f msg/s: publish p50 %.1f ms p99 %.1f"
+                                    + " ms, %.1f PUTs/s%n",
+                            low,
+                            f.publish().percentileMillis(0.5),
+                            f.publish().percentileMillis(0.99),
+                            w.putsPerSecond());
+                }
             }
         }
         String loadAfter = loadAverage();
         double minutes = (System.nanoTime() - began) / 60e9;
-        String section = report(command, minutes, loadBefore, loadAfter, reps, producers, consumers, rate, warmup,
-                measure, max, fixed) + latencyReport(reps, rate, fixed, fixedCalls, sync, lowRates);
+        String section = report(
+                        command,
+                        minutes,
+                        loadBefore,
+                        loadAfter,
+                        reps,
+                        producers,
+                        consumers,
+                        rate,
+                        warmup,
+                        measure,
+                        max,
+                        fixed)
+                + latencyReport(reps, rate, fixed, fixedCalls, sync, lowRates);
         System.out.println();
         System.out.println(section);
         if (doc != null && !quick) {
@@ -198,10 +271,19 @@ public final class BrokerBenchmark {
 
     // ------------------------------------------------------------------------------------------------------ report
 
-    private static String report(String command, double minutes, String loadBefore, String loadAfter, int reps,
-                                 int producers, int consumers, double rate, long warmup, long measure,
-                                 Map<String, List<PublishConsumeRun.Result>> max,
-                                 Map<String, List<PublishConsumeRun.Result>> fixed) {
+    private static String report(
+            String command,
+            double minutes,
+            String loadBefore,
+            String loadAfter,
+            int reps,
+            int producers,
+            int consumers,
+            double rate,
+            long warmup,
+            long measure,
+            Map<String, List<PublishConsumeRun.Result>> max,
+            Map<String, List<PublishConsumeRun.Result>> fixed) {
         StringBuilder b = new StringBuilder();
         b.append(HEADING).append("\n\n");
         b.append("Written by `dev.lakestream.tests.bench.BrokerBenchmark` (`tests/src/bench/java`): one Pulsar 5.0.1 "
@@ -213,23 +295,37 @@ public final class BrokerBenchmark {
                 + "run it again. **The machine is shared with other jobs and noisy**: compare the two storages "
                 + "within a run (the ratios), not runs with each other.\n\n");
         b.append("- **Command:** `").append(command).append("`\n");
-        b.append("- **Date:** ").append(ZonedDateTime.now(ZoneOffset.UTC)
-                .format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm"))).append(" UTC (the whole benchmark took ")
-                .append(String.format(Locale.ROOT, "%.1f", minutes)).append(" min)\n");
+        b.append("- **Date:** ")
+                .append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")))
+                .append(" UTC (the whole benchmark took ")
+                .append(String.format(Locale.ROOT, "%.1f", minutes))
+                .append(" min)\n");
         b.append("- **Machine:** ").append(machine()).append("\n");
-        b.append("- **Load average (1/5/15 min):** ").append(loadBefore).append(" before, ").append(loadAfter)
+        b.append("- **Load average (1/5/15 min):** ")
+                .append(loadBefore)
+                .append(" before, ")
+                .append(loadAfter)
                 .append(" after\n");
-        b.append(String.format(Locale.ROOT, "- **Workload:** per run a new topic with %d partitions in namespace "
-                + "`bench/bookkeeper` (persistence 1/1/1, `-c bookkeeper`) or `bench/lakestream` (1/1/1, "
-                + "`-c lakestream`); %d producers (one thread each, default batching, at most %,d pending each, "
-                + "client memory limit 1 GiB), "
-                + "%d-byte messages; %d consumers of one failover subscription (the partitions spread over them, one "
-                + "thread each, acknowledging each message). Max rate: "
-                + "closed loop. Fixed rate: %,.0f msg/s in total. Each run %d s warm-up then %d s measured; %d "
-                + "repetitions of each (after one warm-up run of each). Publish latency: `sendAsync` to its "
-                + "acknowledgement; end to end: `sendAsync` to `receive` (same JVM clock).\n",
-                PARTITIONS, producers, PublishConsumeRun.MAX_PENDING, MESSAGE_BYTES, consumers, rate,
-                TimeUnit.NANOSECONDS.toSeconds(warmup), TimeUnit.NANOSECONDS.toSeconds(measure), reps));
+        b.append(String.format(
+                Locale.ROOT,
+                "- **Workload:** per run a new topic with %d partitions in namespace "
+                        + "`bench/bookkeeper` (persistence 1/1/1, `-c bookkeeper`) or `bench/lakestream` (1/1/1, "
+                        + "`-c lakestream`); %d producers (one thread each, default batching, at most %,d pending each, "
+                        + "client memory limit 1 GiB), "
+                        + "%d-byte messages; %d consumers of one failover subscription (the partitions spread over them, one "
+                        + "thread each, acknowledging each message). Max rate: "
+                        + "closed loop. Fixed rate: %,.0f msg/s in total. Each run %d s warm-up then %d s measured; %d "
+                        + "repetitions of each (after one warm-up run of each). Publish latency: `sendAsync` to its "
+                        + "acknowledgement; end to end: `sendAsync` to `receive` (same JVM clock).\n",
+                PARTITIONS,
+                producers,
+                PublishConsumeRun.MAX_PENDING,
+                MESSAGE_BYTES,
+                consumers,
+                rate,
+                TimeUnit.NANOSECONDS.toSeconds(warmup),
+                TimeUnit.NANOSECONDS.toSeconds(measure),
+                reps));
         b.append("- **Storage set-up:** BookKeeper: one bookie and ZooKeeper in the broker's JVM (Pulsar's "
                 + "`LocalBookkeeperEnsemble.startStandalone`: BookKeeper's defaults with DbLedgerStorage, 256 MiB "
                 + "write cache, 64 MiB read-ahead cache, journal without fsync); ZooKeeper also holds Pulsar's "
@@ -275,18 +371,22 @@ public final class BrokerBenchmark {
             }
         }
         b.append("\nMessages sent in a run but not yet received 120 s after its producers stopped (the consumers "
-                + "fell behind; nothing is lost, the backlog stays in the topic): ").append(lost).append(".\n");
+                        + "fell behind; nothing is lost, the backlog stays in the topic): ")
+                .append(lost)
+                .append(".\n");
         b.append("\n### Reading the figures\n\n");
         b.append("- Lakestream acknowledges a publish once its WAL object is in the bucket and indexed in Oxia: a PUT "
                 + "(group commit: sealed at once when no PUT is in flight, else when the one in flight completes, at "
                 + "most `maxPutsPerSecond` a second) and an Oxia write, where BookKeeper acknowledges after the "
                 + "bookie's journal write (here without fsync). Its latency floor is therefore higher; S3 in "
                 + "production adds its own PUT latency (tens of ms) that S3Proxy on loopback does not have.\n");
-        b.append(String.format(Locale.ROOT, "- Max rate is a closed loop: each producer keeps up to %,d messages "
-                + "pending (`maxPendingMessages`; the client's 1 GiB memory limit also applies), so a storage's rate "
-                + "is also bounded by what is pending / publish latency (Little's law). With 1,000 pending per "
-                + "producer an earlier run of this benchmark had Lakestream at 28-30k msg/s, bound by that window "
-                + "(about 4,000 / 150 ms); with 10,000 both storages are bound by the CPU instead.%n",
+        b.append(String.format(
+                Locale.ROOT,
+                "- Max rate is a closed loop: each producer keeps up to %,d messages "
+                        + "pending (`maxPendingMessages`; the client's 1 GiB memory limit also applies), so a storage's rate "
+                        + "is also bounded by what is pending / publish latency (Little's law). With 1,000 pending per "
+                        + "producer an earlier run of this benchmark had Lakestream at 28-30k msg/s, bound by that window "
+                        + "(about 4,000 / 150 ms); with 10,000 both storages are bound by the CPU instead.%n",
                 PublishConsumeRun.MAX_PENDING));
         b.append("- Latencies at max rate are mostly queueing: the producers keep their whole window pending, so a "
                 + "publish waits about pending / rate, and the end-to-end figures add the consumer's backlog when it "
@@ -301,9 +401,13 @@ public final class BrokerBenchmark {
     }
 
     /** The synchronous producer, and the PUTs and index commits behind Lakestream's fixed-rate latencies. */
-    private static String latencyReport(int reps, double rate, Map<String, List<PublishConsumeRun.Result>> fixed,
-                                        List<LakestreamCalls.Window> fixedCalls,
-                                        Map<String, List<SyncProducerRun.Result>> sync, List<RateRun> lowRates) {
+    private static String latencyReport(
+            int reps,
+            double rate,
+            Map<String, List<PublishConsumeRun.Result>> fixed,
+            List<LakestreamCalls.Window> fixedCalls,
+            Map<String, List<SyncProducerRun.Result>> sync,
+            List<RateRun> lowRates) {
         StringBuilder b = new StringBuilder();
         b.append("\n### One message in flight (synchronous producer)\n\n");
         b.append("One producer on a one-partition topic, batching off, each `send` waited for before the next, 1 KiB "
@@ -320,8 +424,14 @@ public final class BrokerBenchmark {
                 }
                 SyncProducerRun.Result r = sync.get(s).get(i);
                 LakestreamCalls.Window w = r.calls();
-                b.append(String.format(Locale.ROOT, "| %d | %s | %,.1f | %.2f | %.2f | %s | %s | %s |%n", i + 1, s,
-                        r.messagesPerSecond(), r.publish().percentileMillis(0.5), r.publish().percentileMillis(0.99),
+                b.append(String.format(
+                        Locale.ROOT,
+                        "| %d | %s | %,.1f | %.2f | %.2f | %s | %s | %s |%n",
+                        i + 1,
+                        s,
+                        r.messagesPerSecond(),
+                        r.publish().percentileMillis(0.5),
+                        r.publish().percentileMillis(0.99),
                         w == null ? "-" : String.format(Locale.ROOT, "%.2f / %.2f", w.putP50(), w.putP99()),
                         w == null ? "-" : String.format(Locale.ROOT, "%.2f / %.2f", w.commitP50(), w.commitP99()),
                         w == null ? "-" : String.format(Locale.ROOT, "%.1f", w.putsPerSecond())));
@@ -329,20 +439,42 @@ public final class BrokerBenchmark {
         }
         List<SyncProducerRun.Result> ls = sync.get("lakestream");
         List<SyncProducerRun.Result> bk = sync.get("bookkeeper");
-        double lsP50 = medianOf(ls.stream().mapToDouble(r -> r.publish().percentileMillis(0.5)).toArray());
-        double floor = medianOf(ls.stream().mapToDouble(r -> r.calls().putP50() + r.calls().commitP50()).toArray());
-        b.append(String.format(Locale.ROOT, "%nMedians: Lakestream %,.1f msg/s, BookKeeper %,.1f msg/s (Lakestream / "
+        double lsP50 = medianOf(
+                ls.stream().mapToDouble(r -> r.publish().percentileMillis(0.5)).toArray());
+        double floor = medianOf(ls.stream()
+                .mapToDouble(r -> r.calls().putP50() + r.calls().commitP50())
+                .toArray());
+        b.append(String.format(
+                Locale.ROOT,
+                "%nMedians: Lakestream %,.1f msg/s, BookKeeper %,.1f msg/s (Lakestream / "
                         + "BookKeeper **%.2f**); publish p50 Lakestream %.2f ms, BookKeeper %.2f ms; publish p99 "
                         + "Lakestream %.2f ms, BookKeeper %.2f ms. Lakestream p50 / (PUT p50 + commit p50) = %.2f / "
                         + "%.2f = **%.2f** (target <= 1.5).%n",
-                medianOf(ls.stream().mapToDouble(SyncProducerRun.Result::messagesPerSecond).toArray()),
-                medianOf(bk.stream().mapToDouble(SyncProducerRun.Result::messagesPerSecond).toArray()),
-                medianOf(ls.stream().mapToDouble(SyncProducerRun.Result::messagesPerSecond).toArray())
-                        / medianOf(bk.stream().mapToDouble(SyncProducerRun.Result::messagesPerSecond).toArray()),
-                lsP50, medianOf(bk.stream().mapToDouble(r -> r.publish().percentileMillis(0.5)).toArray()),
-                medianOf(ls.stream().mapToDouble(r -> r.publish().percentileMillis(0.99)).toArray()),
-                medianOf(bk.stream().mapToDouble(r -> r.publish().percentileMillis(0.99)).toArray()),
-                lsP50, floor, lsP50 / floor));
+                medianOf(ls.stream()
+                        .mapToDouble(SyncProducerRun.Result::messagesPerSecond)
+                        .toArray()),
+                medianOf(bk.stream()
+                        .mapToDouble(SyncProducerRun.Result::messagesPerSecond)
+                        .toArray()),
+                medianOf(ls.stream()
+                                .mapToDouble(SyncProducerRun.Result::messagesPerSecond)
+                                .toArray())
+                        / medianOf(bk.stream()
+                                .mapToDouble(SyncProducerRun.Result::messagesPerSecond)
+                                .toArray()),
+                lsP50,
+                medianOf(bk.stream()
+                        .mapToDouble(r -> r.publish().percentileMillis(0.5))
+                        .toArray()),
+                medianOf(ls.stream()
+                        .mapToDouble(r -> r.publish().percentileMillis(0.99))
+                        .toArray()),
+                medianOf(bk.stream()
+                        .mapToDouble(r -> r.publish().percentileMillis(0.99))
+                        .toArray()),
+                lsP50,
+                floor,
+                lsP50 / floor));
 
         b.append("\n### Lakestream's PUTs per second by publish rate\n\n");
         b.append("The fixed-rate workload above (16 partitions, 4 producers, default batching) on Lakestream at lower "
@@ -357,18 +489,33 @@ public final class BrokerBenchmark {
         for (int i = 0; i < main.size() && i < fixedCalls.size(); i++) {
             rateRow(b, rate, main.get(i), fixedCalls.get(i));
         }
-        double p99 = medianOf(main.stream().mapToDouble(r -> r.publish().percentileMillis(0.99)).toArray());
-        double sum = medianOf(fixedCalls.stream().mapToDouble(w -> w.putP99() + w.commitP99()).toArray());
-        b.append(String.format(Locale.ROOT, "%nAt %,.0f msg/s (medians of the runs): publish p99 %.1f ms, PUT p99 + "
-                + "commit p99 %.1f ms: **%.2f** (target <= 1.5).%n", rate, p99, sum, p99 / sum));
+        double p99 = medianOf(main.stream()
+                .mapToDouble(r -> r.publish().percentileMillis(0.99))
+                .toArray());
+        double sum = medianOf(
+                fixedCalls.stream().mapToDouble(w -> w.putP99() + w.commitP99()).toArray());
+        b.append(String.format(
+                Locale.ROOT,
+                "%nAt %,.0f msg/s (medians of the runs): publish p99 %.1f ms, PUT p99 + "
+                        + "commit p99 %.1f ms: **%.2f** (target <= 1.5).%n",
+                rate,
+                p99,
+                sum,
+                p99 / sum));
         return b.toString();
     }
 
     private static void rateRow(StringBuilder b, double rate, PublishConsumeRun.Result r, LakestreamCalls.Window w) {
         double sum = w.putP99() + w.commitP99();
-        b.append(String.format(Locale.ROOT, "| %,.0f | %.1f | %.1f | %.1f | %.2f | %.1f |%n", rate,
-                r.publish().percentileMillis(0.5), r.publish().percentileMillis(0.99), sum,
-                r.publish().percentileMillis(0.99) / sum, w.putsPerSecond()));
+        b.append(String.format(
+                Locale.ROOT,
+                "| %,.0f | %.1f | %.1f | %.1f | %.2f | %.1f |%n",
+                rate,
+                r.publish().percentileMillis(0.5),
+                r.publish().percentileMillis(0.99),
+                sum,
+                r.publish().percentileMillis(0.99) / sum,
+                w.putsPerSecond()));
     }
 
     private static double medianOf(double[] values) {
@@ -381,22 +528,36 @@ public final class BrokerBenchmark {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
-    private static void row(StringBuilder b, String name, Map<String, List<PublishConsumeRun.Result>> runs,
-                            ToDoubleFunction<PublishConsumeRun.Result> f, String format) {
+    private static void row(
+            StringBuilder b,
+            String name,
+            Map<String, List<PublishConsumeRun.Result>> runs,
+            ToDoubleFunction<PublishConsumeRun.Result> f,
+            String format) {
         for (String s : STORAGES) {
             b.append("| ").append(name).append(" | ").append(s).append(" |");
             for (PublishConsumeRun.Result r : runs.get(s)) {
-                b.append(' ').append(String.format(Locale.ROOT, format, f.applyAsDouble(r))).append(" |");
+                b.append(' ')
+                        .append(String.format(Locale.ROOT, format, f.applyAsDouble(r)))
+                        .append(" |");
             }
-            b.append(" **").append(String.format(Locale.ROOT, format, median(runs.get(s), f))).append("** |\n");
+            b.append(" **")
+                    .append(String.format(Locale.ROOT, format, median(runs.get(s), f)))
+                    .append("** |\n");
         }
     }
 
-    private static void ratio(StringBuilder b, String name, Map<String, List<PublishConsumeRun.Result>> runs,
-                              ToDoubleFunction<PublishConsumeRun.Result> f) {
+    private static void ratio(
+            StringBuilder b,
+            String name,
+            Map<String, List<PublishConsumeRun.Result>> runs,
+            ToDoubleFunction<PublishConsumeRun.Result> f) {
         double ls = median(runs.get("lakestream"), f);
         double bk = median(runs.get("bookkeeper"), f);
-        b.append("- ").append(name).append(": **").append(String.format(Locale.ROOT, "%.2f", ls / bk))
+        b.append("- ")
+                .append(name)
+                .append(": **")
+                .append(String.format(Locale.ROOT, "%.2f", ls / bk))
                 .append("**\n");
     }
 
@@ -412,15 +573,23 @@ public final class BrokerBenchmark {
 
     static String machine() {
         String cores = command("nproc").trim();
-        String cpu = lines("/proc/cpuinfo").stream().filter(l -> l.startsWith("model name"))
-                .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse(System.getProperty("os.arch"));
-        String mem = lines("/proc/meminfo").stream().filter(l -> l.startsWith("MemTotal:"))
+        String cpu = lines("/proc/cpuinfo").stream()
+                .filter(l -> l.startsWith("model name"))
+                .map(l -> l.substring(l.indexOf(':') + 1).trim())
+                .findFirst()
+                .orElse(System.getProperty("os.arch"));
+        String mem = lines("/proc/meminfo").stream()
+                .filter(l -> l.startsWith("MemTotal:"))
                 .map(l -> String.format(Locale.ROOT, "%.1f GiB", Long.parseLong(l.replaceAll("\\D", "")) / 1048576.0))
-                .findFirst().orElse("unknown");
+                .findFirst()
+                .orElse("unknown");
         String jdk = System.getProperty("java.vm.vendor") + " " + System.getProperty("java.runtime.name") + " "
                 + System.getProperty("java.runtime.version");
-        String os = lines("/etc/os-release").stream().filter(l -> l.startsWith("PRETTY_NAME="))
-                .map(l -> l.substring(12).replace("\"", "")).findFirst().orElse(System.getProperty("os.name"));
+        String os = lines("/etc/os-release").stream()
+                .filter(l -> l.startsWith("PRETTY_NAME="))
+                .map(l -> l.substring(12).replace("\"", ""))
+                .findFirst()
+                .orElse(System.getProperty("os.name"));
         return (cores.isEmpty() ? Runtime.getRuntime().availableProcessors() : cores) + " cores (`nproc`), " + cpu
                 + ", " + mem + " RAM; " + jdk + "; " + os + ", kernel " + System.getProperty("os.version");
     }

@@ -19,7 +19,8 @@ final class LakestreamCalls {
     private final LakestreamMetrics metrics;
 
     LakestreamCalls(PulsarBrokerExtension broker) {
-        this.metrics = ((LakestreamManagedLedgerStorage) broker.pulsar().getManagedLedgerStorage()).lakestream()
+        this.metrics = ((LakestreamManagedLedgerStorage) broker.pulsar().getManagedLedgerStorage())
+                .lakestream()
                 .metrics();
     }
 
@@ -35,15 +36,22 @@ final class LakestreamCalls {
 
     Mark mark() {
         OperationMetrics put = metrics.objectStore(LakestreamMetrics.ObjectStoreOp.PUT);
-        return new Mark(System.nanoTime(), put.requests(), put.latency().snapshot(),
+        return new Mark(
+                System.nanoTime(),
+                put.requests(),
+                put.latency().snapshot(),
                 metrics.indexCommits().latency().snapshot());
     }
 
     Window since(Mark from) {
         Mark to = mark();
-        return new Window((to.nanos() - from.nanos()) / 1e9, to.puts() - from.puts(),
-                quantileMillis(from.put(), to.put(), 0.5), quantileMillis(from.put(), to.put(), 0.99),
-                quantileMillis(from.commit(), to.commit(), 0.5), quantileMillis(from.commit(), to.commit(), 0.99));
+        return new Window(
+                (to.nanos() - from.nanos()) / 1e9,
+                to.puts() - from.puts(),
+                quantileMillis(from.put(), to.put(), 0.5),
+                quantileMillis(from.put(), to.put(), 0.99),
+                quantileMillis(from.commit(), to.commit(), 0.5),
+                quantileMillis(from.commit(), to.commit(), 0.99));
     }
 
     /** The q-quantile in ms of what was recorded between two snapshots; NaN when nothing was. */

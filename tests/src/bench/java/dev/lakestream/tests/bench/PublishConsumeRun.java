@@ -32,15 +32,20 @@ final class PublishConsumeRun {
      */
     static final int MAX_PENDING = 10_000;
 
-    record Result(double messagesPerSecond, double mibPerSecond, Latencies publish, Latencies endToEnd,
-                  long lost) {
-    }
+    record Result(double messagesPerSecond, double mibPerSecond, Latencies publish, Latencies endToEnd, long lost) {}
 
-    private PublishConsumeRun() {
-    }
+    private PublishConsumeRun() {}
 
-    static Result run(PulsarClient client, String topic, int producers, int consumers, int messageBytes, double rate,
-                      long warmupNanos, long measureNanos) throws Exception {
+    static Result run(
+            PulsarClient client,
+            String topic,
+            int producers,
+            int consumers,
+            int messageBytes,
+            double rate,
+            long warmupNanos,
+            long measureNanos)
+            throws Exception {
         Latencies publish = new Latencies();
         Latencies e2e = new Latencies();
         AtomicLong acked = new AtomicLong();
@@ -52,14 +57,22 @@ final class PublishConsumeRun {
 
         List<Consumer<byte[]>> cs = new ArrayList<>();
         for (int i = 0; i < consumers; i++) {
-            cs.add(client.newConsumer().topic(topic).subscriptionName("bench")
-                    .subscriptionType(SubscriptionType.Failover).receiverQueueSize(1000)
-                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe());
+            cs.add(client.newConsumer()
+                    .topic(topic)
+                    .subscriptionName("bench")
+                    .subscriptionType(SubscriptionType.Failover)
+                    .receiverQueueSize(1000)
+                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                    .subscribe());
         }
         List<Producer<byte[]>> ps = new ArrayList<>();
         for (int i = 0; i < producers; i++) {
-            ps.add(client.newProducer().topic(topic).maxPendingMessages(MAX_PENDING).blockIfQueueFull(true)
-                    .sendTimeout(120, TimeUnit.SECONDS).create());
+            ps.add(client.newProducer()
+                    .topic(topic)
+                    .maxPendingMessages(MAX_PENDING)
+                    .blockIfQueueFull(true)
+                    .sendTimeout(120, TimeUnit.SECONDS)
+                    .create());
         }
         long start = System.nanoTime();
         long t0 = start + warmupNanos;
@@ -67,71 +80,75 @@ final class PublishConsumeRun {
 
         List<Thread> consumerThreads = new ArrayList<>();
         for (Consumer<byte[]> consumer : cs) {
-        Thread consumerThread = new Thread(() -> {
-            try {
-                while (!consumerStop.get()) {
-                    Message<byte[]> m = consumer.receive(100, TimeUnit.MILLISECONDS);
-                    if (m == null) {
-                        continue;
-                    }
-                    long now = System.nanoTime();
-                    long sentAt = ByteBuffer.wrap(m.getValue()).getLong(0);
-                    if (sentAt >= t0 && sentAt < t1) {
-                        e2e.record(now - sentAt);
-                    }
-                    received.incrementAndGet();
-                    consumer.acknowledgeAsync(m);
-                }
-            } catch (Throwable t) {
-                synchronized (failures) {
-                    failures.add(t);
-                }
-            }
-        }, "bench-consumer");
-        consumerThread.start();
-        consumerThreads.add(consumerThread);
+            Thread consumerThread = new Thread(
+                    () -> {
+                        try {
+                            while (!consumerStop.get()) {
+                                Message<byte[]> m = consumer.receive(100, TimeUnit.MILLISECONDS);
+                                if (m == null) {
+                                    continue;
+                                }
+                                long now = System.nanoTime();
+                                long sentAt = ByteBuffer.wrap(m.getValue()).getLong(0);
+                                if (sentAt >= t0 && sentAt < t1) {
+                                    e2e.record(now - sentAt);
+                                }
+                                received.incrementAndGet();
+                                consumer.acknowledgeAsync(m);
+                            }
+                        } catch (Throwable t) {
+                            synchronized (failures) {
+                                failures.add(t);
+                            }
+                        }
+                    },
+                    "bench-consumer");
+            consumerThread.start();
+            consumerThreads.add(consumerThread);
         }
 
         List<Thread> producerThreads = new ArrayList<>();
         for (Producer<byte[]> p : ps) {
-            Thread thread = new Thread(() -> {
-                long intervalNanos = rate > 0 ? (long) (1e9 * producers / rate) : 0;
-                long next = start;
-                try {
-                    while (!stop.get() && System.nanoTime() < t1) {
-                        if (intervalNanos > 0) {
-                            long wait = next - System.nanoTime();
-                            if (wait > 0) {
-                                LockSupport.parkNanos(wait);
-                            }
-                            next += intervalNanos;
-                        }
-                        byte[] payload = new byte[messageBytes];
-                        long sentAt = System.nanoTime();
-                        ByteBuffer.wrap(payload).putLong(0, sentAt);
-                        sent.incrementAndGet();
-                        p.sendAsync(payload).whenComplete((id, e) -> {
-                            long now = System.nanoTime();
-                            if (e != null) {
-                                synchronized (failures) {
-                                    failures.add(e);
+            Thread thread = new Thread(
+                    () -> {
+                        long intervalNanos = rate > 0 ? (long) (1e9 * producers / rate) : 0;
+                        long next = start;
+                        try {
+                            while (!stop.get() && System.nanoTime() < t1) {
+                                if (intervalNanos > 0) {
+                                    long wait = next - System.nanoTime();
+                                    if (wait > 0) {
+                                        LockSupport.parkNanos(wait);
+                                    }
+                                    next += intervalNanos;
                                 }
-                                return;
+                                byte[] payload = new byte[messageBytes];
+                                long sentAt = System.nanoTime();
+                                ByteBuffer.wrap(payload).putLong(0, sentAt);
+                                sent.incrementAndGet();
+                                p.sendAsync(payload).whenComplete((id, e) -> {
+                                    long now = System.nanoTime();
+                                    if (e != null) {
+                                        synchronized (failures) {
+                                            failures.add(e);
+                                        }
+                                        return;
+                                    }
+                                    if (now >= t0 && now < t1) {
+                                        acked.incrementAndGet();
+                                    }
+                                    if (sentAt >= t0 && sentAt < t1) {
+                                        publish.record(now - sentAt);
+                                    }
+                                });
                             }
-                            if (now >= t0 && now < t1) {
-                                acked.incrementAndGet();
+                        } catch (Throwable t) {
+                            synchronized (failures) {
+                                failures.add(t);
                             }
-                            if (sentAt >= t0 && sentAt < t1) {
-                                publish.record(now - sentAt);
-                            }
-                        });
-                    }
-                } catch (Throwable t) {
-                    synchronized (failures) {
-                        failures.add(t);
-                    }
-                }
-            }, "bench-producer");
+                        }
+                    },
+                    "bench-producer");
             thread.start();
             producerThreads.add(thread);
         }
@@ -165,7 +182,7 @@ final class PublishConsumeRun {
         }
         double seconds = measureNanos / 1e9;
         double mps = acked.get() / seconds;
-        return new Result(mps, mps * messageBytes / (1024.0 * 1024.0), publish, e2e,
-                Math.max(0, sent.get() - received.get()));
+        return new Result(
+                mps, mps * messageBytes / (1024.0 * 1024.0), publish, e2e, Math.max(0, sent.get() - received.get()));
     }
 }

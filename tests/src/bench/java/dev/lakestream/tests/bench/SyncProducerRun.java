@@ -14,16 +14,24 @@ final class SyncProducerRun {
 
     record Result(double messagesPerSecond, Latencies publish, LakestreamCalls.Window calls) {}
 
-    private SyncProducerRun() {
-    }
+    private SyncProducerRun() {}
 
     /** {@code calls} is null for a storage without Lakestream's metrics (BookKeeper). */
-    static Result run(PulsarClient client, String topic, int messageBytes, long warmupNanos, long measureNanos,
-                      LakestreamCalls calls) throws Exception {
+    static Result run(
+            PulsarClient client,
+            String topic,
+            int messageBytes,
+            long warmupNanos,
+            long measureNanos,
+            LakestreamCalls calls)
+            throws Exception {
         Latencies publish = new Latencies();
         byte[] payload = new byte[messageBytes];
-        try (Producer<byte[]> producer = client.newProducer().topic(topic).enableBatching(false)
-                .sendTimeout(60, TimeUnit.SECONDS).create()) {
+        try (Producer<byte[]> producer = client.newProducer()
+                .topic(topic)
+                .enableBatching(false)
+                .sendTimeout(60, TimeUnit.SECONDS)
+                .create()) {
             long warmEnd = System.nanoTime() + warmupNanos;
             while (System.nanoTime() < warmEnd) {
                 producer.send(payload);

@@ -48,7 +48,8 @@ class BrokerKilledMidOperationTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(BrokerKilledMidOperationTest.class);
 
-    static final FaultReport REPORT = new FaultReport("## Measured: broker killed mid-operation",
+    static final FaultReport REPORT = new FaultReport(
+            "## Measured: broker killed mid-operation",
             "Two broker processes, S3Proxy, Oxia, `metadataStoreSessionTimeoutMillis=5000`; the owner of a topic (in "
                     + "the namespace with deduplication on) killed with SIGKILL while it compacts the topic, adds a "
                     + "schema version or commits a transaction; the other broker takes the topic over. *recover*: from "
@@ -73,8 +74,12 @@ class BrokerKilledMidOperationTest {
         Map<String, Integer> latest = new HashMap<>();
         long killedAt;
         long recoveredAt;
-        try (Producer<byte[]> p = client.newProducer().topic(topic).enableBatching(false)
-                .sendTimeout(0, TimeUnit.SECONDS).blockIfQueueFull(true).create()) {
+        try (Producer<byte[]> p = client.newProducer()
+                .topic(topic)
+                .enableBatching(false)
+                .sendTimeout(0, TimeUnit.SECONDS)
+                .blockIfQueueFull(true)
+                .create()) {
             List<CompletableFuture<MessageId>> sends = new ArrayList<>();
             for (int i = 0; i < COMPACTION_MESSAGES; i++) {
                 String key = "k" + (i % COMPACTION_KEYS);
@@ -111,14 +116,30 @@ class BrokerKilledMidOperationTest {
         compactAndWait(topic);
         List<Message<byte[]>> after = readAll(client, topic, true);
         assertLatestPerKey(after, latest);
-        assertThat(after).as("one message per key in the view after compacting again").hasSize(COMPACTION_KEYS);
+        assertThat(after)
+                .as("one message per key in the view after compacting again")
+                .hasSize(COMPACTION_KEYS);
 
-        String note = (viewBeforeKill ? "the compaction had finished before the kill" : "the compaction had not "
-                + "finished: no view") + "; compacted reader then read " + compacted.size() + " of "
+        String note = (viewBeforeKill
+                        ? "the compaction had finished before the kill"
+                        : "the compaction had not " + "finished: no view")
+                + "; compacted reader then read " + compacted.size() + " of "
                 + (COMPACTION_MESSAGES + 1) + " messages, the latest value of every key; compacted again on the new "
                 + "owner: " + after.size() + " messages, one per key";
-        REPORT.add(new FaultReport.Row("Owner killed during compaction", true, COMPACTION_MESSAGES + 1, 0, lost.size(),
-                stored.storedTwice(), 0, 0, stored.idsNotRising(), seconds(recoveredAt - killedAt), Double.NaN, 0, 0,
+        REPORT.add(new FaultReport.Row(
+                "Owner killed during compaction",
+                true,
+                COMPACTION_MESSAGES + 1,
+                0,
+                lost.size(),
+                stored.storedTwice(),
+                0,
+                0,
+                stored.idsNotRising(),
+                seconds(recoveredAt - killedAt),
+                Double.NaN,
+                0,
+                0,
                 note));
         assertThat(lost).as("acknowledged messages not in the topic").isEmpty();
         assertThat(stored.storedTwice()).as("messages stored twice").isZero();
@@ -136,13 +157,17 @@ class BrokerKilledMidOperationTest {
         long recoveredAt;
         boolean newProducerBeforeTakeover;
         int versionsAfterKill;
-        try (Producer<V1> p1 = client.newProducer(Schema.AVRO(V1.class)).topic(topic)
-                .sendTimeout(0, TimeUnit.SECONDS).create()) {
+        try (Producer<V1> p1 = client.newProducer(Schema.AVRO(V1.class))
+                .topic(topic)
+                .sendTimeout(0, TimeUnit.SECONDS)
+                .create()) {
             p1.send(new V1("before"));
             acked.add("before");
             BrokerProcess owner = ownerOf(topic);
-            CompletableFuture<Producer<V2>> creating = client.newProducer(Schema.AVRO(V2.class)).topic(topic)
-                    .sendTimeout(0, TimeUnit.SECONDS).createAsync();
+            CompletableFuture<Producer<V2>> creating = client.newProducer(Schema.AVRO(V2.class))
+                    .topic(topic)
+                    .sendTimeout(0, TimeUnit.SECONDS)
+                    .createAsync();
             Thread.sleep(20);
             killedAt = System.nanoTime();
             owner.kill();
@@ -163,15 +188,17 @@ class BrokerKilledMidOperationTest {
                 List<SchemaInfo> versions = admin.schemas().getAllSchemas(topic);
                 versionsAfterKill = versions.size();
                 assertThat(versions).as("schema versions after the kill").hasSizeBetween(1, 2);
-                assertThat(versions.get(0).getSchemaDefinition()).isEqualTo(Schema.AVRO(V1.class).getSchemaInfo()
-                        .getSchemaDefinition());
+                assertThat(versions.get(0).getSchemaDefinition())
+                        .isEqualTo(Schema.AVRO(V1.class).getSchemaInfo().getSchemaDefinition());
                 if (versions.size() == 2) {
-                    assertThat(versions.get(1).getSchemaDefinition()).isEqualTo(Schema.AVRO(V2.class)
-                            .getSchemaInfo().getSchemaDefinition());
+                    assertThat(versions.get(1).getSchemaDefinition())
+                            .isEqualTo(Schema.AVRO(V2.class).getSchemaInfo().getSchemaDefinition());
                 }
             }
-            try (Producer<V2> again = client.newProducer(Schema.AVRO(V2.class)).topic(topic)
-                    .sendTimeout(0, TimeUnit.SECONDS).create()) {
+            try (Producer<V2> again = client.newProducer(Schema.AVRO(V2.class))
+                    .topic(topic)
+                    .sendTimeout(0, TimeUnit.SECONDS)
+                    .create()) {
                 again.send(new V2("after-v2", "x"));
                 acked.add("after-v2");
             }
@@ -181,29 +208,49 @@ class BrokerKilledMidOperationTest {
                 p2.close();
             }
             try (PulsarAdmin admin = cluster().admin()) {
-                assertThat(admin.schemas().getAllSchemas(topic)).as("versions once both producers ran: old and new, "
-                        + "each stored once").hasSize(2);
+                assertThat(admin.schemas().getAllSchemas(topic))
+                        .as("versions once both producers ran: old and new, " + "each stored once")
+                        .hasSize(2);
             }
         }
         // A consumer that takes each message's own schema version (and registers none) reads every one of them.
         List<String> received = new ArrayList<>();
-        try (Consumer<GenericRecord> consumer = client.newConsumer(Schema.AUTO_CONSUME()).topic(topic)
-                .subscriptionName("check").subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+        try (Consumer<GenericRecord> consumer = client.newConsumer(Schema.AUTO_CONSUME())
+                .topic(topic)
+                .subscriptionName("check")
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
                 .subscribe()) {
-            for (Message<GenericRecord> m = consumer.receive(10, TimeUnit.SECONDS); m != null;
+            for (Message<GenericRecord> m = consumer.receive(10, TimeUnit.SECONDS);
+                    m != null;
                     m = consumer.receive(3, TimeUnit.SECONDS)) {
                 received.add(String.valueOf(m.getValue().getField("name")));
                 consumer.acknowledge(m);
             }
         }
         long lost = acked.stream().filter(a -> !received.contains(a)).count();
-        long twice = received.stream().distinct().filter(r -> received.indexOf(r) != received.lastIndexOf(r)).count();
+        long twice = received.stream()
+                .distinct()
+                .filter(r -> received.indexOf(r) != received.lastIndexOf(r))
+                .count();
         String note = "schema versions right after the kill: " + versionsAfterKill + " ("
                 + (versionsAfterKill == 2 ? "new version stored" : "old version only") + "); producer with the new "
                 + "schema " + (newProducerBeforeTakeover ? "created" : "failed, created again after the takeover")
                 + "; old and new producers and a consumer of both versions worked on the new owner";
-        REPORT.add(new FaultReport.Row("Owner killed during a schema update", true, acked.size(), 0, (int) lost, twice,
-                0, 0, 0, seconds(recoveredAt - killedAt), Double.NaN, 0, 0, note));
+        REPORT.add(new FaultReport.Row(
+                "Owner killed during a schema update",
+                true,
+                acked.size(),
+                0,
+                (int) lost,
+                twice,
+                0,
+                0,
+                0,
+                seconds(recoveredAt - killedAt),
+                Double.NaN,
+                0,
+                0,
+                note));
         assertThat(received).as("every acknowledged message delivered once").containsExactlyInAnyOrderElementsOf(acked);
     }
 
@@ -218,21 +265,37 @@ class BrokerKilledMidOperationTest {
         long recoveredAt;
         Map<String, Integer> received = new HashMap<>();
         try (PulsarClient txnClient = PulsarClient.builder()
-                .serviceUrl("pulsar://" + cluster().brokers().stream().map(BrokerProcess::brokerAddress)
-                        .collect(Collectors.joining(",")))
-                .enableTransaction(true).operationTimeout(10, TimeUnit.SECONDS)
-                .keepAliveInterval(5, TimeUnit.SECONDS).build();
-                Consumer<byte[]> consumer = client.newConsumer().topic(topic).subscriptionName("check")
-                        .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
-                Producer<byte[]> p = txnClient.newProducer().topic(topic).enableBatching(false)
-                        .sendTimeout(0, TimeUnit.SECONDS).create()) {
+                        .serviceUrl("pulsar://"
+                                + cluster().brokers().stream()
+                                        .map(BrokerProcess::brokerAddress)
+                                        .collect(Collectors.joining(",")))
+                        .enableTransaction(true)
+                        .operationTimeout(10, TimeUnit.SECONDS)
+                        .keepAliveInterval(5, TimeUnit.SECONDS)
+                        .build();
+                Consumer<byte[]> consumer = client.newConsumer()
+                        .topic(topic)
+                        .subscriptionName("check")
+                        .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                        .subscribe();
+                Producer<byte[]> p = txnClient
+                        .newProducer()
+                        .topic(topic)
+                        .enableBatching(false)
+                        .sendTimeout(0, TimeUnit.SECONDS)
+                        .create()) {
             p.send("before".getBytes(StandardCharsets.UTF_8));
             // Undecided transactions are aborted by the coordinator after this long, wherever it runs by then.
-            Transaction txn = txnClient.newTransaction().withTransactionTimeout(15, TimeUnit.SECONDS).build()
+            Transaction txn = txnClient
+                    .newTransaction()
+                    .withTransactionTimeout(15, TimeUnit.SECONDS)
+                    .build()
                     .get(30, TimeUnit.SECONDS);
             List<CompletableFuture<MessageId>> sends = new ArrayList<>();
             for (int i = 0; i < TXN_MESSAGES; i++) {
-                sends.add(p.newMessage(txn).value(("txn-" + i).getBytes(StandardCharsets.UTF_8)).sendAsync());
+                sends.add(p.newMessage(txn)
+                        .value(("txn-" + i).getBytes(StandardCharsets.UTF_8))
+                        .sendAsync());
             }
             CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
             BrokerProcess owner = ownerOf(topic);
@@ -253,28 +316,45 @@ class BrokerKilledMidOperationTest {
             // "after" is delivered only once the transaction before it is decided (committed, or aborted on timeout).
             while (!received.containsKey("after")) {
                 Message<byte[]> m = consumer.receive(60, TimeUnit.SECONDS);
-                assertThat(m).as("next message; received so far %s", received.keySet()).isNotNull();
+                assertThat(m)
+                        .as("next message; received so far %s", received.keySet())
+                        .isNotNull();
                 received.merge(new String(m.getValue(), StandardCharsets.UTF_8), 1, Integer::sum);
                 consumer.acknowledge(m);
             }
             // Anything delivered after it (a transaction message out of place, or one twice) is counted too.
-            for (Message<byte[]> m = consumer.receive(2, TimeUnit.SECONDS); m != null;
+            for (Message<byte[]> m = consumer.receive(2, TimeUnit.SECONDS);
+                    m != null;
                     m = consumer.receive(2, TimeUnit.SECONDS)) {
                 received.merge(new String(m.getValue(), StandardCharsets.UTF_8), 1, Integer::sum);
                 consumer.acknowledge(m);
             }
         }
-        long txnDelivered = received.keySet().stream().filter(k -> k.startsWith("txn-")).count();
+        long txnDelivered =
+                received.keySet().stream().filter(k -> k.startsWith("txn-")).count();
         long twice = received.values().stream().filter(c -> c > 1).count();
         String outcome = txnDelivered == TXN_MESSAGES ? "committed" : txnDelivered == 0 ? "aborted" : "PARTIAL";
         String note = "transaction " + outcome + " (" + txnDelivered + " of " + TXN_MESSAGES + " delivered); the "
                 + "client's commit " + (commitAnswered ? "succeeded" : "failed");
-        REPORT.add(new FaultReport.Row("Owner killed during a transaction commit", true, TXN_MESSAGES + 2, 0,
-                received.containsKey("before") && received.containsKey("after") ? 0 : 1, twice, 0, 0, 0,
-                seconds(recoveredAt - killedAt), Double.NaN, 0, 0, note));
+        REPORT.add(new FaultReport.Row(
+                "Owner killed during a transaction commit",
+                true,
+                TXN_MESSAGES + 2,
+                0,
+                received.containsKey("before") && received.containsKey("after") ? 0 : 1,
+                twice,
+                0,
+                0,
+                0,
+                seconds(recoveredAt - killedAt),
+                Double.NaN,
+                0,
+                0,
+                note));
         assertThat(received).as("the messages outside the transaction").containsKeys("before", "after");
-        assertThat(txnDelivered).as("messages of the transaction delivered: all or none").isIn(0L,
-                (long) TXN_MESSAGES);
+        assertThat(txnDelivered)
+                .as("messages of the transaction delivered: all or none")
+                .isIn(0L, (long) TXN_MESSAGES);
         if (commitAnswered) {
             assertThat(txnDelivered).as("a commit the client saw succeed").isEqualTo(TXN_MESSAGES);
         }
@@ -304,11 +384,15 @@ class BrokerKilledMidOperationTest {
     private static List<Message<byte[]>> readAll(PulsarClient client, String topic, boolean compacted)
             throws Exception {
         List<Message<byte[]>> out = new ArrayList<>();
-        try (Reader<byte[]> reader = client.newReader().topic(topic).readCompacted(compacted)
-                .startMessageId(MessageId.earliest).create()) {
+        try (Reader<byte[]> reader = client.newReader()
+                .topic(topic)
+                .readCompacted(compacted)
+                .startMessageId(MessageId.earliest)
+                .create()) {
             while (reader.hasMessageAvailable()) {
                 Message<byte[]> m = reader.readNext(30, TimeUnit.SECONDS);
-                assertThat(m).as("next message of %s (compacted %s) after %s", topic, compacted, out.size())
+                assertThat(m)
+                        .as("next message of %s (compacted %s) after %s", topic, compacted, out.size())
                         .isNotNull();
                 out.add(m);
             }
@@ -322,7 +406,9 @@ class BrokerKilledMidOperationTest {
         for (Message<byte[]> m : read) {
             int v = Integer.parseInt(new String(m.getValue(), StandardCharsets.UTF_8));
             Integer before = last.put(m.getKey(), v);
-            assertThat(before == null || before < v).as("key %s: %s after %s", m.getKey(), v, before).isTrue();
+            assertThat(before == null || before < v)
+                    .as("key %s: %s after %s", m.getKey(), v, before)
+                    .isTrue();
         }
         assertThat(last).as("the latest value of every key").isEqualTo(latest);
     }
@@ -332,7 +418,8 @@ class BrokerKilledMidOperationTest {
             admin.topics().triggerCompaction(topic);
             Await.until("compaction of " + topic, 60, () -> {
                 LongRunningProcessStatus s = admin.topics().compactionStatus(topic);
-                assertThat(s.status).as("compaction status (%s)", s.lastError)
+                assertThat(s.status)
+                        .as("compaction status (%s)", s.lastError)
                         .isNotEqualTo(LongRunningProcessStatus.Status.ERROR);
                 return s.status == LongRunningProcessStatus.Status.SUCCESS;
             });
@@ -343,8 +430,7 @@ class BrokerKilledMidOperationTest {
     public static class V1 {
         public String name;
 
-        public V1() {
-        }
+        public V1() {}
 
         V1(String name) {
             this.name = name;
@@ -356,8 +442,7 @@ class BrokerKilledMidOperationTest {
         public String name;
         public String note;
 
-        public V2() {
-        }
+        public V2() {}
 
         V2(String name, String note) {
             this.name = name;

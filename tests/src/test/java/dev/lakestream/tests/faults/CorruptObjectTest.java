@@ -41,21 +41,25 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CorruptObjectTest {
 
     private static final ConcurrentLinkedQueue<String> LOG_LINES = new ConcurrentLinkedQueue<>();
-    private static final AbstractAppender CAPTURE = new AbstractAppender("corrupt-object-capture", null, null, true,
-            Property.EMPTY_ARRAY) {
-        @Override
-        public void append(LogEvent event) {
-            if (event.getLevel().isMoreSpecificThan(org.apache.logging.log4j.Level.WARN)) {
-                StringBuilder line = new StringBuilder(event.getLevel().name()).append(' ')
-                        .append(event.getLoggerName()).append(' ').append(event.getMessage().getFormattedMessage())
-                        .append(' ').append(event.getContextData().toMap());
-                for (Throwable t = event.getThrown(); t != null; t = t.getCause()) {
-                    line.append(" | ").append(t);
+    private static final AbstractAppender CAPTURE =
+            new AbstractAppender("corrupt-object-capture", null, null, true, Property.EMPTY_ARRAY) {
+                @Override
+                public void append(LogEvent event) {
+                    if (event.getLevel().isMoreSpecificThan(org.apache.logging.log4j.Level.WARN)) {
+                        StringBuilder line = new StringBuilder(event.getLevel().name())
+                                .append(' ')
+                                .append(event.getLoggerName())
+                                .append(' ')
+                                .append(event.getMessage().getFormattedMessage())
+                                .append(' ')
+                                .append(event.getContextData().toMap());
+                        for (Throwable t = event.getThrown(); t != null; t = t.getCause()) {
+                            line.append(" | ").append(t);
+                        }
+                        LOG_LINES.add(line.toString());
+                    }
                 }
-                LOG_LINES.add(line.toString());
-            }
-        }
-    };
+            };
 
     static {
         CAPTURE.start();
@@ -70,7 +74,8 @@ class CorruptObjectTest {
             .config("dispatcherReadFailureBackoffInitialTimeInMs", "200")
             .config("dispatcherReadFailureBackoffMaxTimeInMs", "1000");
 
-    static final FaultReport REPORT = new FaultReport("## Measured: damaged WAL object",
+    static final FaultReport REPORT = new FaultReport(
+            "## Measured: damaged WAL object",
             "Embedded default (objects are files of the broker's data directory), one in-process broker; 100 "
                     + "messages on the damaged topic, the object holding message 50 damaged while the broker was "
                     + "stopped.");
@@ -108,8 +113,14 @@ class CorruptObjectTest {
             subscribe(client, damaged, "by-reset").close();
             subscribe(client, damaged, "by-skip").close();
             subscribe(client, healthy, "s").close();
-            try (Producer<byte[]> p = client.newProducer().topic(damaged).enableBatching(false).create();
-                    Producer<byte[]> h = client.newProducer().topic(healthy).enableBatching(false).create()) {
+            try (Producer<byte[]> p = client.newProducer()
+                            .topic(damaged)
+                            .enableBatching(false)
+                            .create();
+                    Producer<byte[]> h = client.newProducer()
+                            .topic(healthy)
+                            .enableBatching(false)
+                            .create()) {
                 for (int i = 0; i < 50; i++) {
                     ids.add(p.send(value(i)));
                     h.send(value(i));
@@ -127,7 +138,9 @@ class CorruptObjectTest {
                 damagedFiles = objectsWrittenBetween(before, after);
             }
         }
-        assertThat(damagedFiles).as("WAL objects written while message 50 was sent").isNotEmpty();
+        assertThat(damagedFiles)
+                .as("WAL objects written while message 50 was sent")
+                .isNotEmpty();
         BROKER.stopBroker();
         for (Path f : damagedFiles) {
             damage.apply(f);
@@ -135,18 +148,25 @@ class CorruptObjectTest {
         LOG_LINES.clear();
         BROKER.start();
 
-        try (PulsarClient client = BROKER.newClient(); PulsarAdmin admin = BROKER.newAdmin();
+        try (PulsarClient client = BROKER.newClient();
+                PulsarAdmin admin = BROKER.newAdmin();
                 Consumer<byte[]> byReset = subscribe(client, damaged, "by-reset");
                 Consumer<byte[]> bySkip = subscribe(client, damaged, "by-skip")) {
             List<Integer> first = receiveUntil(byReset, 49, 60);
             List<Integer> firstSkip = receiveUntil(bySkip, 49, 30);
-            assertThat(first).as("messages before the damaged object, in order, with their bytes")
+            assertThat(first)
+                    .as("messages before the damaged object, in order, with their bytes")
                     .isEqualTo(range(0, 50));
             assertThat(firstSkip).as("the other subscription too").isEqualTo(range(0, 50));
-            List<String> named = damagedFiles.stream().map(f -> BROKER.objectsDir().relativize(f).toString())
-                    .filter(key -> LOG_LINES.stream().anyMatch(l -> l.contains(key))).toList();
-            assertThat(named).as("damaged objects named by a broker warning or error; log lines: %s",
-                    LOG_LINES.stream().limit(5).toList()).isNotEmpty();
+            List<String> named = damagedFiles.stream()
+                    .map(f -> BROKER.objectsDir().relativize(f).toString())
+                    .filter(key -> LOG_LINES.stream().anyMatch(l -> l.contains(key)))
+                    .toList();
+            assertThat(named)
+                    .as(
+                            "damaged objects named by a broker warning or error; log lines: %s",
+                            LOG_LINES.stream().limit(5).toList())
+                    .isNotEmpty();
 
             // Other topics keep working: read the healthy one from the start and write to it.
             try (Consumer<byte[]> h = subscribe(client, healthy, "s");
@@ -160,11 +180,25 @@ class CorruptObjectTest {
             admin.topics().skipMessages(damaged, "by-skip", 1);
             List<Integer> afterReset = receiveUntil(byReset, 99, 60);
             List<Integer> afterSkip = receiveUntil(bySkip, 99, 30);
-            assertThat(afterReset).as("after reset-cursor past the damaged range").isEqualTo(range(51, 100));
+            assertThat(afterReset)
+                    .as("after reset-cursor past the damaged range")
+                    .isEqualTo(range(51, 100));
             assertThat(afterSkip).as("after skip 1").isEqualTo(range(51, 100));
             assertThat(BROKER.pulsar().isRunning()).as("broker running").isTrue();
-            REPORT.add(new FaultReport.Row("WAL object " + kind + " (" + damagedFiles.size() + " object(s))", false,
-                    100, 0, 0, 0, 0, 0, 0, Double.NaN, Double.NaN, 0, 0,
+            REPORT.add(new FaultReport.Row(
+                    "WAL object " + kind + " (" + damagedFiles.size() + " object(s))",
+                    false,
+                    100,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    Double.NaN,
+                    Double.NaN,
+                    0,
+                    0,
                     "consumers got 0-49 then nothing; objects named in the broker log: " + named.size() + "/"
                             + damagedFiles.size() + "; message 50 skipped by reset-cursor and by skip, then 51-99 "
                             + "delivered; the other topic unaffected"));
@@ -172,8 +206,11 @@ class CorruptObjectTest {
     }
 
     private static Consumer<byte[]> subscribe(PulsarClient client, String topic, String sub) throws Exception {
-        return client.newConsumer().topic(topic).subscriptionName(sub)
-                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
+        return client.newConsumer()
+                .topic(topic)
+                .subscriptionName(sub)
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                .subscribe();
     }
 
     /**
@@ -224,7 +261,8 @@ class CorruptObjectTest {
                         } catch (IOException e) {
                             return false;
                         }
-                    }).toList();
+                    })
+                    .toList();
         }
     }
 

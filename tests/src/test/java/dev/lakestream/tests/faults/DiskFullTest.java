@@ -33,25 +33,28 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class DiskFullTest {
 
-    static final FaultReport REPORT = new FaultReport("## Measured: local disk full",
+    static final FaultReport REPORT = new FaultReport(
+            "## Measured: local disk full",
             "Embedded default, one in-process broker; its objects (`lakestream.fs.root`) on a 32 MiB tmpfs that a file "
                     + "fills for 15 s; " + FaultScenario.RATE + " keyed messages/s on a plain topic.");
 
     private static final ConcurrentLinkedQueue<String> WARNINGS = new ConcurrentLinkedQueue<>();
-    private static final AbstractAppender CAPTURE = new AbstractAppender("disk-full-capture", null, null, true,
-            Property.EMPTY_ARRAY) {
-        @Override
-        public void append(LogEvent event) {
-            if (event.getLevel().isMoreSpecificThan(Level.WARN)) {
-                StringBuilder line = new StringBuilder(event.getMessage().getFormattedMessage()).append(' ')
-                        .append(event.getContextData().toMap());
-                for (Throwable t = event.getThrown(); t != null; t = t.getCause()) {
-                    line.append(" | ").append(t);
+    private static final AbstractAppender CAPTURE =
+            new AbstractAppender("disk-full-capture", null, null, true, Property.EMPTY_ARRAY) {
+                @Override
+                public void append(LogEvent event) {
+                    if (event.getLevel().isMoreSpecificThan(Level.WARN)) {
+                        StringBuilder line = new StringBuilder(
+                                        event.getMessage().getFormattedMessage())
+                                .append(' ')
+                                .append(event.getContextData().toMap());
+                        for (Throwable t = event.getThrown(); t != null; t = t.getCause()) {
+                            line.append(" | ").append(t);
+                        }
+                        WARNINGS.add(line.toString());
+                    }
                 }
-                WARNINGS.add(line.toString());
-            }
-        }
-    };
+            };
 
     @AfterAll
     static void writeReport() throws IOException {
@@ -62,9 +65,13 @@ class DiskFullTest {
     void aFullDiskFailsAppendsClearlyLosesNothingAndRecoversWhenSpaceReturns() throws Exception {
         Path mount = Files.createTempDirectory("lakestream-tmpfs-");
         Process m = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", mount.toString())
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         boolean mounted = m.waitFor(30, TimeUnit.SECONDS) && m.exitValue() == 0;
-        assumeTrue(mounted, "cannot mount a tmpfs here (needs root): " + new String(m.getInputStream().readAllBytes()));
+        assumeTrue(
+                mounted,
+                "cannot mount a tmpfs here (needs root): "
+                        + new String(m.getInputStream().readAllBytes()));
         LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
         CAPTURE.start();
         ctx.getConfiguration().getRootLogger().addAppender(CAPTURE, null, null);
@@ -91,21 +98,46 @@ class DiskFullTest {
                 boolean settled = t.awaitSettled(90);
                 KeyedTraffic.Stored stored = KeyedTraffic.stored(client, t.topic());
                 List<Integer> lost = t.acked().stream()
-                        .filter(n -> !stored.counts().containsKey(n) || !t.wasReceived(n)).sorted().toList();
+                        .filter(n -> !stored.counts().containsKey(n) || !t.wasReceived(n))
+                        .sorted()
+                        .toList();
                 long storedWhileFull = t.storedInWindow(full + TimeUnit.SECONDS.toNanos(1), freed);
-                List<String> noSpace = WARNINGS.stream().filter(l -> l.contains("No space left on device")).toList();
-                REPORT.add(new FaultReport.Row("Local disk full 15 s (tmpfs)", false, t.ackedCount(),
-                        t.failed().size(), lost.size(), stored.storedTwice(), t.redelivered(), t.orderViolations(),
-                        stored.idsNotRising(), (t.firstAckAtOrAfter(freed) - freed) / 1e9,
-                        t.latencyMs(0.99, full, freed), 0, 0, "stored and acked while full: " + storedWhileFull
+                List<String> noSpace = WARNINGS.stream()
+                        .filter(l -> l.contains("No space left on device"))
+                        .toList();
+                REPORT.add(new FaultReport.Row(
+                        "Local disk full 15 s (tmpfs)",
+                        false,
+                        t.ackedCount(),
+                        t.failed().size(),
+                        lost.size(),
+                        stored.storedTwice(),
+                        t.redelivered(),
+                        t.orderViolations(),
+                        stored.idsNotRising(),
+                        (t.firstAckAtOrAfter(freed) - freed) / 1e9,
+                        t.latencyMs(0.99, full, freed),
+                        0,
+                        0,
+                        "stored and acked while full: " + storedWhileFull
                                 + "; broker warnings naming the device's complaint: " + noSpace.size()));
-                assertThat(settled).as("every send answered and every acknowledged message consumed").isTrue();
-                assertThat(lost).as("acknowledged but not stored or never delivered").isEmpty();
-                assertThat(storedWhileFull).as("appends acknowledged while the disk was full").isZero();
+                assertThat(settled)
+                        .as("every send answered and every acknowledged message consumed")
+                        .isTrue();
+                assertThat(lost)
+                        .as("acknowledged but not stored or never delivered")
+                        .isEmpty();
+                assertThat(storedWhileFull)
+                        .as("appends acknowledged while the disk was full")
+                        .isZero();
                 assertThat(noSpace).as("a warning that says why appends fail").isNotEmpty();
-                assertThat(noSpace.get(0)).as("the warning names the object directory").contains(mount.toString());
+                assertThat(noSpace.get(0))
+                        .as("the warning names the object directory")
+                        .contains(mount.toString());
                 assertThat(t.orderViolations()).as("per-key order violations").isZero();
-                assertThat(stored.idsNotRising()).as("stored ids that do not rise").isZero();
+                assertThat(stored.idsNotRising())
+                        .as("stored ids that do not rise")
+                        .isZero();
             }
         } finally {
             ctx.getConfiguration().getRootLogger().removeAppender(CAPTURE.getName());

@@ -1,10 +1,10 @@
 package dev.lakestream.tests.faults;
 
-import dev.lakestream.tests.BrokerProcess;
-import dev.lakestream.tests.PulsarBrokerExtension;
 import dev.lakestream.testkit.FaultyHttpProxy;
 import dev.lakestream.testkit.OxiaServer;
 import dev.lakestream.testkit.S3ProxyServer;
+import dev.lakestream.tests.BrokerProcess;
+import dev.lakestream.tests.PulsarBrokerExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -111,7 +111,9 @@ final class FaultCluster implements AutoCloseable {
 
     /** The broker whose binary-protocol address ends {@code brokerUrl} (a lookup answer). */
     BrokerProcess broker(String brokerUrl) {
-        return brokers.stream().filter(b -> brokerUrl.endsWith(b.brokerAddress())).findFirst()
+        return brokers.stream()
+                .filter(b -> brokerUrl.endsWith(b.brokerAddress()))
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no broker of this cluster at " + brokerUrl));
     }
 
@@ -127,10 +129,12 @@ final class FaultCluster implements AutoCloseable {
 
     PulsarAdmin admin() throws Exception {
         return PulsarAdmin.builder()
-                .serviceHttpUrl("http://" + brokers.stream().map(BrokerProcess::webAddress)
-                        .collect(Collectors.joining(",")))
-                .connectionTimeout(5, TimeUnit.SECONDS).readTimeout(30, TimeUnit.SECONDS)
-                .requestTimeout(60, TimeUnit.SECONDS).build();
+                .serviceHttpUrl("http://"
+                        + brokers.stream().map(BrokerProcess::webAddress).collect(Collectors.joining(",")))
+                .connectionTimeout(5, TimeUnit.SECONDS)
+                .readTimeout(30, TimeUnit.SECONDS)
+                .requestTimeout(60, TimeUnit.SECONDS)
+                .build();
     }
 
     /**
@@ -143,9 +147,10 @@ final class FaultCluster implements AutoCloseable {
 
     static PulsarClient client(List<BrokerProcess> of) throws Exception {
         return PulsarClient.builder()
-                .serviceUrl("pulsar://" + of.stream().map(BrokerProcess::brokerAddress)
-                        .collect(Collectors.joining(",")))
-                .operationTimeout(10, TimeUnit.SECONDS).keepAliveInterval(5, TimeUnit.SECONDS)
+                .serviceUrl("pulsar://"
+                        + of.stream().map(BrokerProcess::brokerAddress).collect(Collectors.joining(",")))
+                .operationTimeout(10, TimeUnit.SECONDS)
+                .keepAliveInterval(5, TimeUnit.SECONDS)
                 .build();
     }
 

@@ -1,7 +1,7 @@
 package dev.lakestream.tests.faults;
 
-import dev.lakestream.tests.PulsarBrokerExtension;
 import dev.lakestream.testkit.BenchmarksDoc;
+import dev.lakestream.tests.PulsarBrokerExtension;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -17,10 +17,21 @@ import java.util.Locale;
 final class FaultReport {
 
     /** One scenario with deduplication on or off. */
-    record Row(String scenario, boolean dedup, int acknowledged, int sendErrors, int lost, long storedTwice,
-            long redelivered, int orderViolations, int idsNotRising, double recoverSeconds, double p99Ms,
-            long heapBytes, long directBytes, String note) {
-    }
+    record Row(
+            String scenario,
+            boolean dedup,
+            int acknowledged,
+            int sendErrors,
+            int lost,
+            long storedTwice,
+            long redelivered,
+            int orderViolations,
+            int idsNotRising,
+            double recoverSeconds,
+            double p99Ms,
+            long heapBytes,
+            long directBytes,
+            String note) {}
 
     private final String heading;
     private final String intro;
@@ -46,20 +57,42 @@ final class FaultReport {
         }
         StringBuilder s = new StringBuilder();
         s.append(heading).append("\n\n").append(intro).append("\n\n");
-        s.append("Last run: ").append(Instant.now().truncatedTo(ChronoUnit.SECONDS))
+        s.append("Last run: ")
+                .append(Instant.now().truncatedTo(ChronoUnit.SECONDS))
                 .append(" (written by the test class; counts per scenario and deduplication setting).\n\n");
         s.append("| scenario | dedup | acked | send errors | lost | stored twice | redelivered | key order violations "
                 + "| ids not rising | recover (s) | p99 send (ms) | heap max (MiB) | direct max (MiB) | note |\n");
         s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
-            s.append("| ").append(r.scenario()).append(" | ").append(r.dedup() ? "on" : "off")
-                    .append(" | ").append(r.acknowledged()).append(" | ").append(r.sendErrors())
-                    .append(" | ").append(r.lost()).append(" | ").append(r.storedTwice())
-                    .append(" | ").append(r.redelivered()).append(" | ").append(r.orderViolations())
-                    .append(" | ").append(r.idsNotRising())
-                    .append(" | ").append(fmt(r.recoverSeconds(), 1)).append(" | ").append(fmt(r.p99Ms(), 0))
-                    .append(" | ").append(mib(r.heapBytes())).append(" | ").append(mib(r.directBytes()))
-                    .append(" | ").append(r.note()).append(" |\n");
+            s.append("| ")
+                    .append(r.scenario())
+                    .append(" | ")
+                    .append(r.dedup() ? "on" : "off")
+                    .append(" | ")
+                    .append(r.acknowledged())
+                    .append(" | ")
+                    .append(r.sendErrors())
+                    .append(" | ")
+                    .append(r.lost())
+                    .append(" | ")
+                    .append(r.storedTwice())
+                    .append(" | ")
+                    .append(r.redelivered())
+                    .append(" | ")
+                    .append(r.orderViolations())
+                    .append(" | ")
+                    .append(r.idsNotRising())
+                    .append(" | ")
+                    .append(fmt(r.recoverSeconds(), 1))
+                    .append(" | ")
+                    .append(fmt(r.p99Ms(), 0))
+                    .append(" | ")
+                    .append(mib(r.heapBytes()))
+                    .append(" | ")
+                    .append(mib(r.directBytes()))
+                    .append(" | ")
+                    .append(r.note())
+                    .append(" |\n");
         }
         BenchmarksDoc.writeSection(doc(), heading, s.toString());
     }

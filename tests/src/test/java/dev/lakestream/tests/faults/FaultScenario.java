@@ -2,12 +2,11 @@ package dev.lakestream.tests.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lakestream.tests.KeyedTraffic;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import dev.lakestream.tests.KeyedTraffic;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.PulsarClient;
@@ -25,6 +24,7 @@ final class FaultScenario {
 
     /** Messages a second per topic. */
     static final int RATE = 100;
+
     static final String DEDUP_NAMESPACE = "public/faults-dedup";
     static final String PLAIN_NAMESPACE = "public/faults-plain";
 
@@ -35,11 +35,9 @@ final class FaultScenario {
     }
 
     /** The counts of one topic; {@link #row()} is what the report shows. */
-    record Outcome(FaultReport.Row row, List<Integer> lost, KeyedTraffic traffic, long ackedDuringFault) {
-    }
+    record Outcome(FaultReport.Row row, List<Integer> lost, KeyedTraffic traffic, long ackedDuringFault) {}
 
-    private FaultScenario() {
-    }
+    private FaultScenario() {}
 
     /** Creates the two namespaces of the scenarios once per cluster. */
     static void createNamespaces(PulsarAdmin admin) throws PulsarAdminException {
@@ -61,8 +59,9 @@ final class FaultScenario {
     static volatile int forwardedDuringFault = -1;
 
     /** As {@link #run(FaultCluster, PulsarClient, String, String, Step, Duration, Step)} on a test class's fixture. */
-    static List<Outcome> run(FaultClusterExtension fixture, String scenario, String topicName, Step inject,
-            Duration hold, Step heal) throws Exception {
+    static List<Outcome> run(
+            FaultClusterExtension fixture, String scenario, String topicName, Step inject, Duration hold, Step heal)
+            throws Exception {
         return run(fixture.cluster(), fixture.client(), scenario, topicName, inject, hold, heal);
     }
 
@@ -70,8 +69,15 @@ final class FaultScenario {
      * Runs {@code inject}, holds the fault for {@code hold}, runs {@code heal}; returns the outcome of the dedup topic
      * first, then the plain one.
      */
-    static List<Outcome> run(FaultCluster cluster, PulsarClient client, String scenario, String topicName,
-            Step inject, Duration hold, Step heal) throws Exception {
+    static List<Outcome> run(
+            FaultCluster cluster,
+            PulsarClient client,
+            String scenario,
+            String topicName,
+            Step inject,
+            Duration hold,
+            Step heal)
+            throws Exception {
         List<KeyedTraffic> traffics = new ArrayList<>();
         forwardedDuringFault = -1;
         try (MemorySampler memory = new MemorySampler(cluster.brokers())) {
@@ -81,8 +87,8 @@ final class FaultScenario {
                         .start(RATE));
             }
             for (KeyedTraffic t : traffics) {
-                dev.lakestream.tests.Await.until("200 acknowledgements on " + t.topic() + " before the fault", 60,
-                        () -> t.ackedCount() >= 200);
+                dev.lakestream.tests.Await.until(
+                        "200 acknowledgements on " + t.topic() + " before the fault", 60, () -> t.ackedCount() >= 200);
             }
             LOG.info("[{}] injecting the fault", scenario);
             long faultStart = System.nanoTime();
@@ -101,8 +107,8 @@ final class FaultScenario {
                 ackedDuringFault[i] = t.storedInWindow(injected, healed);
             }
             for (KeyedTraffic t : traffics) {
-                dev.lakestream.tests.Await.until("publishing to resume on " + t.topic(), 90,
-                        () -> t.firstAckAtOrAfter(healed) > 0);
+                dev.lakestream.tests.Await.until(
+                        "publishing to resume on " + t.topic(), 90, () -> t.firstAckAtOrAfter(healed) > 0);
             }
             Thread.sleep(3000);
             for (KeyedTraffic t : traffics) {
@@ -110,8 +116,12 @@ final class FaultScenario {
             }
             for (KeyedTraffic t : traffics) {
                 if (!t.awaitSettled(90)) {
-                    LOG.warn("[{}] {} did not settle: {} unanswered, not received {}", scenario, t.topic(),
-                            t.unanswered(), head(t.notReceived()));
+                    LOG.warn(
+                            "[{}] {} did not settle: {} unanswered, not received {}",
+                            scenario,
+                            t.topic(),
+                            t.unanswered(),
+                            head(t.notReceived()));
                 }
             }
             memory.close();
@@ -120,12 +130,17 @@ final class FaultScenario {
                 KeyedTraffic t = traffics.get(i);
                 KeyedTraffic.Stored stored = KeyedTraffic.stored(client, t.topic());
                 List<Integer> lost = t.acked().stream()
-                        .filter(n -> !stored.counts().containsKey(n) || !t.wasReceived(n)).sorted().toList();
+                        .filter(n -> !stored.counts().containsKey(n) || !t.wasReceived(n))
+                        .sorted()
+                        .toList();
                 long ackAfter = t.firstAckAtOrAfter(healed);
                 double recover = ackAfter > 0 ? (ackAfter - healed) / 1e9 : Double.NaN;
                 boolean dedup = i == 0;
-                List<Integer> notStored = lost.stream().filter(n -> !stored.counts().containsKey(n)).toList();
-                List<Integer> notReceived = lost.stream().filter(n -> !t.wasReceived(n)).toList();
+                List<Integer> notStored = lost.stream()
+                        .filter(n -> !stored.counts().containsKey(n))
+                        .toList();
+                List<Integer> notReceived =
+                        lost.stream().filter(n -> !t.wasReceived(n)).toList();
                 Set<Integer> dupAcks = t.ackedAsDuplicate();
                 String note = "stored and acked while faulty: " + ackedDuringFault[i] + "; acked as duplicates: "
                         + dupAcks.size();
@@ -135,21 +150,46 @@ final class FaultScenario {
                 if (!lost.isEmpty()) {
                     note += "; lost: " + notStored.size() + " not stored, " + notReceived.size() + " not delivered, "
                             + lost.stream().filter(dupAcks::contains).count() + " of them acked as duplicates";
-                    LOG.warn("[{}] {} lost {}: first {}, not stored {}, not received {}", scenario, t.topic(),
-                            lost.size(), head(lost), head(notStored), head(notReceived));
+                    LOG.warn(
+                            "[{}] {} lost {}: first {}, not stored {}, not received {}",
+                            scenario,
+                            t.topic(),
+                            lost.size(),
+                            head(lost),
+                            head(notStored),
+                            head(notReceived));
                     try (PulsarAdmin admin = cluster.admin()) {
-                        LOG.warn("[{}] {} internal stats: {}", scenario, t.topic(),
-                                new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
-                                        admin.topics().getInternalStats(t.topic())));
+                        LOG.warn(
+                                "[{}] {} internal stats: {}",
+                                scenario,
+                                t.topic(),
+                                new com.fasterxml.jackson.databind.ObjectMapper()
+                                        .writeValueAsString(admin.topics().getInternalStats(t.topic())));
                     } catch (Exception e) {
                         LOG.warn("[{}] no internal stats of {}", scenario, t.topic(), e);
                     }
                 }
-                FaultReport.Row row = new FaultReport.Row(scenario, dedup, t.ackedCount(), t.failed().size(),
-                        lost.size(), stored.storedTwice(), t.redelivered(), t.orderViolations(), stored.idsNotRising(),
-                        recover, t.latencyMs(0.99, faultStart, healed), memory.maxHeapBytes(),
-                        memory.maxDirectBytes(), note);
-                LOG.info("[{}] {}: {}; send errors {}", scenario, t.topic(), row, head(t.failed().values()));
+                FaultReport.Row row = new FaultReport.Row(
+                        scenario,
+                        dedup,
+                        t.ackedCount(),
+                        t.failed().size(),
+                        lost.size(),
+                        stored.storedTwice(),
+                        t.redelivered(),
+                        t.orderViolations(),
+                        stored.idsNotRising(),
+                        recover,
+                        t.latencyMs(0.99, faultStart, healed),
+                        memory.maxHeapBytes(),
+                        memory.maxDirectBytes(),
+                        note);
+                LOG.info(
+                        "[{}] {}: {}; send errors {}",
+                        scenario,
+                        t.topic(),
+                        row,
+                        head(t.failed().values()));
                 out.add(new Outcome(row, lost, t, ackedDuringFault[i]));
             }
             return out;
@@ -171,19 +211,28 @@ final class FaultScenario {
         }
         for (Outcome o : outcomes) {
             FaultReport.Row r = o.row();
-            assertThat(o.lost()).as("%s, dedup %s: acknowledged but not stored or never delivered", r.scenario(),
-                    r.dedup()).isEmpty();
-            assertThat(r.idsNotRising()).as("%s: stored message ids that do not rise", r.scenario()).isZero();
+            assertThat(o.lost())
+                    .as("%s, dedup %s: acknowledged but not stored or never delivered", r.scenario(), r.dedup())
+                    .isEmpty();
+            assertThat(r.idsNotRising())
+                    .as("%s: stored message ids that do not rise", r.scenario())
+                    .isZero();
             assertThat(o.traffic().consumerError()).as("consumer error").isNull();
-            assertThat(o.traffic().unanswered()).as("%s: sends never answered", r.scenario()).isZero();
+            assertThat(o.traffic().unanswered())
+                    .as("%s: sends never answered", r.scenario())
+                    .isZero();
             if (!r.dedup()) {
                 // Without deduplication a send whose answer was lost (the broker closed the connection) and that was
                 // stored all the same is stored again when resent, and can put a key's messages out of order
                 // (Pulsar's at-least-once): the table reports both.
                 continue;
             }
-            assertThat(r.orderViolations()).as("%s: per-key order violations", r.scenario()).isZero();
-            assertThat(r.storedTwice()).as("%s: messages stored twice with deduplication on", r.scenario()).isZero();
+            assertThat(r.orderViolations())
+                    .as("%s: per-key order violations", r.scenario())
+                    .isZero();
+            assertThat(r.storedTwice())
+                    .as("%s: messages stored twice with deduplication on", r.scenario())
+                    .isZero();
         }
     }
 }

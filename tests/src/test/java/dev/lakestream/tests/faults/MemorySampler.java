@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class MemorySampler implements AutoCloseable {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     private final List<BrokerProcess> brokers;
     private final AtomicLong maxHeap = new AtomicLong();
@@ -46,7 +47,8 @@ final class MemorySampler implements AutoCloseable {
     private void sample(BrokerProcess b) {
         try {
             HttpRequest r = HttpRequest.newBuilder(URI.create("http://" + b.webAddress() + "/metrics/"))
-                    .timeout(Duration.ofSeconds(2)).build();
+                    .timeout(Duration.ofSeconds(2))
+                    .build();
             HttpResponse<String> resp = HTTP.send(r, HttpResponse.BodyHandlers.ofString());
             if (resp.statusCode() != 200) {
                 return;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -22,9 +21,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OxiaFaultsTest {
 
-    static final FaultReport REPORT = new FaultReport("## Measured: Oxia faults",
+    static final FaultReport REPORT = new FaultReport(
+            "## Measured: Oxia faults",
             "One broker process, S3Proxy, Oxia (Pulsar's metadata store and Lakestream's index), "
-                    + "`metadataStoreSessionTimeoutMillis=5000`; " + FaultScenario.RATE + " keyed messages/s per topic.");
+                    + "`metadataStoreSessionTimeoutMillis=5000`; " + FaultScenario.RATE
+                    + " keyed messages/s per topic.");
 
     @RegisterExtension
     static final FaultClusterExtension CLUSTER = new FaultClusterExtension("oxia", 1, REPORT);
@@ -36,25 +37,39 @@ class OxiaFaultsTest {
     @Test
     @Order(1)
     void oxiaRestartedLosesNothingAndTopicsComeBack() throws Exception {
-        List<FaultScenario.Outcome> o = FaultScenario.run(CLUSTER, "Oxia restarted", "oxia-restart",
-                () -> cluster().oxia().stop(), Duration.ZERO, () -> cluster().oxia().restart());
+        List<FaultScenario.Outcome> o = FaultScenario.run(
+                CLUSTER,
+                "Oxia restarted",
+                "oxia-restart",
+                () -> cluster().oxia().stop(),
+                Duration.ZERO,
+                () -> cluster().oxia().restart());
         assertSafe(o);
     }
 
     @Test
     @Order(2)
     void oxiaDownFor20sAcknowledgesNothingWithoutItsIndexCommitAndRecoversAlone() throws Exception {
-        List<FaultScenario.Outcome> o = FaultScenario.run(CLUSTER, "Oxia down 20 s", "oxia-down",
-                () -> cluster().oxia().stop(), Duration.ofSeconds(20), () -> cluster().oxia().restart());
+        List<FaultScenario.Outcome> o = FaultScenario.run(
+                CLUSTER,
+                "Oxia down 20 s",
+                "oxia-down",
+                () -> cluster().oxia().stop(),
+                Duration.ofSeconds(20),
+                () -> cluster().oxia().restart());
         assertSafe(o);
         // Without Oxia no index record can be committed, so no append may be acknowledged.
-        assertThat(o).allSatisfy(x -> assertThat(x.ackedDuringFault()).as("acknowledged while Oxia was down")
-                .isZero());
+        assertThat(o)
+                .allSatisfy(x -> assertThat(x.ackedDuringFault())
+                        .as("acknowledged while Oxia was down")
+                        .isZero());
     }
 
     /** Nothing acknowledged lost, nothing stored twice with deduplication on, no reordering there. */
     private static void assertSafe(List<FaultScenario.Outcome> outcomes) {
         FaultScenario.assertSafe(REPORT, outcomes);
-        assertThat(cluster().brokers()).as("brokers still running").allSatisfy(b -> assertThat(b.isAlive()).isTrue());
+        assertThat(cluster().brokers())
+                .as("brokers still running")
+                .allSatisfy(b -> assertThat(b.isAlive()).isTrue());
     }
 }

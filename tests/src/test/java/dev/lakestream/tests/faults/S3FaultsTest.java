@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -24,9 +23,10 @@ class S3FaultsTest {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(S3FaultsTest.class);
 
-    static final FaultReport REPORT = new FaultReport("## Measured: S3 faults",
-            "One broker process, S3Proxy behind the fault proxy, Oxia; "
-                    + FaultScenario.RATE + " keyed messages/s per topic; `lakestream.s3.requestTimeout=3s`.");
+    static final FaultReport REPORT = new FaultReport(
+            "## Measured: S3 faults",
+            "One broker process, S3Proxy behind the fault proxy, Oxia; " + FaultScenario.RATE
+                    + " keyed messages/s per topic; `lakestream.s3.requestTimeout=3s`.");
 
     @RegisterExtension
     static final FaultClusterExtension CLUSTER = new FaultClusterExtension("s3", 1, REPORT);
@@ -38,8 +38,12 @@ class S3FaultsTest {
     @Test
     @Order(1)
     void s3RefusingConnectionsFor20sAcknowledgesNothingItDidNotStoreAndResumesByItself() throws Exception {
-        List<FaultScenario.Outcome> o = FaultScenario.run(CLUSTER, "S3 connections refused 20 s", "refused",
-                () -> inject(() -> cluster().s3Proxy().dropNextRequests(Integer.MAX_VALUE)), Duration.ofSeconds(20),
+        List<FaultScenario.Outcome> o = FaultScenario.run(
+                CLUSTER,
+                "S3 connections refused 20 s",
+                "refused",
+                () -> inject(() -> cluster().s3Proxy().dropNextRequests(Integer.MAX_VALUE)),
+                Duration.ofSeconds(20),
                 S3FaultsTest::heal);
         assertSafe(o);
         assertNothingStoredWhileNothingReachedS3(o);
@@ -48,9 +52,13 @@ class S3FaultsTest {
     @Test
     @Order(2)
     void s3BlackHoledFor20sAcknowledgesNothingItDidNotStoreAndResumesByItself() throws Exception {
-        List<FaultScenario.Outcome> o = FaultScenario.run(CLUSTER, "S3 black-holed 20 s", "blackhole",
+        List<FaultScenario.Outcome> o = FaultScenario.run(
+                CLUSTER,
+                "S3 black-holed 20 s",
+                "blackhole",
                 () -> inject(() -> cluster().s3Proxy().delayAllRequests(Duration.ofSeconds(25))),
-                Duration.ofSeconds(20), S3FaultsTest::heal);
+                Duration.ofSeconds(20),
+                S3FaultsTest::heal);
         assertSafe(o);
         assertNothingStoredWhileNothingReachedS3(o);
     }
@@ -58,19 +66,30 @@ class S3FaultsTest {
     @Test
     @Order(3)
     void slowS3LosesNothing() throws Exception {
-        List<FaultScenario.Outcome> o = FaultScenario.run(CLUSTER, "S3 slow (every request +1.5 s) 20 s",
-                "slow", () -> inject(() -> cluster().s3Proxy().delayAllRequests(Duration.ofMillis(1500))),
-                Duration.ofSeconds(20), S3FaultsTest::heal);
+        List<FaultScenario.Outcome> o = FaultScenario.run(
+                CLUSTER,
+                "S3 slow (every request +1.5 s) 20 s",
+                "slow",
+                () -> inject(() -> cluster().s3Proxy().delayAllRequests(Duration.ofMillis(1500))),
+                Duration.ofSeconds(20),
+                S3FaultsTest::heal);
         assertSafe(o);
-        assertThat(o).allSatisfy(x -> assertThat(x.ackedDuringFault()).as("acknowledged while S3 was slow")
-                .isPositive());
+        assertThat(o)
+                .allSatisfy(x -> assertThat(x.ackedDuringFault())
+                        .as("acknowledged while S3 was slow")
+                        .isPositive());
     }
 
     @Test
     @Order(4)
     void a503StormLosesNothing() throws Exception {
-        List<FaultScenario.Outcome> o = FaultScenario.run(CLUSTER, "S3 503 SlowDown storm 20 s", "storm",
-                () -> inject(() -> cluster().s3Proxy().failAllRequests()), Duration.ofSeconds(20), S3FaultsTest::heal);
+        List<FaultScenario.Outcome> o = FaultScenario.run(
+                CLUSTER,
+                "S3 503 SlowDown storm 20 s",
+                "storm",
+                () -> inject(() -> cluster().s3Proxy().failAllRequests()),
+                Duration.ofSeconds(20),
+                S3FaultsTest::heal);
         assertSafe(o);
     }
 
@@ -97,8 +116,10 @@ class S3FaultsTest {
         int forwarded = FaultScenario.forwardedDuringFault;
         LOG.info("requests forwarded to S3 while the fault held: {}", forwarded);
         if (forwarded == 0) {
-            assertThat(outcomes).allSatisfy(x -> assertThat(x.ackedDuringFault())
-                    .as("stored and acknowledged while no request reached S3").isZero());
+            assertThat(outcomes)
+                    .allSatisfy(x -> assertThat(x.ackedDuringFault())
+                            .as("stored and acknowledged while no request reached S3")
+                            .isZero());
         }
     }
 }

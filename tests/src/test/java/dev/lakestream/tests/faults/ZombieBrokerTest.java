@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,7 +38,8 @@ import org.slf4j.LoggerFactory;
 class ZombieBrokerTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(ZombieBrokerTest.class);
-    static final FaultReport REPORT = new FaultReport("## Measured: zombie broker",
+    static final FaultReport REPORT = new FaultReport(
+            "## Measured: zombie broker",
             "Two broker processes, S3Proxy, Oxia, `metadataStoreSessionTimeoutMillis=5000`; the owner paused 20 s "
                     + "(SIGSTOP) while " + FaultScenario.RATE + " keyed messages/s flow, then resumed (SIGCONT) with a "
                     + "producer still connected to it.");
@@ -62,18 +62,33 @@ class ZombieBrokerTest {
             try (PulsarAdmin admin = cluster().admin()) {
                 owner = cluster().broker(admin.lookups().lookupTopic(topic));
             }
-            BrokerProcess other = cluster().brokers().stream().filter(b -> b != owner).findFirst().orElseThrow();
+            BrokerProcess other = cluster().brokers().stream()
+                    .filter(b -> b != owner)
+                    .findFirst()
+                    .orElseThrow();
             long logBefore = Files.size(owner.logFile());
 
             // A producer that only knows the owner, with a keep-alive longer than the pause: it stays connected.
             Set<Integer> zombieAcked = ConcurrentHashMap.newKeySet();
             Set<Integer> ackedByOldOwner = ConcurrentHashMap.newKeySet();
             List<String> zombieFailures = new ArrayList<>();
-            try (PulsarClient ownerOnly = PulsarClient.builder().serviceUrl("pulsar://" + owner.brokerAddress())
-                    .keepAliveInterval(120, TimeUnit.SECONDS).operationTimeout(30, TimeUnit.SECONDS).build();
-                    Producer<byte[]> zombieProducer = ownerOnly.newProducer().topic(topic).producerName("zombie-side")
-                            .sendTimeout(60, TimeUnit.SECONDS).enableBatching(false).create()) {
-                zombieProducer.newMessage().key("z").value("z-before".getBytes(StandardCharsets.UTF_8)).send();
+            try (PulsarClient ownerOnly = PulsarClient.builder()
+                            .serviceUrl("pulsar://" + owner.brokerAddress())
+                            .keepAliveInterval(120, TimeUnit.SECONDS)
+                            .operationTimeout(30, TimeUnit.SECONDS)
+                            .build();
+                    Producer<byte[]> zombieProducer = ownerOnly
+                            .newProducer()
+                            .topic(topic)
+                            .producerName("zombie-side")
+                            .sendTimeout(60, TimeUnit.SECONDS)
+                            .enableBatching(false)
+                            .create()) {
+                zombieProducer
+                        .newMessage()
+                        .key("z")
+                        .value("z-before".getBytes(StandardCharsets.UTF_8))
+                        .send();
 
                 owner.pause();
                 long pausedAt = System.nanoTime();
@@ -81,8 +96,12 @@ class ZombieBrokerTest {
                 List<CompletableFuture<MessageId>> zombieSends = new ArrayList<>();
                 for (int i = 0; i < ZOMBIE_SENDS; i++) {
                     int n = i;
-                    zombieSends.add(zombieProducer.newMessage().key("z").value(("z" + n).getBytes(StandardCharsets.UTF_8))
-                            .sendAsync().whenComplete((id, e) -> {
+                    zombieSends.add(zombieProducer
+                            .newMessage()
+                            .key("z")
+                            .value(("z" + n).getBytes(StandardCharsets.UTF_8))
+                            .sendAsync()
+                            .whenComplete((id, e) -> {
                                 if (e == null) {
                                     zombieAcked.add(n);
                                     if (connectedTo(zombieProducer, owner)) {
@@ -96,59 +115,96 @@ class ZombieBrokerTest {
                             }));
                 }
                 // The other broker takes the topic once the owner's session lapsed and the clients gave up on it.
-                Await.until("the topic to accept writes on " + other.name() + " while " + owner.name()
-                        + " is paused", 90, () -> traffic.firstAckAtOrAfter(pausedAt + TimeUnit.SECONDS.toNanos(6))
-                        > 0);
+                Await.until(
+                        "the topic to accept writes on " + other.name() + " while " + owner.name() + " is paused",
+                        90,
+                        () -> traffic.firstAckAtOrAfter(pausedAt + TimeUnit.SECONDS.toNanos(6)) > 0);
                 long takeover = traffic.firstAckAtOrAfter(pausedAt + TimeUnit.SECONDS.toNanos(6));
                 long holdUntil = pausedAt + TimeUnit.SECONDS.toNanos(20);
                 Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(holdUntil - System.nanoTime())));
                 owner.resume();
                 long resumed = System.nanoTime();
-                LOG.info("Resumed {} after {} s; the topic accepted writes again {} s after the pause", owner,
-                        (resumed - pausedAt) / 1_000_000_000, (takeover - pausedAt) / 1_000_000_000);
+                LOG.info(
+                        "Resumed {} after {} s; the topic accepted writes again {} s after the pause",
+                        owner,
+                        (resumed - pausedAt) / 1_000_000_000,
+                        (takeover - pausedAt) / 1_000_000_000);
 
-                CompletableFuture.allOf(zombieSends.toArray(CompletableFuture[]::new)).handle((v, e) -> null)
+                CompletableFuture.allOf(zombieSends.toArray(CompletableFuture[]::new))
+                        .handle((v, e) -> null)
                         .get(120, TimeUnit.SECONDS);
                 Thread.sleep(3000);
                 traffic.stopSending();
-                assertThat(traffic.awaitSettled(90)).as("main traffic settled: unanswered %d, not received %s",
-                        traffic.unanswered(), FaultScenario.head(traffic.notReceived())).isTrue();
+                assertThat(traffic.awaitSettled(90))
+                        .as(
+                                "main traffic settled: unanswered %d, not received %s",
+                                traffic.unanswered(), FaultScenario.head(traffic.notReceived()))
+                        .isTrue();
 
                 KeyedTraffic.Stored stored = storedWithZombie(client, topic);
                 List<Integer> lost = traffic.acked().stream()
-                        .filter(n -> !stored.counts().containsKey(n) || !traffic.wasReceived(n)).sorted().toList();
+                        .filter(n -> !stored.counts().containsKey(n) || !traffic.wasReceived(n))
+                        .sorted()
+                        .toList();
                 List<Integer> zombieLost = zombieAcked.stream()
-                        .filter(n -> !stored.counts().containsKey(ZOMBIE_BASE + n)).sorted().toList();
+                        .filter(n -> !stored.counts().containsKey(ZOMBIE_BASE + n))
+                        .sorted()
+                        .toList();
                 String ownerLog = new String(Files.readAllBytes(owner.logFile()), StandardCharsets.UTF_8)
                         .substring((int) logBefore);
-                long fencedLines = ownerLog.lines().filter(l -> l.toLowerCase().contains("fenced")).count();
+                long fencedLines = ownerLog.lines()
+                        .filter(l -> l.toLowerCase().contains("fenced"))
+                        .count();
                 String note = "paused " + owner.name() + " 20 s; writes resumed on " + other.name() + " after "
-                        + String.format("%.1f", (takeover - pausedAt) / 1e9) + " s; side producer: " + zombieAcked.size()
+                        + String.format("%.1f", (takeover - pausedAt) / 1e9) + " s; side producer: "
+                        + zombieAcked.size()
                         + "/" + ZOMBIE_SENDS + " acked, " + ackedByOldOwner.size() + " acked by the old owner, "
                         + zombieFailures.size() + " failed; old owner log: " + fencedLines + " lines on fencing, "
                         + (owner.isAlive() ? "still running" : "exited");
-                FaultReport.Row row = new FaultReport.Row("Zombie owner (SIGSTOP 20 s, SIGCONT)", true,
-                        traffic.ackedCount() + zombieAcked.size(), traffic.failed().size() + zombieFailures.size(),
-                        lost.size() + zombieLost.size(), stored.storedTwice(), traffic.redelivered(),
-                        traffic.orderViolations(), stored.idsNotRising(), (takeover - pausedAt) / 1e9,
-                        traffic.latencyMs(0.99, pausedAt, resumed), 0, 0, note);
+                FaultReport.Row row = new FaultReport.Row(
+                        "Zombie owner (SIGSTOP 20 s, SIGCONT)",
+                        true,
+                        traffic.ackedCount() + zombieAcked.size(),
+                        traffic.failed().size() + zombieFailures.size(),
+                        lost.size() + zombieLost.size(),
+                        stored.storedTwice(),
+                        traffic.redelivered(),
+                        traffic.orderViolations(),
+                        stored.idsNotRising(),
+                        (takeover - pausedAt) / 1e9,
+                        traffic.latencyMs(0.99, pausedAt, resumed),
+                        0,
+                        0,
+                        note);
                 REPORT.add(row);
                 LOG.info("Zombie scenario: {}; zombie failures {}", row, FaultScenario.head(zombieFailures));
 
-                assertThat(lost).as("acknowledged main messages not stored or never delivered").isEmpty();
-                assertThat(zombieLost).as("side-producer messages acknowledged but not stored").isEmpty();
+                assertThat(lost)
+                        .as("acknowledged main messages not stored or never delivered")
+                        .isEmpty();
+                assertThat(zombieLost)
+                        .as("side-producer messages acknowledged but not stored")
+                        .isEmpty();
                 // Stored twice: the fencing window of docs/layout.md §5, not a late commit. A commit whose epoch check
                 // passed just before the freeze is sent when the owner wakes and lands after the takeover, although the
                 // producer had meanwhile resent its messages to the new owner (a run on 2026-12-02: 2 messages, the
                 // old owner's log shows its add landing at an offset past the new owner's). Counted in the table, not
                 // failed on, until index commits are conditional on the epoch; everything else here is strict.
                 if (stored.storedTwice() > 0) {
-                    LOG.warn("Zombie scenario: {} messages stored twice with deduplication on (open: the fencing window"
-                            + " of docs/layout.md §5)", stored.storedTwice());
+                    LOG.warn(
+                            "Zombie scenario: {} messages stored twice with deduplication on (open: the fencing window"
+                                    + " of docs/layout.md §5)",
+                            stored.storedTwice());
                 }
-                assertThat(stored.idsNotRising()).as("stored ids that do not rise").isZero();
-                assertThat(traffic.orderViolations()).as("per-key order violations").isZero();
-                assertThat(ackedByOldOwner).as("appends the old owner acknowledged after the takeover").isEmpty();
+                assertThat(stored.idsNotRising())
+                        .as("stored ids that do not rise")
+                        .isZero();
+                assertThat(traffic.orderViolations())
+                        .as("per-key order violations")
+                        .isZero();
+                assertThat(ackedByOldOwner)
+                        .as("appends the old owner acknowledged after the takeover")
+                        .isEmpty();
             }
         } finally {
             for (BrokerProcess b : cluster().brokers()) {
@@ -168,8 +224,12 @@ class ZombieBrokerTest {
     private static final int ZOMBIE_BASE = 1_000_000_000;
 
     private static KeyedTraffic.Stored storedWithZombie(PulsarClient client, String topic) throws Exception {
-        return KeyedTraffic.stored(client, topic, v -> v.startsWith("z-") ? null
-                : v.startsWith("z") ? ZOMBIE_BASE + Integer.parseInt(v.substring(1)) : Integer.parseInt(v));
+        return KeyedTraffic.stored(
+                client,
+                topic,
+                v -> v.startsWith("z-")
+                        ? null
+                        : v.startsWith("z") ? ZOMBIE_BASE + Integer.parseInt(v.substring(1)) : Integer.parseInt(v));
     }
 
     /** Whether the producer's connection, when it got an answer, was to {@code broker}. */

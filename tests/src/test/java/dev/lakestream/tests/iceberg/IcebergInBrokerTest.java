@@ -12,7 +12,6 @@ import dev.lakestream.tests.install.StockBroker;
 import dev.lakestream.tests.install.StockPulsarHome;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -121,13 +120,27 @@ class IcebergInBrokerTest {
         conf.put("managedLedgerMinLedgerRolloverTimeMinutes", "0");
         conf.put("retentionCheckIntervalInSeconds", "2");
         home.editBrokerConf(conf);
-        StockPulsarHome.CommandResult setup = home.bin("pulsar", Map.of("PULSAR_LOG_DIR", workDir.toString()), 180,
-                "initialize-cluster-metadata", "--cluster", CLUSTER, "--metadata-store", oxiaUrl,
-                "--configuration-metadata-store", oxiaUrl, "--web-service-url", "http://127.0.0.1:" + webPort,
-                "--broker-service-url", "pulsar://127.0.0.1:" + brokerPort);
-        assertThat(setup.exitCode()).as("Pulsar's cluster metadata setup: %s", setup).isZero();
+        StockPulsarHome.CommandResult setup = home.bin(
+                "pulsar",
+                Map.of("PULSAR_LOG_DIR", workDir.toString()),
+                180,
+                "initialize-cluster-metadata",
+                "--cluster",
+                CLUSTER,
+                "--metadata-store",
+                oxiaUrl,
+                "--configuration-metadata-store",
+                oxiaUrl,
+                "--web-service-url",
+                "http://127.0.0.1:" + webPort,
+                "--broker-service-url",
+                "pulsar://127.0.0.1:" + brokerPort);
+        assertThat(setup.exitCode())
+                .as("Pulsar's cluster metadata setup: %s", setup)
+                .isZero();
 
-        List<String> install = new ArrayList<>(List.of("--diskless",
+        List<String> install = new ArrayList<>(List.of(
+                "--diskless",
                 "lakestream.s3.bucket=" + bucket,
                 "lakestream.s3.endpoint=" + s3.endpoint(),
                 "lakestream.s3.region=" + s3.region(),
@@ -140,11 +153,18 @@ class IcebergInBrokerTest {
         StockPulsarHome.CommandResult installed = home.install(install.toArray(String[]::new));
         assertThat(installed.exitCode()).as("%s", installed).isZero();
 
-        broker = new StockBroker(home, webPort, workDir.resolve("broker.log")).start().awaitServing(START);
+        broker = new StockBroker(home, webPort, workDir.resolve("broker.log"))
+                .start()
+                .awaitServing(START);
         admin = PulsarAdmin.builder().serviceHttpUrl(broker.webServiceUrl()).build();
-        client = PulsarClient.builder().serviceUrl("pulsar://127.0.0.1:" + brokerPort)
-                .operationTimeout(30, TimeUnit.SECONDS).build();
-        admin.tenants().createTenant("acme", TenantInfo.builder().allowedClusters(Set.of(CLUSTER)).build());
+        client = PulsarClient.builder()
+                .serviceUrl("pulsar://127.0.0.1:" + brokerPort)
+                .operationTimeout(30, TimeUnit.SECONDS)
+                .build();
+        admin.tenants()
+                .createTenant(
+                        "acme",
+                        TenantInfo.builder().allowedClusters(Set.of(CLUSTER)).build());
         for (String ns : List.of(NS, OTHER_NS, TOGGLE_NS)) {
             admin.namespaces().createNamespace(ns);
             admin.namespaces().setPersistence(ns, new PersistencePolicies(1, 1, 1, 0, "lakestream"));
@@ -178,8 +198,8 @@ class IcebergInBrokerTest {
 
     @AfterAll
     static void stop() throws Exception {
-        for (AutoCloseable c : new AutoCloseable[] {client, admin, catalog instanceof AutoCloseable a ? a : null,
-                broker, oxia, s3}) {
+        for (AutoCloseable c :
+                new AutoCloseable[] {client, admin, catalog instanceof AutoCloseable a ? a : null, broker, oxia, s3}) {
             if (c != null) {
                 try {
                     c.close();
@@ -201,8 +221,7 @@ class IcebergInBrokerTest {
         public Instant at;
         public LocalDate day;
 
-        public Reading() {
-        }
+        public Reading() {}
 
         Reading(int i) {
             sensor = "sensor-" + i;
@@ -218,8 +237,7 @@ class IcebergInBrokerTest {
         public String site;
         public int floor;
 
-        public Location() {
-        }
+        public Location() {}
 
         Location(String site, int floor) {
             this.site = site;
@@ -239,16 +257,28 @@ class IcebergInBrokerTest {
         String kv = topic("pairs-kv");
         admin.topics().createPartitionedTopic(longs, 3);
 
-        Schema<Reading> avroSchema = Schema.AVRO(SchemaDefinition.<Reading>builder().withPojo(Reading.class)
-                .withJSR310ConversionEnabled(true).build());
+        Schema<Reading> avroSchema = Schema.AVRO(SchemaDefinition.<Reading>builder()
+                .withPojo(Reading.class)
+                .withJSR310ConversionEnabled(true)
+                .build());
         publish(client.newProducer(avroSchema).topic(avro), true, CompressionType.LZ4, Reading::new);
-        publish(client.newProducer(Schema.JSON(Location.class)).topic(json), false, CompressionType.ZSTD,
+        publish(
+                client.newProducer(Schema.JSON(Location.class)).topic(json),
+                false,
+                CompressionType.ZSTD,
                 i -> new Location("json-" + i, i));
         publish(client.newProducer(Schema.INT64).topic(longs), true, CompressionType.SNAPPY, i -> 1000L + i);
-        publish(client.newProducer(Schema.BYTES).topic(bytes), false, CompressionType.ZLIB,
+        publish(
+                client.newProducer(Schema.BYTES).topic(bytes),
+                false,
+                CompressionType.ZLIB,
                 i -> ("blob-" + i).getBytes(StandardCharsets.UTF_8));
-        publish(client.newProducer(Schema.KeyValue(Schema.INT32, Schema.JSON(Location.class),
-                KeyValueEncodingType.SEPARATED)).topic(kv), true, CompressionType.NONE,
+        publish(
+                client.newProducer(Schema.KeyValue(
+                                Schema.INT32, Schema.JSON(Location.class), KeyValueEncodingType.SEPARATED))
+                        .topic(kv),
+                true,
+                CompressionType.NONE,
                 i -> new KeyValue<>(i, new Location("kv-" + i, -i)));
 
         for (String t : List.of(avro, json, longs, bytes, kv)) {
@@ -274,7 +304,9 @@ class IcebergInBrokerTest {
             assertThat(jsonRows.get(i).getField("floor")).isEqualTo(i);
         }
         // Retention trims what is in the table (120 unbatched entries, ledgers of 20, no subscription).
-        Await.until("retention to trim the materialized entries of " + json, 60,
+        Await.until(
+                "retention to trim the materialized entries of " + json,
+                60,
                 () -> admin.topics().getInternalStats(json).numberOfEntries < N);
         assertThat(admin.topics().getInternalStats(json).entriesAddedCounter).isEqualTo(N);
         Map<Integer, Record> longRows = byIndex(longs);
@@ -283,7 +315,9 @@ class IcebergInBrokerTest {
             assertThat(longRows.get(i).getField("value")).isEqualTo(1000L + i);
             partitions.add(longRows.get(i).getField(MetadataColumns.PARTITION));
         }
-        assertThat(partitions).as("the partitions of the partitioned topic, all in one table").hasSize(3);
+        assertThat(partitions)
+                .as("the partitions of the partitioned topic, all in one table")
+                .hasSize(3);
         Map<Integer, Record> byteRows = byIndex(bytes);
         for (int i = 0; i < N; i++) {
             ByteBuffer b = (ByteBuffer) byteRows.get(i).getField("value");
@@ -307,7 +341,8 @@ class IcebergInBrokerTest {
         String probe = topic("probe");
         publish(client.newProducer(Schema.STRING).topic(probe), false, CompressionType.NONE, i -> "p" + i);
         awaitRows(probe, N);
-        assertThat(tables.exists(plain)).as("a table for a topic of %s, which does not enable it", OTHER_NS)
+        assertThat(tables.exists(plain))
+                .as("a table for a topic of %s, which does not enable it", OTHER_NS)
                 .isFalse();
     }
 
@@ -316,14 +351,21 @@ class IcebergInBrokerTest {
     void unloadingTheNamespaceMidStreamKeepsTheTableExactlyOnce() throws Exception {
         String moving = topic("moving");
         int total = 600;
-        try (Producer<String> producer = client.newProducer(Schema.STRING).topic(moving).enableBatching(false)
+        try (Producer<String> producer = client.newProducer(Schema.STRING)
+                .topic(moving)
+                .enableBatching(false)
                 .create()) {
             List<CompletableFuture<?>> sends = new ArrayList<>();
             for (int i = 0; i < total; i++) {
-                sends.add(producer.newMessage().key(Integer.toString(i)).value("m-" + i).sendAsync());
+                sends.add(producer.newMessage()
+                        .key(Integer.toString(i))
+                        .value("m-" + i)
+                        .sendAsync());
                 if (i == 150 || i == 400) {
                     producer.flush();
-                    Await.until("rows of " + moving + " before unload", 60,
+                    Await.until(
+                            "rows of " + moving + " before unload",
+                            60,
                             () -> !tables.rows(moving).isEmpty());
                     // As `pulsar-admin namespaces unload acme/lake`: every topic of the namespace closes and reloads.
                     admin.namespaces().unload(NS);
@@ -346,17 +388,24 @@ class IcebergInBrokerTest {
     @Order(2)
     void theBrokersMetricsShowEachTopicsMaterialization() throws Exception {
         String avro = topic("readings-avro");
-        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(broker.webServiceUrl()
-                + "/metrics/")).build(), HttpResponse.BodyHandlers.ofString()).body();
-        assertThat(body).contains("# TYPE lakestream_iceberg_rows_total counter")
+        String body = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(broker.webServiceUrl() + "/metrics/"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        assertThat(body)
+                .contains("# TYPE lakestream_iceberg_rows_total counter")
                 .contains("# TYPE lakestream_iceberg_lag_seconds gauge");
         String rows = sampleLine(body, "lakestream_iceberg_rows_total", "topic=\"" + avro + "\"");
         assertThat(Long.parseLong(rows.substring(rows.lastIndexOf(' ') + 1))).isEqualTo(N);
         String lag = sampleLine(body, "lakestream_iceberg_lag_entries", "topic=\"" + avro + "\"");
         assertThat(lag).endsWith(" 0");
         String committed = sampleLine(body, "lakestream_iceberg_committed_offset", "topic=\"" + avro + "\"");
-        assertThat(Long.parseLong(committed.substring(committed.lastIndexOf(' ') + 1))).isPositive();
-        assertThat(sampleLine(body, "lakestream_iceberg_paused", "topic=\"" + avro + "\"")).endsWith(" 0");
+        assertThat(Long.parseLong(committed.substring(committed.lastIndexOf(' ') + 1)))
+                .isPositive();
+        assertThat(sampleLine(body, "lakestream_iceberg_paused", "topic=\"" + avro + "\""))
+                .endsWith(" 0");
     }
 
     @Test
@@ -369,7 +418,9 @@ class IcebergInBrokerTest {
         String probe = topic("probe-2");
         publish(client.newProducer(Schema.STRING).topic(probe), false, CompressionType.NONE, i -> "p" + i);
         awaitRows(probe, N);
-        assertThat(tables.exists(off)).as("a table for %s, whose topic property disables it", off).isFalse();
+        assertThat(tables.exists(off))
+                .as("a table for %s, whose topic property disables it", off)
+                .isFalse();
     }
 
     @Test
@@ -380,10 +431,12 @@ class IcebergInBrokerTest {
         publish(client.newProducer(Schema.STRING).topic(t), false, CompressionType.NONE, i -> "before-" + i);
         awaitRows(t, N);
         admin.namespaces().setProperty(TOGGLE_NS, "lakestream.iceberg", "disabled");
-        Await.until("the broker to stop materializing " + t, 60,
+        Await.until(
+                "the broker to stop materializing " + t,
+                60,
                 () -> broker.log().contains("Iceberg materializer: stopping " + t + " (materialization disabled)"));
         publish(client.newProducer(Schema.STRING).topic(t), false, CompressionType.NONE, i -> "after-" + i);
-        Thread.sleep(3000);   // three commit intervals: nothing may arrive
+        Thread.sleep(3000); // three commit intervals: nothing may arrive
         List<Record> rows = tables.rows(t);
         assertThat(rows).hasSize(N).allMatch(r -> ((String) r.getField("value")).startsWith("before-"));
     }
@@ -395,16 +448,23 @@ class IcebergInBrokerTest {
     }
 
     /** Publishes N messages keyed by their index (the row for row comparison's key) and waits for every send. */
-    private static <T> void publish(ProducerBuilder<T> builder, boolean batched, CompressionType codec,
-                                    Function<Integer, T> value) throws Exception {
-        try (Producer<T> p = builder.enableBatching(batched).batchingMaxMessages(10)
-                .batchingMaxPublishDelay(5, TimeUnit.MILLISECONDS).compressionType(codec).create()) {
+    private static <T> void publish(
+            ProducerBuilder<T> builder, boolean batched, CompressionType codec, Function<Integer, T> value)
+            throws Exception {
+        try (Producer<T> p = builder.enableBatching(batched)
+                .batchingMaxMessages(10)
+                .batchingMaxPublishDelay(5, TimeUnit.MILLISECONDS)
+                .compressionType(codec)
+                .create()) {
             List<CompletableFuture<?>> sends = new ArrayList<>();
             for (int i = 0; i < N; i++) {
                 T v = value.apply(i);
                 // A KeyValue value (SEPARATED encoding) sets the message key itself: its key column is the index.
-                sends.add((v instanceof KeyValue<?, ?> ? p.newMessage() : p.newMessage().key(Integer.toString(i)))
-                        .value(v).sendAsync());
+                sends.add((v instanceof KeyValue<?, ?>
+                                ? p.newMessage()
+                                : p.newMessage().key(Integer.toString(i)))
+                        .value(v)
+                        .sendAsync());
             }
             p.flush();
             CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
@@ -430,14 +490,20 @@ class IcebergInBrokerTest {
         Set<String> positions = new HashSet<>();
         for (Record r : rows) {
             // A KeyValue table has a key column (the message key is the KeyValue's, base64); others the message key.
-            int index = r.struct().field("key") != null ? (Integer) r.getField("key")
+            int index = r.struct().field("key") != null
+                    ? (Integer) r.getField("key")
                     : Integer.parseInt((String) r.getField(MetadataColumns.KEY));
-            assertThat(out.put(index, r)).as("message %d of %s twice", index, topic).isNull();
-            assertThat(positions.add(IcebergTables.position(r))).as("position %s of %s twice",
-                    IcebergTables.position(r), topic).isTrue();
+            assertThat(out.put(index, r))
+                    .as("message %d of %s twice", index, topic)
+                    .isNull();
+            assertThat(positions.add(IcebergTables.position(r)))
+                    .as("position %s of %s twice", IcebergTables.position(r), topic)
+                    .isTrue();
         }
-        assertThat(out.keySet()).as("the messages of %s", topic).containsExactlyElementsOf(
-                java.util.stream.IntStream.range(0, rows.size()).boxed().toList());
+        assertThat(out.keySet())
+                .as("the messages of %s", topic)
+                .containsExactlyElementsOf(
+                        java.util.stream.IntStream.range(0, rows.size()).boxed().toList());
         return out;
     }
 
@@ -452,7 +518,9 @@ class IcebergInBrokerTest {
     }
 
     private static String sampleLine(String body, String name, String label) {
-        return body.lines().filter(l -> l.startsWith(name + "{") && l.contains(label)).findFirst()
+        return body.lines()
+                .filter(l -> l.startsWith(name + "{") && l.contains(label))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no sample " + name + " with " + label + " in /metrics"));
     }
 
@@ -467,13 +535,15 @@ class IcebergInBrokerTest {
 
     private static void clean(Path dir) throws IOException {
         try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(dir)).forEach(p -> {
-                try {
-                    Files.delete(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
+            paths.sorted(java.util.Comparator.reverseOrder())
+                    .filter(p -> !p.equals(dir))
+                    .forEach(p -> {
+                        try {
+                            Files.delete(p);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    });
         }
     }
 }

@@ -46,7 +46,7 @@ final class IcebergTables {
 
     /** The message's position (partition:ledger:entry:batch index), unique per message of a topic. */
     static String position(Record r) {
-        return r.getField(MetadataColumns.PARTITION) + ":" + r.getField(MetadataColumns.LEDGER_ID) + ":" + r.getField(MetadataColumns.ENTRY_ID) + ":"
-                + r.getField(MetadataColumns.BATCH_INDEX);
+        return r.getField(MetadataColumns.PARTITION) + ":" + r.getField(MetadataColumns.LEDGER_ID) + ":"
+                + r.getField(MetadataColumns.ENTRY_ID) + ":" + r.getField(MetadataColumns.BATCH_INDEX);
     }
 }

@@ -1,6 +1,7 @@
 package dev.lakestream.tests.install;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.lakestream.testkit.OxiaServer;
@@ -56,8 +57,8 @@ import org.junit.jupiter.api.Timeout;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ComposeQuickstartTest {
 
-    private static final Pattern INSTALL = Pattern.compile("(\\S*/bin/lakestream-install)\\s+(\\S+)(.*?)(?:&&|$)",
-            Pattern.DOTALL);
+    private static final Pattern INSTALL =
+            Pattern.compile("(\\S*/bin/lakestream-install)\\s+(\\S+)(.*?)(?:&&|$)", Pattern.DOTALL);
 
     private static JsonNode compose;
     private static Path root;
@@ -98,7 +99,9 @@ class ComposeQuickstartTest {
         }
 
         List<String> settings() {
-            return installArgs.stream().filter(a -> a.contains("=") && !a.startsWith("--")).toList();
+            return installArgs.stream()
+                    .filter(a -> a.contains("=") && !a.startsWith("--"))
+                    .toList();
         }
     }
 
@@ -106,7 +109,8 @@ class ComposeQuickstartTest {
     static Path hostPath(String service, Map<String, Path> mounts, String containerPath) {
         for (Map.Entry<String, Path> m : mounts.entrySet()) {
             if (containerPath.equals(m.getKey()) || containerPath.startsWith(m.getKey() + "/")) {
-                return m.getValue().resolve(containerPath.substring(m.getKey().length()).replaceFirst("^/", ""));
+                return m.getValue()
+                        .resolve(containerPath.substring(m.getKey().length()).replaceFirst("^/", ""));
             }
         }
         throw new AssertionError("service " + service + " uses " + containerPath + ", which no volume mounts");
@@ -151,7 +155,9 @@ class ComposeQuickstartTest {
         Set<String> documented = documentedKeys();
         Set<String> pulsarKeys = pulsarKeys();
         for (BrokerService b : services) {
-            assertThat(b.installer()).as("the installer %s mounts", b.name()).isExecutable()
+            assertThat(b.installer())
+                    .as("the installer %s mounts", b.name())
+                    .isExecutable()
                     .isEqualTo(StockPulsarHome.bundle().resolve("bin/lakestream-install"));
             assertThat(b.installArgs()).contains("--diskless");
             assertThat(b.confFile()).isRegularFile();
@@ -164,15 +170,19 @@ class ComposeQuickstartTest {
                     unknown.add(key);
                 }
             }
-            assertThat(unknown).as("keys %s sets that neither Pulsar nor docs/configuration.md knows", b.name())
+            assertThat(unknown)
+                    .as("keys %s sets that neither Pulsar nor docs/configuration.md knows", b.name())
                     .isEmpty();
         }
         // The cluster the init service writes is the one the brokers join.
-        String init = String.join(" ", texts(compose.get("services").get("pulsar-init").get("command")));
+        String init = String.join(
+                " ", texts(compose.get("services").get("pulsar-init").get("command")));
         Properties conf = properties(services.get(0).confFile());
-        assertThat(init).contains("--cluster=" + conf.getProperty("clusterName"))
+        assertThat(init)
+                .contains("--cluster=" + conf.getProperty("clusterName"))
                 .contains("--metadata-store=" + conf.getProperty("metadataStoreUrl"));
-        assertThat(texts(compose.get("services").get("minio-init").get("command")).get(0))
+        assertThat(texts(compose.get("services").get("minio-init").get("command"))
+                        .get(0))
                 .contains("local/" + conf.getProperty("lakestream.s3.bucket"));
     }
 
@@ -218,21 +228,36 @@ class ComposeQuickstartTest {
                     args.add(a);
                 }
             }
-            args.addAll(List.of("bindAddress=127.0.0.1", "brokerServicePort=" + brokerPort,
-                    "webServicePort=" + webPort, "narExtractionDirectory=" + workDir.resolve(b.name() + "-nar"),
-                    "numIOThreads=2", "numHttpServerThreads=8", "managedLedgerCacheSizeMB=32",
+            args.addAll(List.of(
+                    "bindAddress=127.0.0.1",
+                    "brokerServicePort=" + brokerPort,
+                    "webServicePort=" + webPort,
+                    "narExtractionDirectory=" + workDir.resolve(b.name() + "-nar"),
+                    "numIOThreads=2",
+                    "numHttpServerThreads=8",
+                    "managedLedgerCacheSizeMB=32",
                     "metadataStoreSessionTimeoutMillis=5000"));
             // For the garbage-collection test below: small ledgers trimmed by retention every second, and a collector
             // that runs every second and deletes what no index references after a few seconds, not an hour.
-            args.addAll(List.of("managedLedgerMaxEntriesPerLedger=5", "managedLedgerMinLedgerRolloverTimeMinutes=0",
-                    "retentionCheckIntervalInSeconds=1", "lakestream.gc.interval=1s", "lakestream.gc.safetyMargin=1s",
-                    "lakestream.gc.commitWindow=2s", "lakestream.gc.orphanDelay=5s"));
+            args.addAll(List.of(
+                    "managedLedgerMaxEntriesPerLedger=5",
+                    "managedLedgerMinLedgerRolloverTimeMinutes=0",
+                    "retentionCheckIntervalInSeconds=1",
+                    "lakestream.gc.interval=1s",
+                    "lakestream.gc.safetyMargin=1s",
+                    "lakestream.gc.commitWindow=2s",
+                    "lakestream.gc.orphanDelay=5s"));
             StockPulsarHome.CommandResult install = home.install(args.toArray(String[]::new));
             assertThat(install.exitCode()).as("%s", install).isZero();
             if (brokers.isEmpty()) {
-                StockPulsarHome.CommandResult setup = home.bin("pulsar", Map.of("PULSAR_LOG_DIR", workDir.toString()),
-                        180, "initialize-cluster-metadata", "--cluster=" + lines.getProperty("clusterName"),
-                        "--metadata-store=" + oxiaUrl, "--configuration-metadata-store=" + oxiaUrl,
+                StockPulsarHome.CommandResult setup = home.bin(
+                        "pulsar",
+                        Map.of("PULSAR_LOG_DIR", workDir.toString()),
+                        180,
+                        "initialize-cluster-metadata",
+                        "--cluster=" + lines.getProperty("clusterName"),
+                        "--metadata-store=" + oxiaUrl,
+                        "--configuration-metadata-store=" + oxiaUrl,
                         "--web-service-url=http://127.0.0.1:" + webPort,
                         "--broker-service-url=pulsar://127.0.0.1:" + brokerPort);
                 assertThat(setup.exitCode()).as("%s", setup).isZero();
@@ -246,10 +271,15 @@ class ComposeQuickstartTest {
 
         String topic = "persistent://public/default/quickstart";
         List<String> sent = new ArrayList<>();
-        try (PulsarClient viaFirst = client(0); PulsarClient viaSecond = client(1);
-             Consumer<String> consumer = viaSecond.newConsumer(Schema.STRING).topic(topic).subscriptionName("s")
-                     .subscribe();
-             Producer<String> producer = viaFirst.newProducer(Schema.STRING).topic(topic).create()) {
+        try (PulsarClient viaFirst = client(0);
+                PulsarClient viaSecond = client(1);
+                Consumer<String> consumer = viaSecond
+                        .newConsumer(Schema.STRING)
+                        .topic(topic)
+                        .subscriptionName("s")
+                        .subscribe();
+                Producer<String> producer =
+                        viaFirst.newProducer(Schema.STRING).topic(topic).create()) {
             for (int i = 0; i < 20; i++) {
                 producer.send("q-" + i);
                 sent.add("q-" + i);
@@ -264,7 +294,8 @@ class ComposeQuickstartTest {
             assertThat(received).isEqualTo(sent);
         }
         try (var files = Files.walk(s3.dataDir().resolve(lines.getProperty("lakestream.s3.bucket")))) {
-            assertThat(files.filter(Files::isRegularFile).count()).as("objects in the quickstart's bucket")
+            assertThat(files.filter(Files::isRegularFile).count())
+                    .as("objects in the quickstart's bucket")
                     .isPositive();
         }
     }
@@ -286,19 +317,25 @@ class ComposeQuickstartTest {
         int perTopic = 60;
         String lastOfB = null;
         try (PulsarClient client = client(0);
-             Consumer<byte[]> consumerOfB = client.newConsumer().topic(b).subscriptionName("s").subscribe();
-             Consumer<byte[]> consumerOfA = client.newConsumer().topic(a).subscriptionName("s").subscribe();
-             Producer<byte[]> pa = client.newProducer().topic(a).enableBatching(false).create();
-             Producer<byte[]> pb = client.newProducer().topic(b).enableBatching(false).create()) {
+                Consumer<byte[]> consumerOfB =
+                        client.newConsumer().topic(b).subscriptionName("s").subscribe();
+                Consumer<byte[]> consumerOfA =
+                        client.newConsumer().topic(a).subscriptionName("s").subscribe();
+                Producer<byte[]> pa =
+                        client.newProducer().topic(a).enableBatching(false).create();
+                Producer<byte[]> pb =
+                        client.newProducer().topic(b).enableBatching(false).create()) {
             List<CompletableFuture<?>> sends = new ArrayList<>();
             for (int i = 0; i < perTopic; i++) {
                 random.nextBytes(payload);
                 sends.add(pa.sendAsync(payload.clone()));
                 random.nextBytes(payload);
-                sends.add(pb.newMessage().value(payload.clone()).property("i", Integer.toString(i)).sendAsync());
+                sends.add(pb.newMessage()
+                        .value(payload.clone())
+                        .property("i", Integer.toString(i))
+                        .sendAsync());
             }
-            CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
-                    .get(60, TimeUnit.SECONDS);
+            CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
             lastOfB = Integer.toString(perTopic - 1);
             long[] before = bucketUsage(bucketDir);
             LOG_LINES.add("bucket before: " + before[0] + " objects, " + before[1] + " bytes");
@@ -312,12 +349,15 @@ class ComposeQuickstartTest {
             consumerOfA.close();
             pa.close();
             try (PulsarAdmin admin = PulsarAdmin.builder()
-                    .serviceHttpUrl(brokers.get(0).webServiceUrl()).build()) {
+                    .serviceHttpUrl(brokers.get(0).webServiceUrl())
+                    .build()) {
                 admin.topics().delete(a, true);
             }
             long written = 2L * perTopic * payload.length;
             try {
-                Await.until("the bucket shrinks by half of what A and B wrote", 120,
+                Await.until(
+                        "the bucket shrinks by half of what A and B wrote",
+                        120,
                         () -> bucketUsage(bucketDir)[1] <= before[1] - written / 2);
             } catch (AssertionError e) {
                 // The assertions below say by how much it missed.
@@ -325,8 +365,11 @@ class ComposeQuickstartTest {
             long[] after = bucketUsage(bucketDir);
             LOG_LINES.add("bucket after: " + after[0] + " objects, " + after[1] + " bytes");
             Files.write(workDir.resolve("gc-counts.txt"), LOG_LINES);
-            assertThat(after[1]).as("bucket bytes after deleting A and trimming B (before %s, %s written to A and B)",
-                    before[1], written).isLessThanOrEqualTo(before[1] - written / 2);
+            assertThat(after[1])
+                    .as(
+                            "bucket bytes after deleting A and trimming B (before %s, %s written to A and B)",
+                            before[1], written)
+                    .isLessThanOrEqualTo(before[1] - written / 2);
             assertThat(after[0]).as("bucket objects").isLessThan(before[0]);
         }
 
@@ -342,8 +385,10 @@ class ComposeQuickstartTest {
 
         // What B still holds reads back: no reader meets a deleted object for data it may read.
         try (PulsarClient client = client(1);
-             Reader<byte[]> reader = client.newReader().topic(b)
-                     .startMessageId(MessageId.earliest).create()) {
+                Reader<byte[]> reader = client.newReader()
+                        .topic(b)
+                        .startMessageId(MessageId.earliest)
+                        .create()) {
             List<Integer> kept = new ArrayList<>();
             while (reader.hasMessageAvailable()) {
                 Message<byte[]> m = reader.readNext(30, TimeUnit.SECONDS);
@@ -352,10 +397,15 @@ class ComposeQuickstartTest {
             }
             LOG_LINES.add("B still reads messages " + kept);
             Files.write(workDir.resolve("gc-counts.txt"), LOG_LINES);
-            assertThat(kept).as("B's messages from what retention kept").isNotEmpty()
-                    .isSorted().endsWith(Integer.parseInt(lastOfB));
-            assertThat(kept).as("the 10 unacknowledged ones among them")
-                    .containsAll(IntStream.range(perTopic - 10, perTopic).boxed().toList());
+            assertThat(kept)
+                    .as("B's messages from what retention kept")
+                    .isNotEmpty()
+                    .isSorted()
+                    .endsWith(Integer.parseInt(lastOfB));
+            assertThat(kept)
+                    .as("the 10 unacknowledged ones among them")
+                    .containsAll(
+                            IntStream.range(perTopic - 10, perTopic).boxed().toList());
         }
     }
 
@@ -373,9 +423,12 @@ class ComposeQuickstartTest {
     }
 
     private static String scrape(StockBroker broker) throws IOException, InterruptedException {
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create(broker.webServiceUrl() + "/metrics/")).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(broker.webServiceUrl() + "/metrics/"))
+                                .timeout(Duration.ofSeconds(30))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
         return r.body();
     }
@@ -385,7 +438,8 @@ class ComposeQuickstartTest {
         double total = 0;
         for (String line : text.split("\n")) {
             if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
-                String rest = line.startsWith(name + "{") ? line.substring(line.indexOf('}') + 1)
+                String rest = line.startsWith(name + "{")
+                        ? line.substring(line.indexOf('}') + 1)
                         : line.substring(name.length());
                 total += Double.parseDouble(rest.trim().split("\\s+")[0]);
             }
@@ -394,7 +448,9 @@ class ComposeQuickstartTest {
     }
 
     private static PulsarClient client(int broker) throws IOException {
-        return PulsarClient.builder().serviceUrl("pulsar://127.0.0.1:" + brokerPorts.get(broker)).build();
+        return PulsarClient.builder()
+                .serviceUrl("pulsar://127.0.0.1:" + brokerPorts.get(broker))
+                .build();
     }
 
     private static List<String> texts(JsonNode node) {
@@ -426,8 +482,8 @@ class ComposeQuickstartTest {
     /** Every {@code lakestream.*} key docs/configuration.md names in backticks. */
     private static Set<String> documentedKeys() throws IOException {
         Set<String> out = new TreeSet<>();
-        Matcher m = Pattern.compile("`(lakestream\\.[A-Za-z0-9.]+)`").matcher(
-                Files.readString(root.resolve("docs/configuration.md")));
+        Matcher m = Pattern.compile("`(lakestream\\.[A-Za-z0-9.]+)`")
+                .matcher(Files.readString(root.resolve("docs/configuration.md")));
         while (m.find()) {
             out.add(m.group(1));
         }

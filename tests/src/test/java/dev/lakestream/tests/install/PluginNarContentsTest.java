@@ -36,17 +36,32 @@ class PluginNarContentsTest {
         Path root = StockPulsarHome.projectDir();
         Map<String, Artifact> stock = artifacts(root.resolve("stock-pulsar/target/stock-lib-artifacts.txt"));
         Map<String, Artifact> listed = artifacts(root.resolve("pulsar-protocol-handler/target/bundled-artifacts.txt"));
-        List<Artifact> bundled = listed.values().stream().filter(a -> !a.scope().equals("provided")).toList();
+        List<Artifact> bundled = listed.values().stream()
+                .filter(a -> !a.scope().equals("provided"))
+                .toList();
         assertThat(stock).containsKey("org.apache.pulsar:pulsar-broker");
 
-        List<String> inStock = bundled.stream().map(Artifact::key).filter(stock::containsKey).toList();
-        assertThat(inStock).as("artifacts the NAR bundles although the broker's lib/ has them (declare them"
-                + " provided in pulsar-protocol-handler/pom.xml)").isEmpty();
-        assertThat(bundled).extracting(Artifact::key).as("what the materializer needs in the NAR").contains(
-                "dev.lakestream:iceberg-sink", "org.apache.iceberg:iceberg-core", "org.apache.iceberg:iceberg-aws",
-                "org.apache.parquet:parquet-hadoop", "org.apache.hadoop:hadoop-common", "org.xerial:sqlite-jdbc",
-                "software.amazon.awssdk:s3", "software.amazon.awssdk:url-connection-client");
-        assertThat(bundled).extracting(Artifact::key).as("the storage's modules, which lib/ provides")
+        List<String> inStock =
+                bundled.stream().map(Artifact::key).filter(stock::containsKey).toList();
+        assertThat(inStock)
+                .as("artifacts the NAR bundles although the broker's lib/ has them (declare them"
+                        + " provided in pulsar-protocol-handler/pom.xml)")
+                .isEmpty();
+        assertThat(bundled)
+                .extracting(Artifact::key)
+                .as("what the materializer needs in the NAR")
+                .contains(
+                        "dev.lakestream:iceberg-sink",
+                        "org.apache.iceberg:iceberg-core",
+                        "org.apache.iceberg:iceberg-aws",
+                        "org.apache.parquet:parquet-hadoop",
+                        "org.apache.hadoop:hadoop-common",
+                        "org.xerial:sqlite-jdbc",
+                        "software.amazon.awssdk:s3",
+                        "software.amazon.awssdk:url-connection-client");
+        assertThat(bundled)
+                .extracting(Artifact::key)
+                .as("the storage's modules, which lib/ provides")
                 .doesNotContain("dev.lakestream:lakestream-core", "dev.lakestream:pulsar-managedledger-lakestream");
 
         Path nar = root.resolve("pulsar-protocol-handler/target/lakestream-" + StockPulsarHome.VERSION + ".nar");
@@ -70,30 +85,36 @@ class PluginNarContentsTest {
                 }
             }
         }
-        assertThat(jars).as("the NAR's bundled jars are exactly the listed artifacts")
-                .containsExactlyInAnyOrderElementsOf(bundled.stream().map(a -> a.jar().getFileName().toString())
+        assertThat(jars)
+                .as("the NAR's bundled jars are exactly the listed artifacts")
+                .containsExactlyInAnyOrderElementsOf(bundled.stream()
+                        .map(a -> a.jar().getFileName().toString())
                         .toList());
-        assertThat(storageClasses).as("classes of the storage (lakestream-core, pulsar-managedledger-lakestream)"
-                + " in the NAR").isEmpty();
+        assertThat(storageClasses)
+                .as("classes of the storage (lakestream-core, pulsar-managedledger-lakestream)" + " in the NAR")
+                .isEmpty();
     }
 
     private static boolean isStorageClass(String entry) {
-        return entry.endsWith(".class") && (entry.startsWith("dev/lakestream/core/")
-                || entry.startsWith("dev/lakestream/pulsar/") || entry.startsWith("dev/lakestream/shaded/"));
+        return entry.endsWith(".class")
+                && (entry.startsWith("dev/lakestream/core/")
+                        || entry.startsWith("dev/lakestream/pulsar/")
+                        || entry.startsWith("dev/lakestream/shaded/"));
     }
 
     private static Map<String, Artifact> artifacts(Path listFile) throws IOException {
         if (!Files.isRegularFile(listFile)) {
-            throw new IllegalStateException("No " + listFile + ": package the modules stock-pulsar and"
-                    + " pulsar-protocol-handler first");
+            throw new IllegalStateException(
+                    "No " + listFile + ": package the modules stock-pulsar and" + " pulsar-protocol-handler first");
         }
         Map<String, Artifact> out = new TreeMap<>();
         for (String line : Files.readAllLines(listFile)) {
             Matcher m = ARTIFACT.matcher(line);
             if (m.find()) {
                 String key = m.group(1) + ":" + m.group(2);
-                out.put(key, new Artifact(key, m.group(4), m.group(5), m.group(6) == null ? null
-                        : Path.of(m.group(6))));
+                out.put(
+                        key,
+                        new Artifact(key, m.group(4), m.group(5), m.group(6) == null ? null : Path.of(m.group(6))));
             }
         }
         return out;

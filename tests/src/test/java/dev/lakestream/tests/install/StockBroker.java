@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class StockBroker implements AutoCloseable {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private final StockPulsarHome home;
     private final int webPort;
@@ -34,7 +35,8 @@ public final class StockBroker implements AutoCloseable {
     /** Starts {@code bin/pulsar broker}; does not wait. */
     public synchronized StockBroker start() throws IOException {
         ProcessBuilder pb = new ProcessBuilder(home.dir().resolve("bin/pulsar").toString(), "broker")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         Map<String, String> env = new HashMap<>(StockPulsarHome.javaEnv());
         env.put("PULSAR_MEM", "-Xms256m -Xmx768m -XX:MaxDirectMemorySize=512m -XX:+UseSerialGC");
         env.put("PULSAR_EXTRA_OPTS", "-XX:TieredStopAtLevel=1 --sun-misc-unsafe-memory-access=allow");
@@ -53,8 +55,10 @@ public final class StockBroker implements AutoCloseable {
                         + " log " + logFile + ":\n" + tail(8000));
             }
             try {
-                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(webServiceUrl()
-                        + "/admin/v2/clusters")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse<String> r = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(webServiceUrl() + "/admin/v2/clusters"))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
                     return this;
@@ -65,16 +69,16 @@ public final class StockBroker implements AutoCloseable {
             Thread.sleep(250);
         }
         kill();
-        throw new IllegalStateException("the broker did not serve within " + timeout + "; log " + logFile + ":\n"
-                + tail(8000));
+        throw new IllegalStateException(
+                "the broker did not serve within " + timeout + "; log " + logFile + ":\n" + tail(8000));
     }
 
     /** Waits for the process to end by itself (a start-up that must fail); its exit code. */
     public int awaitExit(Duration timeout) throws InterruptedException, IOException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             kill();
-            throw new IllegalStateException("the broker was expected to refuse to start, but still ran after "
-                    + timeout + "; log " + logFile + ":\n" + tail(8000));
+            throw new IllegalStateException("the broker was expected to refuse to start, but still ran after " + timeout
+                    + "; log " + logFile + ":\n" + tail(8000));
         }
         return process.exitValue();
     }

@@ -36,8 +36,14 @@ class StockLibContentsTest {
      * Artifacts they bring in turn (gRPC's, the Oxia client's) may resolve to other versions in this build's tree; in
      * the broker Pulsar's copies serve, as they serve Pulsar's own Oxia client, and the stock-install tests run them.
      */
-    private static final List<String> COMPILED_AGAINST = List.of("io.netty:", "com.fasterxml.jackson.core:",
-            "io.github.oxia-db:", "org.rocksdb:", "org.slf4j:", "com.google.guava:guava", "org.apache.pulsar:");
+    private static final List<String> COMPILED_AGAINST = List.of(
+            "io.netty:",
+            "com.fasterxml.jackson.core:",
+            "io.github.oxia-db:",
+            "org.rocksdb:",
+            "org.slf4j:",
+            "com.google.guava:guava",
+            "org.apache.pulsar:");
 
     record Artifact(String key, String version, Path jar) {}
 
@@ -90,21 +96,35 @@ class StockLibContentsTest {
             } else if (inStock != null && present > 0) {
                 duplicatedClasses.put(a.key(), present);
             }
-            if (inStock != null && !inStock.version().equals(a.version())
+            if (inStock != null
+                    && !inStock.version().equals(a.version())
                     && COMPILED_AGAINST.stream().anyMatch(a.key()::startsWith)) {
                 versionMismatches.add(a.key() + " needs " + a.version() + ", Pulsar's lib has " + inStock.version());
             }
         }
-        assertThat(versionMismatches).as("artifacts the storage calls at another version than Pulsar's lib has")
+        assertThat(versionMismatches)
+                .as("artifacts the storage calls at another version than Pulsar's lib has")
                 .isEmpty();
-        assertThat(missingClasses).as("artifacts needed at run time that Pulsar's lib lacks, with classes missing from"
-                + " %s (add them to the shade plugin's includes in lakestream-pulsar/pom.xml)", jar.getFileName())
+        assertThat(missingClasses)
+                .as(
+                        "artifacts needed at run time that Pulsar's lib lacks, with classes missing from"
+                                + " %s (add them to the shade plugin's includes in lakestream-pulsar/pom.xml)",
+                        jar.getFileName())
                 .isEmpty();
-        assertThat(duplicatedClasses).as("artifacts Pulsar's lib already has, with classes copied into %s (remove"
-                + " them from the shade plugin's includes)", jar.getFileName()).isEmpty();
-        assertThat(unrelocated).as("third-party classes not relocated under dev/lakestream/shaded").isEmpty();
-        assertThat(shaded).as("the storage's own classes").contains("dev/lakestream/core/Lakestream.class",
-                "dev/lakestream/pulsar/LakestreamManagedLedgerStorage.class");
+        assertThat(duplicatedClasses)
+                .as(
+                        "artifacts Pulsar's lib already has, with classes copied into %s (remove"
+                                + " them from the shade plugin's includes)",
+                        jar.getFileName())
+                .isEmpty();
+        assertThat(unrelocated)
+                .as("third-party classes not relocated under dev/lakestream/shaded")
+                .isEmpty();
+        assertThat(shaded)
+                .as("the storage's own classes")
+                .contains(
+                        "dev/lakestream/core/Lakestream.class",
+                        "dev/lakestream/pulsar/LakestreamManagedLedgerStorage.class");
     }
 
     /**
@@ -131,10 +151,12 @@ class StockLibContentsTest {
                         byte[] mine = j.getInputStream(e).readAllBytes();
                         String text = new String(mine, java.nio.charset.StandardCharsets.ISO_8859_1);
                         if (relocations.keySet().stream().anyMatch(text::contains)) {
-                            continue;   // rewritten by the relocation
+                            continue; // rewritten by the relocation
                         }
                         JarEntry there = shaded.getJarEntry(e.getName());
-                        if (there == null || !java.util.Arrays.equals(mine, shaded.getInputStream(there).readAllBytes())) {
+                        if (there == null
+                                || !java.util.Arrays.equals(
+                                        mine, shaded.getInputStream(there).readAllBytes())) {
                             differing.add(module + ": " + e.getName());
                         }
                         compared++;
@@ -143,7 +165,9 @@ class StockLibContentsTest {
             }
         }
         assertThat(compared).as("classes compared").isGreaterThan(50);
-        assertThat(differing).as("classes of %s that are not this build's", shadedJar.getFileName()).isEmpty();
+        assertThat(differing)
+                .as("classes of %s that are not this build's", shadedJar.getFileName())
+                .isEmpty();
     }
 
     private static String relocate(String classFile, Map<String, String> relocations) {

@@ -31,7 +31,9 @@ public final class StockPulsarHome {
     /** The repository root (surefire passes it; else the parent of the working directory). */
     public static Path projectDir() {
         String p = System.getProperty("lakestream.projectDir");
-        return p != null && !p.isBlank() ? Path.of(p) : Path.of("").toAbsolutePath().getParent();
+        return p != null && !p.isBlank()
+                ? Path.of(p)
+                : Path.of("").toAbsolutePath().getParent();
     }
 
     /** The stock home the module stock-pulsar assembled. */
@@ -114,7 +116,8 @@ public final class StockPulsarHome {
     /** Removes every line setting {@code key}, as a user deleting it would. */
     public void removeFromBrokerConf(String key) throws IOException {
         List<String> lines = Files.readAllLines(brokerConf(), StandardCharsets.UTF_8).stream()
-                .filter(l -> !l.startsWith(key + "=")).toList();
+                .filter(l -> !l.startsWith(key + "="))
+                .toList();
         Files.write(brokerConf(), lines, StandardCharsets.UTF_8);
     }
 
@@ -159,8 +162,8 @@ public final class StockPulsarHome {
             Process p = pb.start();
             if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                throw new IllegalStateException(cmd + " did not finish within " + timeoutSeconds + " s; output: "
-                        + Files.readString(out));
+                throw new IllegalStateException(
+                        cmd + " did not finish within " + timeoutSeconds + " s; output: " + Files.readString(out));
             }
             String text = Files.readString(out);
             Files.deleteIfExists(out);

@@ -99,25 +99,41 @@ class StockPulsarInstallTest {
         users.put("managedLedgerCacheSizeMB", "32");
         users.put("loadBalancerEnabled", "false");
         home.editBrokerConf(users);
-        StockPulsarHome.CommandResult setup = home.bin("pulsar", Map.of("PULSAR_LOG_DIR", workDir.toString()), 180,
-                "initialize-cluster-metadata", "--cluster", CLUSTER, "--metadata-store", oxiaUrl,
-                "--configuration-metadata-store", oxiaUrl, "--web-service-url", "http://127.0.0.1:" + webPort,
-                "--broker-service-url", "pulsar://127.0.0.1:" + brokerPort);
-        assertThat(setup.exitCode()).as("Pulsar's cluster metadata setup: %s", setup).isZero();
+        StockPulsarHome.CommandResult setup = home.bin(
+                "pulsar",
+                Map.of("PULSAR_LOG_DIR", workDir.toString()),
+                180,
+                "initialize-cluster-metadata",
+                "--cluster",
+                CLUSTER,
+                "--metadata-store",
+                oxiaUrl,
+                "--configuration-metadata-store",
+                oxiaUrl,
+                "--web-service-url",
+                "http://127.0.0.1:" + webPort,
+                "--broker-service-url",
+                "pulsar://127.0.0.1:" + brokerPort);
+        assertThat(setup.exitCode())
+                .as("Pulsar's cluster metadata setup: %s", setup)
+                .isZero();
 
         // The install, as the README says, with this test's addresses.
         String[] args = installArgs();
         StockPulsarHome.CommandResult install = home.install(args);
         assertThat(install.exitCode()).as("%s", install).isZero();
-        installArgsTranscript = "$ bin/lakestream-install " + home.dir() + " " + String.join(" ", args) + "\n"
-                + install.output();
+        installArgsTranscript =
+                "$ bin/lakestream-install " + home.dir() + " " + String.join(" ", args) + "\n" + install.output();
         Files.writeString(workDir.resolve("install-transcript.txt"), installArgsTranscript);
 
-        broker = new StockBroker(home, webPort, workDir.resolve("broker.log")).start().awaitServing(START);
+        broker = new StockBroker(home, webPort, workDir.resolve("broker.log"))
+                .start()
+                .awaitServing(START);
     }
 
     private static String[] installArgs() {
-        return new String[] {"--diskless",
+        return new String[] {
+            "--diskless",
             "lakestream.s3.bucket=" + bucket,
             "lakestream.s3.endpoint=" + s3.endpoint(),
             "lakestream.s3.region=" + s3.region(),
@@ -145,38 +161,53 @@ class StockPulsarInstallTest {
     @Order(1)
     void theInstallerCopiesThreeThingsAndMergesTheConfigurationOnce() throws Exception {
         Path dir = home.dir();
-        assertThat(dir.resolve("lib/lakestream-pulsar-" + StockPulsarHome.VERSION + ".jar")).isRegularFile();
-        assertThat(dir.resolve("protocols/lakestream-" + StockPulsarHome.VERSION + ".nar")).isRegularFile();
-        assertThat(dir.resolve("interceptors/lakestream-" + StockPulsarHome.VERSION + ".nar")).isRegularFile();
+        assertThat(dir.resolve("lib/lakestream-pulsar-" + StockPulsarHome.VERSION + ".jar"))
+                .isRegularFile();
+        assertThat(dir.resolve("protocols/lakestream-" + StockPulsarHome.VERSION + ".nar"))
+                .isRegularFile();
+        assertThat(dir.resolve("interceptors/lakestream-" + StockPulsarHome.VERSION + ".nar"))
+                .isRegularFile();
         assertThat(dir.resolve("conf/broker.conf.before-lakestream")).isRegularFile();
         String conf = Files.readString(home.brokerConf());
         assertThat(activeValues(conf, "managedLedgerStorageClassName"))
                 .containsExactly("dev.lakestream.pulsar.LakestreamManagedLedgerStorage");
         assertThat(activeValues(conf, "messagingProtocols")).containsExactly("lakestream");
-        assertThat(activeValues(conf, "protocolHandlerDirectory")).containsExactly(dir.resolve("protocols").toString());
-        assertThat(conf).contains("#lakestream-install# managedLedgerStorageClassName="
-                + "org.apache.pulsar.broker.ManagedLedgerClientFactory");
+        assertThat(activeValues(conf, "protocolHandlerDirectory"))
+                .containsExactly(dir.resolve("protocols").toString());
+        assertThat(conf)
+                .contains("#lakestream-install# managedLedgerStorageClassName="
+                        + "org.apache.pulsar.broker.ManagedLedgerClientFactory");
 
         // Twice is once.
         StockPulsarHome.CommandResult again = home.install(installArgs());
         assertThat(again.exitCode()).isZero();
-        assertThat(again.output()).contains("already has these settings: unchanged").contains("is up to date");
+        assertThat(again.output())
+                .contains("already has these settings: unchanged")
+                .contains("is up to date");
         assertThat(Files.readString(home.brokerConf())).isEqualTo(conf);
     }
 
     @Test
     @Order(2)
     void topicsOfALakestreamNamespaceLiveInTheBucketWithSchemasCompactionAndTransactions() throws Exception {
-        try (PulsarAdmin admin = admin(); PulsarClient client = client()) {
-            admin.tenants().createTenant("acme", TenantInfo.builder().allowedClusters(java.util.Set.of(CLUSTER))
-                    .build());
+        try (PulsarAdmin admin = admin();
+                PulsarClient client = client()) {
+            admin.tenants()
+                    .createTenant(
+                            "acme",
+                            TenantInfo.builder()
+                                    .allowedClusters(java.util.Set.of(CLUSTER))
+                                    .build());
             admin.namespaces().createNamespace(NS);
             admin.namespaces().setPersistence(NS, new PersistencePolicies(1, 1, 1, 0, "lakestream"));
 
             String plain = "persistent://" + NS + "/plain";
-            try (Consumer<String> consumer = client.newConsumer(Schema.STRING).topic(plain).subscriptionName("s")
-                    .subscribe();
-                 Producer<String> producer = client.newProducer(Schema.STRING).topic(plain).create()) {
+            try (Consumer<String> consumer = client.newConsumer(Schema.STRING)
+                            .topic(plain)
+                            .subscriptionName("s")
+                            .subscribe();
+                    Producer<String> producer =
+                            client.newProducer(Schema.STRING).topic(plain).create()) {
                 for (int i = 0; i < 50; i++) {
                     String v = "m-" + i;
                     producer.send(v);
@@ -189,13 +220,18 @@ class StockPulsarInstallTest {
                     consumer.acknowledge(m);
                 }
             }
-            assertThat(admin.topics().getInternalStats(plain).entriesAddedCounter).isEqualTo(50);
+            assertThat(admin.topics().getInternalStats(plain).entriesAddedCounter)
+                    .isEqualTo(50);
 
             // A typed schema, kept by the Lakestream schema storage.
             String typed = "persistent://" + NS + "/typed";
-            try (Consumer<Reading> consumer = client.newConsumer(Schema.AVRO(Reading.class)).topic(typed)
-                    .subscriptionName("s").subscribe();
-                 Producer<Reading> producer = client.newProducer(Schema.AVRO(Reading.class)).topic(typed).create()) {
+            try (Consumer<Reading> consumer = client.newConsumer(Schema.AVRO(Reading.class))
+                            .topic(typed)
+                            .subscriptionName("s")
+                            .subscribe();
+                    Producer<Reading> producer = client.newProducer(Schema.AVRO(Reading.class))
+                            .topic(typed)
+                            .create()) {
                 producer.send(new Reading("sensor-1", 21.5));
                 Message<Reading> m = consumer.receive(30, TimeUnit.SECONDS);
                 assertThat(m).isNotNull();
@@ -206,7 +242,9 @@ class StockPulsarInstallTest {
 
             // Compaction: the latest value per key.
             String keyed = "persistent://" + NS + "/keyed";
-            try (Producer<String> producer = client.newProducer(Schema.STRING).topic(keyed).enableBatching(false)
+            try (Producer<String> producer = client.newProducer(Schema.STRING)
+                    .topic(keyed)
+                    .enableBatching(false)
                     .create()) {
                 for (int i = 0; i < 3; i++) {
                     producer.newMessage().key("a").value("a" + i).send();
@@ -214,36 +252,55 @@ class StockPulsarInstallTest {
                 }
             }
             admin.topics().triggerCompaction(keyed);
-            Await.until("compaction of " + keyed + " ended", 60,
+            Await.until(
+                    "compaction of " + keyed + " ended",
+                    60,
                     () -> admin.topics().compactionStatus(keyed).status != LongRunningProcessStatus.Status.RUNNING);
             LongRunningProcessStatus status = admin.topics().compactionStatus(keyed);
-            assertThat(status.status).as("compaction: %s", status.lastError).isEqualTo(
-                    LongRunningProcessStatus.Status.SUCCESS);
+            assertThat(status.status)
+                    .as("compaction: %s", status.lastError)
+                    .isEqualTo(LongRunningProcessStatus.Status.SUCCESS);
             Map<String, String> latest = new HashMap<>();
-            try (Reader<String> reader = client.newReader(Schema.STRING).topic(keyed).readCompacted(true)
-                    .startMessageId(org.apache.pulsar.client.api.MessageId.earliest).create()) {
+            try (Reader<String> reader = client.newReader(Schema.STRING)
+                    .topic(keyed)
+                    .readCompacted(true)
+                    .startMessageId(org.apache.pulsar.client.api.MessageId.earliest)
+                    .create()) {
                 while (reader.hasMessageAvailable()) {
                     Message<String> m = reader.readNext(10, TimeUnit.SECONDS);
                     latest.merge(m.getKey(), "x", (a, b) -> a + b);
                     latest.put(m.getKey() + ".value", m.getValue());
                 }
             }
-            assertThat(latest).containsEntry("a", "x").containsEntry("b", "x")
-                    .containsEntry("a.value", "a2").containsEntry("b.value", "b2");
+            assertThat(latest)
+                    .containsEntry("a", "x")
+                    .containsEntry("b", "x")
+                    .containsEntry("a.value", "a2")
+                    .containsEntry("b.value", "b2");
         }
 
         // A transaction, through the coordinator whose log is on Lakestream.
-        try (PulsarClient client = PulsarClient.builder().serviceUrl("pulsar://127.0.0.1:" + brokerPort)
-                .enableTransaction(true).build()) {
+        try (PulsarClient client = PulsarClient.builder()
+                .serviceUrl("pulsar://127.0.0.1:" + brokerPort)
+                .enableTransaction(true)
+                .build()) {
             String txnTopic = "persistent://" + NS + "/txn";
-            try (Consumer<String> consumer = client.newConsumer(Schema.STRING).topic(txnTopic).subscriptionName("s")
-                    .subscribe();
-                 Producer<String> producer = client.newProducer(Schema.STRING).topic(txnTopic)
-                         .sendTimeout(0, TimeUnit.SECONDS).create()) {
-                Transaction txn = client.newTransaction().withTransactionTimeout(2, TimeUnit.MINUTES).build()
+            try (Consumer<String> consumer = client.newConsumer(Schema.STRING)
+                            .topic(txnTopic)
+                            .subscriptionName("s")
+                            .subscribe();
+                    Producer<String> producer = client.newProducer(Schema.STRING)
+                            .topic(txnTopic)
+                            .sendTimeout(0, TimeUnit.SECONDS)
+                            .create()) {
+                Transaction txn = client.newTransaction()
+                        .withTransactionTimeout(2, TimeUnit.MINUTES)
+                        .build()
                         .get(60, TimeUnit.SECONDS);
                 producer.newMessage(txn).value("in-txn").send();
-                assertThat(consumer.receive(1, TimeUnit.SECONDS)).as("not visible before commit").isNull();
+                assertThat(consumer.receive(1, TimeUnit.SECONDS))
+                        .as("not visible before commit")
+                        .isNull();
                 txn.commit().get(60, TimeUnit.SECONDS);
                 Message<String> m = consumer.receive(30, TimeUnit.SECONDS);
                 assertThat(m).isNotNull();
@@ -254,9 +311,10 @@ class StockPulsarInstallTest {
         // The data is in the bucket, its index and catalog in Oxia.
         assertThat(objectsInBucket()).as("WAL objects in bucket %s", bucket).isPositive();
         Map<String, String> props = Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, oxia.serviceAddress());
-        try (OxiaMetadataStore store = OxiaMetadataStore.open(OxiaMetadataStoreConfig.fromProperties(
-                new ConfigReader(props)))) {
-            List<Long> streams = new StreamCatalog(store, "/lakestream").allIds().get(30, TimeUnit.SECONDS);
+        try (OxiaMetadataStore store =
+                OxiaMetadataStore.open(OxiaMetadataStoreConfig.fromProperties(new ConfigReader(props)))) {
+            List<Long> streams =
+                    new StreamCatalog(store, "/lakestream").allIds().get(30, TimeUnit.SECONDS);
             assertThat(streams).as("streams in Oxia's Lakestream catalog").hasSizeGreaterThanOrEqualTo(4);
         }
     }
@@ -264,35 +322,55 @@ class StockPulsarInstallTest {
     @Test
     @Order(3)
     void theBrokersMetricsHaveTheStoragesSeries() throws Exception {
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create(broker.webServiceUrl() + "/metrics/")).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(broker.webServiceUrl() + "/metrics/"))
+                                .timeout(Duration.ofSeconds(30))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
         String text = r.body();
-        assertThat(sample(text, "lakestream_object_store_requests_total", "op=\"put\"")).as("PUTs").isPositive();
-        assertThat(sample(text, "lakestream_object_store_bytes_total", "op=\"put\"")).as("bytes PUT").isPositive();
+        assertThat(sample(text, "lakestream_object_store_requests_total", "op=\"put\""))
+                .as("PUTs")
+                .isPositive();
+        assertThat(sample(text, "lakestream_object_store_bytes_total", "op=\"put\""))
+                .as("bytes PUT")
+                .isPositive();
         assertThat(sample(text, "lakestream_object_store_request_duration_seconds_count", "op=\"put\""))
-                .as("PUT latencies observed").isPositive();
+                .as("PUT latencies observed")
+                .isPositive();
         assertThat(sample(text, "lakestream_index_commits_total", "cluster=\"" + CLUSTER + "\""))
-                .as("index commits").isPositive();
-        assertThat(sample(text, "lakestream_gc_lease_held", "")).as("the only broker collects").isEqualTo(1.0);
-        assertThat(text).contains("# TYPE lakestream_cache_hit_ratio gauge", "lakestream_writer_pending_bytes{",
-                "lakestream_gc_deleted_bytes_total{");
+                .as("index commits")
+                .isPositive();
+        assertThat(sample(text, "lakestream_gc_lease_held", ""))
+                .as("the only broker collects")
+                .isEqualTo(1.0);
+        assertThat(text)
+                .contains(
+                        "# TYPE lakestream_cache_hit_ratio gauge",
+                        "lakestream_writer_pending_bytes{",
+                        "lakestream_gc_deleted_bytes_total{");
     }
 
     @Test
     @Order(4)
     void aRestartedBrokerServesTheSameData() throws Exception {
         broker.stop();
-        broker = new StockBroker(home, webPort, workDir.resolve("broker-restarted.log")).start().awaitServing(START);
+        broker = new StockBroker(home, webPort, workDir.resolve("broker-restarted.log"))
+                .start()
+                .awaitServing(START);
         try (PulsarClient client = client();
-             Consumer<String> consumer = client.newConsumer(Schema.STRING).topic("persistent://" + NS + "/plain")
-                     .subscriptionName("after-restart")
-                     .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe()) {
+                Consumer<String> consumer = client.newConsumer(Schema.STRING)
+                        .topic("persistent://" + NS + "/plain")
+                        .subscriptionName("after-restart")
+                        .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                        .subscribe()) {
             List<String> read = new ArrayList<>();
             for (int i = 0; i < published.size(); i++) {
                 Message<String> m = consumer.receive(30, TimeUnit.SECONDS);
-                assertThat(m).as("message %d of %d after the restart", i, published.size()).isNotNull();
+                assertThat(m)
+                        .as("message %d of %d after the restart", i, published.size())
+                        .isNotNull();
                 read.add(m.getValue());
             }
             assertThat(read).isEqualTo(published);
@@ -302,8 +380,10 @@ class StockPulsarInstallTest {
     /** The first sample of {@code name} whose labels contain {@code label}; fails when there is none. */
     private static double sample(String text, String name, String label) {
         for (String line : text.split("\n")) {
-            if (line.startsWith(name + "{") && line.substring(0, line.indexOf('}')).contains(label)) {
-                return Double.parseDouble(line.substring(line.indexOf('}') + 1).trim().split("\\s+")[0]);
+            if (line.startsWith(name + "{")
+                    && line.substring(0, line.indexOf('}')).contains(label)) {
+                return Double.parseDouble(
+                        line.substring(line.indexOf('}') + 1).trim().split("\\s+")[0]);
             }
         }
         throw new AssertionError("no sample of " + name + " with " + label + " in /metrics");
@@ -314,8 +394,7 @@ class StockPulsarInstallTest {
         public String sensor;
         public double celsius;
 
-        public Reading() {
-        }
+        public Reading() {}
 
         Reading(String sensor, double celsius) {
             this.sensor = sensor;
@@ -330,7 +409,10 @@ class StockPulsarInstallTest {
     }
 
     private static List<String> activeValues(String conf, String key) {
-        return conf.lines().filter(l -> l.startsWith(key + "=")).map(l -> l.substring(key.length() + 1)).toList();
+        return conf.lines()
+                .filter(l -> l.startsWith(key + "="))
+                .map(l -> l.substring(key.length() + 1))
+                .toList();
     }
 
     private static PulsarAdmin admin() throws IOException {
@@ -338,7 +420,9 @@ class StockPulsarInstallTest {
     }
 
     private static PulsarClient client() throws IOException {
-        return PulsarClient.builder().serviceUrl("pulsar://127.0.0.1:" + brokerPort).build();
+        return PulsarClient.builder()
+                .serviceUrl("pulsar://127.0.0.1:" + brokerPort)
+                .build();
     }
 
     static int freePort() {
@@ -349,5 +433,4 @@ class StockPulsarInstallTest {
             throw new UncheckedIOException(e);
         }
     }
-
 }

@@ -51,7 +51,9 @@ class StockPulsarRefusalsTest {
     private static String refusedStart(StockPulsarHome home, String name) throws Exception {
         StockBroker broker = new StockBroker(home, 1, workDir.resolve(name + ".log")).start();
         int exit = broker.awaitExit(REFUSAL);
-        assertThat(exit).as("exit code of a broker that must not start; log %s", broker.logFile()).isNotZero();
+        assertThat(exit)
+                .as("exit code of a broker that must not start; log %s", broker.logFile())
+                .isNotZero();
         return broker.log();
     }
 
@@ -62,7 +64,8 @@ class StockPulsarRefusalsTest {
         // No plugin either: what Pulsar alone says about the storage class.
         home.editBrokerConf(Map.of("messagingProtocols", "", "brokerInterceptors", ""));
         String log = refusedStart(home, "no-jar");
-        assertThat(log).contains("dev.lakestream.pulsar.LakestreamManagedLedgerStorage")
+        assertThat(log)
+                .contains("dev.lakestream.pulsar.LakestreamManagedLedgerStorage")
                 .containsIgnoringCase("class path");
     }
 
@@ -71,23 +74,26 @@ class StockPulsarRefusalsTest {
         StockPulsarHome home = installed("nar-without-jar");
         Files.delete(home.dir().resolve("lib/lakestream-pulsar-" + StockPulsarHome.VERSION + ".jar"));
         String log = refusedStart(home, "nar-without-jar");
-        assertThat(log).contains("the broker's class path lacks that class")
+        assertThat(log)
+                .contains("the broker's class path lacks that class")
                 .contains("lakestream-pulsar-<version>.jar");
     }
 
     @Test
     void thePluginInABrokerThatDoesNotRunLakestreamNamesTheKey() throws Exception {
         StockPulsarHome home = installed("other-storage");
-        home.editBrokerConf(Map.of("managedLedgerStorageClassName",
-                "org.apache.pulsar.broker.ManagedLedgerClientFactory"));
+        home.editBrokerConf(
+                Map.of("managedLedgerStorageClassName", "org.apache.pulsar.broker.ManagedLedgerClientFactory"));
         String log = refusedStart(home, "other-storage");
-        assertThat(log).contains("set managedLedgerStorageClassName=dev.lakestream.pulsar.LakestreamManagedLedgerStorage");
+        assertThat(log)
+                .contains("set managedLedgerStorageClassName=dev.lakestream.pulsar.LakestreamManagedLedgerStorage");
     }
 
     @Test
     void aDisklessBrokerWithBookKeeperSchemaStorageIsRefused() throws Exception {
         StockPulsarHome home = installed("bk-schemas");
-        home.editBrokerConf(Map.of("schemaRegistryStorageClassName",
+        home.editBrokerConf(Map.of(
+                "schemaRegistryStorageClassName",
                 "org.apache.pulsar.broker.service.schema.BookkeeperSchemaStorageFactory"));
         String log = refusedStart(home, "bk-schemas");
         assertThat(log).contains("diskless").contains("schemaRegistryStorageClassName=");
@@ -96,19 +102,26 @@ class StockPulsarRefusalsTest {
     @Test
     void theInstallerRefusesWhatIsNotAPulsar5() throws Exception {
         Path notPulsar = Files.createDirectories(workDir.resolve("not-pulsar"));
-        StockPulsarHome.CommandResult r = StockPulsarHome.run(java.util.List.of(
-                StockPulsarHome.bundle().resolve("bin/lakestream-install").toString(), notPulsar.toString()),
-                Map.of(), 30);
+        StockPulsarHome.CommandResult r = StockPulsarHome.run(
+                java.util.List.of(
+                        StockPulsarHome.bundle()
+                                .resolve("bin/lakestream-install")
+                                .toString(),
+                        notPulsar.toString()),
+                Map.of(),
+                30);
         assertThat(r.exitCode()).isNotZero();
         assertThat(r.output()).contains("is not an Apache Pulsar installation");
 
         StockPulsarHome old = StockPulsarHome.copyTo(workDir.resolve("pulsar-4"));
-        Files.move(old.dir().resolve("lib/org.apache.pulsar-pulsar-broker-5.0.1.jar"),
+        Files.move(
+                old.dir().resolve("lib/org.apache.pulsar-pulsar-broker-5.0.1.jar"),
                 old.dir().resolve("lib/org.apache.pulsar-pulsar-broker-4.0.8.jar"));
         StockPulsarHome.CommandResult r4 = old.install("--diskless");
         assertThat(r4.exitCode()).isNotZero();
         assertThat(r4.output()).contains("is Apache Pulsar 4.0.8").contains("5.0.x");
-        assertThat(old.dir().resolve("lib/lakestream-pulsar-" + StockPulsarHome.VERSION + ".jar")).doesNotExist();
+        assertThat(old.dir().resolve("lib/lakestream-pulsar-" + StockPulsarHome.VERSION + ".jar"))
+                .doesNotExist();
     }
 
     @Test
@@ -118,11 +131,15 @@ class StockPulsarRefusalsTest {
         String before = Files.readString(home.brokerConf());
         assertThat(home.install("--hybrid").exitCode()).isZero();
         String installed = Files.readString(home.brokerConf());
-        assertThat(installed).contains("\nmessagingProtocols=kafka,lakestream\n").contains("lakestreamStorageMode=hybrid");
+        assertThat(installed)
+                .contains("\nmessagingProtocols=kafka,lakestream\n")
+                .contains("lakestreamStorageMode=hybrid");
         StockPulsarHome.CommandResult u = home.install("--uninstall");
         assertThat(u.exitCode()).as("%s", u).isZero();
         assertThat(Files.readString(home.brokerConf())).isEqualTo(before);
-        assertThat(home.dir().resolve("lib/lakestream-pulsar-" + StockPulsarHome.VERSION + ".jar")).doesNotExist();
-        assertThat(home.dir().resolve("protocols/lakestream-" + StockPulsarHome.VERSION + ".nar")).doesNotExist();
+        assertThat(home.dir().resolve("lib/lakestream-pulsar-" + StockPulsarHome.VERSION + ".jar"))
+                .doesNotExist();
+        assertThat(home.dir().resolve("protocols/lakestream-" + StockPulsarHome.VERSION + ".nar"))
+                .doesNotExist();
     }
 }

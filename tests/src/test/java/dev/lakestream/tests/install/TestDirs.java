@@ -9,8 +9,7 @@ import java.util.stream.Stream;
 /** Work directories under tests/target that a run starts empty (and leaves behind, for the logs). */
 final class TestDirs {
 
-    private TestDirs() {
-    }
+    private TestDirs() {}
 
     /** Empties {@code dir}, keeping the directory. */
     static void clean(Path dir) throws IOException {

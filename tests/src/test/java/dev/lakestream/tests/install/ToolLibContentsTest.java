@@ -23,18 +23,19 @@ class ToolLibContentsTest {
     @Test
     void toolsLibHoldsExactlyWhatIcebergSinkNeedsBeyondPulsarsLib() throws IOException {
         Path root = StockPulsarHome.projectDir();
-        Map<String, StockLibContentsTest.Artifact> stock = StockLibContentsTest.artifacts(
-                root.resolve("stock-pulsar/target/stock-lib-artifacts.txt"));
-        Map<String, StockLibContentsTest.Artifact> needed = StockLibContentsTest.artifacts(
-                root.resolve("iceberg-sink/target/runtime-artifacts.txt"));
+        Map<String, StockLibContentsTest.Artifact> stock =
+                StockLibContentsTest.artifacts(root.resolve("stock-pulsar/target/stock-lib-artifacts.txt"));
+        Map<String, StockLibContentsTest.Artifact> needed =
+                StockLibContentsTest.artifacts(root.resolve("iceberg-sink/target/runtime-artifacts.txt"));
         assertThat(needed).as("iceberg-sink's run-time artifact list").containsKey("org.apache.iceberg:iceberg-core");
 
         Set<String> jars = new TreeSet<>();
         try (Stream<Path> files = Files.list(StockPulsarHome.bundle().resolve("tools/lib"))) {
             files.forEach(f -> jars.add(f.getFileName().toString()));
         }
-        assertThat(jars).as("the materializer itself").contains("dev.lakestream.iceberg-sink-" + StockPulsarHome.VERSION
-                + ".jar");
+        assertThat(jars)
+                .as("the materializer itself")
+                .contains("dev.lakestream.iceberg-sink-" + StockPulsarHome.VERSION + ".jar");
         Set<String> expected = new TreeSet<>();
         expected.add("dev.lakestream.iceberg-sink-" + StockPulsarHome.VERSION + ".jar");
         List<String> inStockToo = new ArrayList<>();
@@ -53,9 +54,13 @@ class ToolLibContentsTest {
                 expected.add(jar);
             }
         }
-        assertThat(inStockToo).as("jars in tools/lib that Pulsar's lib/ already has (narrow includeGroupIds of the"
-                + " tool-lib execution in iceberg-sink/pom.xml)").isEmpty();
-        assertThat(jars).as("tools/lib: what iceberg-sink needs beyond Pulsar's lib/ (see the tool-lib execution in"
-                + " iceberg-sink/pom.xml)").containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(inStockToo)
+                .as("jars in tools/lib that Pulsar's lib/ already has (narrow includeGroupIds of the"
+                        + " tool-lib execution in iceberg-sink/pom.xml)")
+                .isEmpty();
+        assertThat(jars)
+                .as("tools/lib: what iceberg-sink needs beyond Pulsar's lib/ (see the tool-lib execution in"
+                        + " iceberg-sink/pom.xml)")
+                .containsExactlyInAnyOrderElementsOf(expected);
     }
 }

@@ -123,6 +123,7 @@ public final class EmbeddedMetadataStore implements MetadataStore {
 
     /** Readers hold the read lock while they touch RocksDB; close takes the write lock before freeing it. */
     private final ReentrantReadWriteLock dbLock = new ReentrantReadWriteLock();
+
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean dbClosed;
     /** Writer thread only. */
@@ -133,11 +134,18 @@ public final class EmbeddedMetadataStore implements MetadataStore {
     private final List<Applied<?>> unsynced = new ArrayList<>();
     /** What reads see when writes are synced: the state as of the last fsync; {@code null} without sync. */
     private volatile ReadView view;
+
     private final AtomicLong walSyncs = new AtomicLong();
 
-    private EmbeddedMetadataStore(EmbeddedMetadataStoreConfig config, DBOptions dbOptions,
-                                  ColumnFamilyOptions cfOptions, RocksDB db, List<ColumnFamilyHandle> handles,
-                                  WriteOptions writeOptions, long lastVersionId, long sessionId) {
+    private EmbeddedMetadataStore(
+            EmbeddedMetadataStoreConfig config,
+            DBOptions dbOptions,
+            ColumnFamilyOptions cfOptions,
+            RocksDB db,
+            List<ColumnFamilyHandle> handles,
+            WriteOptions writeOptions,
+            long lastVersionId,
+            long sessionId) {
         this.config = config;
         this.address = config.address();
         this.dbOptions = dbOptions;
@@ -151,7 +159,12 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         this.lastVersionId = lastVersionId;
         this.sessionId = sessionId;
         this.writer = Executors.newSingleThreadExecutor(DaemonThreads.named("lakestream-embedded-writer"));
-        this.ioPool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        this.ioPool = new ThreadPoolExecutor(
+                0,
+                Integer.MAX_VALUE,
+                30,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
                 DaemonThreads.numbered("lakestream-embedded-io-"));
         this.io = task -> {
             try {
@@ -175,8 +188,10 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         try {
             Files.createDirectories(config.dataDir());
         } catch (IOException e) {
-            throw new MetadataStoreException(address + ": cannot create the data directory " + config.dataDir()
-                    + " (" + EmbeddedMetadataStoreConfig.DATA_DIR + "): " + e, e);
+            throw new MetadataStoreException(
+                    address + ": cannot create the data directory " + config.dataDir() + " ("
+                            + EmbeddedMetadataStoreConfig.DATA_DIR + "): " + e,
+                    e);
         }
         DBOptions dbOptions = new DBOptions()
                 .setCreateIfMissing(true)
@@ -214,15 +229,16 @@ public final class EmbeddedMetadataStore implements MetadataStore {
             if (removed > 0) {
                 LOG.info("{}: removed {} ephemeral records of an earlier session that did not close", address, removed);
             }
-            return new EmbeddedMetadataStore(config, dbOptions, cfOptions, db, handles, writeOptions, lastVersionId,
-                    sessionId);
+            return new EmbeddedMetadataStore(
+                    config, dbOptions, cfOptions, db, handles, writeOptions, lastVersionId, sessionId);
         } catch (RocksDBException | RuntimeException e) {
             writeOptions.close();
             handles.forEach(ColumnFamilyHandle::close);
             db.close();
             dbOptions.close();
             cfOptions.close();
-            throw e instanceof MetadataStoreException m ? m
+            throw e instanceof MetadataStoreException m
+                    ? m
                     : new MetadataStoreException(address + ": cannot open the store: " + e, e);
         }
     }
@@ -232,11 +248,13 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         Status status = e.getStatus();
         if (msg.toLowerCase(Locale.ROOT).contains("lock")
                 && (status == null || status.getCode() == Status.Code.IOError)) {
-            return new MetadataStoreException(config.address() + ": the data directory " + config.dataDir()
-                    + " is in use by another open EmbeddedMetadataStore (in this or another process): " + msg, e);
+            return new MetadataStoreException(
+                    config.address() + ": the data directory " + config.dataDir()
+                            + " is in use by another open EmbeddedMetadataStore (in this or another process): " + msg,
+                    e);
         }
-        return new MetadataStoreException(config.address() + ": cannot open RocksDB in " + config.dataDir()
-                + ": " + msg, e);
+        return new MetadataStoreException(
+                config.address() + ": cannot open RocksDB in " + config.dataDir() + ": " + msg, e);
     }
 
     public EmbeddedMetadataStoreConfig config() {
@@ -307,8 +325,8 @@ public final class EmbeddedMetadataStore implements MetadataStore {
     }
 
     @Override
-    public CompletableFuture<List<String>> list(String startInclusive, String endExclusive,
-                                                Optional<String> partitionKey) {
+    public CompletableFuture<List<String>> list(
+            String startInclusive, String endExclusive, Optional<String> partitionKey) {
         try {
             checkOpen();
             MetadataKeys.checkRange(address, startInclusive, endExclusive, partitionKey);
@@ -317,15 +335,19 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         }
         return read("list", startInclusive, r -> {
             List<String> keys = new ArrayList<>();
-            scan(r, KeyOrder.encode(startInclusive), KeyOrder.encode(endExclusive), 0,
+            scan(
+                    r,
+                    KeyOrder.encode(startInclusive),
+                    KeyOrder.encode(endExclusive),
+                    0,
                     it -> keys.add(KeyOrder.decode(it.key())));
             return keys;
         });
     }
 
     @Override
-    public CompletableFuture<List<Record>> rangeScan(String startInclusive, String endExclusive,
-                                                     Optional<String> partitionKey, int limit) {
+    public CompletableFuture<List<Record>> rangeScan(
+            String startInclusive, String endExclusive, Optional<String> partitionKey, int limit) {
         try {
             checkOpen();
             MetadataKeys.checkRange(address, startInclusive, endExclusive, partitionKey);
@@ -334,7 +356,11 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         }
         return read("rangeScan", startInclusive, r -> {
             List<Record> records = new ArrayList<>();
-            scan(r, KeyOrder.encode(startInclusive), KeyOrder.encode(endExclusive), limit,
+            scan(
+                    r,
+                    KeyOrder.encode(startInclusive),
+                    KeyOrder.encode(endExclusive),
+                    limit,
                     it -> records.add(toRecord(it.key(), it.value(), true)));
             return records;
         });
@@ -344,7 +370,8 @@ public final class EmbeddedMetadataStore implements MetadataStore {
      * Calls {@code each} for the records in {@code [start, end)} (encoded) as {@code r} sees them, at most
      * {@code limit} if > 0.
      */
-    private int scan(ReadOptions r, byte[] start, byte[] end, int limit, Consumer<RocksIterator> each) throws RocksDBException {
+    private int scan(ReadOptions r, byte[] start, byte[] end, int limit, Consumer<RocksIterator> each)
+            throws RocksDBException {
         int n = 0;
         if (Arrays.compareUnsigned(start, end) >= 0) {
             return 0;
@@ -383,11 +410,14 @@ public final class EmbeddedMetadataStore implements MetadataStore {
                     v = acquireView();
                     f.complete(call.call(v == null ? latest : v.options));
                 } catch (RocksDBException e) {
-                    f.completeExceptionally(new MetadataStoreException(address + ": " + op + " of key '" + key
-                            + "' failed: " + e.getMessage(), e));
+                    f.completeExceptionally(new MetadataStoreException(
+                            address + ": " + op + " of key '" + key + "' failed: " + e.getMessage(), e));
                 } catch (RuntimeException e) {
-                    f.completeExceptionally(e instanceof MetadataStoreException ? e
-                            : new MetadataStoreException(address + ": " + op + " of key '" + key + "' failed: " + e, e));
+                    f.completeExceptionally(
+                            e instanceof MetadataStoreException
+                                    ? e
+                                    : new MetadataStoreException(
+                                            address + ": " + op + " of key '" + key + "' failed: " + e, e));
                 } finally {
                     if (v != null) {
                         v.release();
@@ -412,7 +442,8 @@ public final class EmbeddedMetadataStore implements MetadataStore {
             return CompletableFuture.failedFuture(e);
         }
         byte[] copy = value.clone();
-        return write(options.isSequenceKeyPut() ? "sequence put" : "put", key, notes -> doPut(key, copy, options, notes));
+        return write(
+                options.isSequenceKeyPut() ? "sequence put" : "put", key, notes -> doPut(key, copy, options, notes));
     }
 
     private PutResult doPut(String key, byte[] value, PutOptions options, List<Notification> notes)
@@ -441,12 +472,16 @@ public final class EmbeddedMetadataStore implements MetadataStore {
             existing = db.get(recordsCf, enc);
             long expected = options.expectedVersionId();
             if (expected == PutOptions.ABSENT && existing != null) {
-                throw new KeyAlreadyExistsException(address + ": put of key '" + key
-                        + "' failed: the key already exists (version " + header(existing).getLong(1) + ")");
+                throw new KeyAlreadyExistsException(
+                        address + ": put of key '" + key + "' failed: the key already exists (version "
+                                + header(existing).getLong(1) + ")");
             }
             if (expected >= 0 && (existing == null || header(existing).getLong(1) != expected)) {
-                throw new UnexpectedVersionException(address + ": put of key '" + key + "' failed: expected version "
-                        + expected + ", found " + describe(existing), key, expected);
+                throw new UnexpectedVersionException(
+                        address + ": put of key '" + key + "' failed: expected version " + expected + ", found "
+                                + describe(existing),
+                        key,
+                        expected);
             }
         }
         long now = System.currentTimeMillis();
@@ -471,8 +506,10 @@ public final class EmbeddedMetadataStore implements MetadataStore {
             db.write(writeOptions, batch);
         }
         lastVersionId = versionId;
-        notes.add(modifications == 0 ? new Notification.KeyCreated(finalKey, versionId)
-                : new Notification.KeyModified(finalKey, versionId));
+        notes.add(
+                modifications == 0
+                        ? new Notification.KeyCreated(finalKey, versionId)
+                        : new Notification.KeyModified(finalKey, versionId));
         return new PutResult(finalKey, version);
     }
 
@@ -489,12 +526,16 @@ public final class EmbeddedMetadataStore implements MetadataStore {
             byte[] existing = db.get(recordsCf, enc);
             long expected = options.expectedVersionId();
             if (expected != PutOptions.ANY_VERSION) {
-                boolean ok = expected == PutOptions.ABSENT ? existing == null
+                boolean ok = expected == PutOptions.ABSENT
+                        ? existing == null
                         : existing != null && header(existing).getLong(1) == expected;
                 if (!ok) {
                     String expectation = expected == PutOptions.ABSENT ? "absent" : "version " + expected;
-                    throw new UnexpectedVersionException(address + ": delete of key '" + key + "' failed: expected "
-                            + expectation + ", found " + describe(existing), key, expected);
+                    throw new UnexpectedVersionException(
+                            address + ": delete of key '" + key + "' failed: expected " + expectation + ", found "
+                                    + describe(existing),
+                            key,
+                            expected);
                 }
             }
             if (existing == null) {
@@ -511,8 +552,8 @@ public final class EmbeddedMetadataStore implements MetadataStore {
     }
 
     @Override
-    public CompletableFuture<Void> deleteRange(String startInclusive, String endExclusive,
-                                               Optional<String> partitionKey) {
+    public CompletableFuture<Void> deleteRange(
+            String startInclusive, String endExclusive, Optional<String> partitionKey) {
         try {
             checkOpen();
             MetadataKeys.checkRange(address, startInclusive, endExclusive, partitionKey);
@@ -579,12 +620,18 @@ public final class EmbeddedMetadataStore implements MetadataStore {
                     }
                     result = call.call(notes);
                 } catch (RocksDBException e) {
-                    fail(f, new MetadataStoreException(address + ": " + op + " of key '" + key + "' failed: "
-                            + e.getMessage(), e));
+                    fail(
+                            f,
+                            new MetadataStoreException(
+                                    address + ": " + op + " of key '" + key + "' failed: " + e.getMessage(), e));
                     return;
                 } catch (RuntimeException e) {
-                    fail(f, e instanceof MetadataStoreException ? e
-                            : new MetadataStoreException(address + ": " + op + " of key '" + key + "' failed: " + e, e));
+                    fail(
+                            f,
+                            e instanceof MetadataStoreException
+                                    ? e
+                                    : new MetadataStoreException(
+                                            address + ": " + op + " of key '" + key + "' failed: " + e, e));
                     return;
                 }
                 Applied<T> applied = new Applied<>(f, result, notes, op, key);
@@ -615,8 +662,11 @@ public final class EmbeddedMetadataStore implements MetadataStore {
             db.flushWal(true);
             walSyncs.incrementAndGet();
         } catch (RocksDBException | RuntimeException e) {
-            LOG.error("{}: fsync of the WAL failed; {} writes are failed, though they may have been stored", address,
-                    group.size(), e);
+            LOG.error(
+                    "{}: fsync of the WAL failed; {} writes are failed, though they may have been stored",
+                    address,
+                    group.size(),
+                    e);
             group.forEach(a -> a.failSync(e));
             return;
         }
@@ -648,8 +698,13 @@ public final class EmbeddedMetadataStore implements MetadataStore {
         }
 
         void failSync(Throwable e) {
-            fail(future, new MetadataStoreException(address + ": " + op + " of key '" + key
-                    + "' failed: the WAL could not be fsynced (the write may or may not survive a crash): " + e, e));
+            fail(
+                    future,
+                    new MetadataStoreException(
+                            address + ": " + op + " of key '" + key
+                                    + "' failed: the WAL could not be fsynced (the write may or may not survive a crash): "
+                                    + e,
+                            e));
         }
     }
 
@@ -736,7 +791,10 @@ public final class EmbeddedMetadataStore implements MetadataStore {
                     }
                     publish(notes);
                 } catch (RocksDBException | RuntimeException e) {
-                    LOG.warn("{}: could not delete the session's ephemeral records on close; the next open will", address, e);
+                    LOG.warn(
+                            "{}: could not delete the session's ephemeral records on close; the next open will",
+                            address,
+                            e);
                 } finally {
                     writesStopped = true;
                     ended.complete(null);
@@ -782,8 +840,13 @@ public final class EmbeddedMetadataStore implements MetadataStore {
     }
 
     /** Adds deletes of every ephemeral record to {@code batch}; returns how many. */
-    private static int deleteAllEphemeral(RocksDB db, ColumnFamilyHandle records, ColumnFamilyHandle ephemeral,
-                                          WriteBatch batch, List<Notification> notes) throws RocksDBException {
+    private static int deleteAllEphemeral(
+            RocksDB db,
+            ColumnFamilyHandle records,
+            ColumnFamilyHandle ephemeral,
+            WriteBatch batch,
+            List<Notification> notes)
+            throws RocksDBException {
         int n = 0;
         try (RocksIterator it = db.newIterator(ephemeral)) {
             for (it.seekToFirst(); it.isValid(); it.next()) {
@@ -821,8 +884,12 @@ public final class EmbeddedMetadataStore implements MetadataStore {
 
     private static Record toRecord(byte[] encodedKey, byte[] stored, boolean includeValue) {
         ByteBuffer h = header(stored);
-        Version v = new Version(h.getLong(1), h.getLong(1 + Long.BYTES), h.getLong(1 + 2 * Long.BYTES),
-                h.getLong(1 + 3 * Long.BYTES), h.getLong(1 + 4 * Long.BYTES));
+        Version v = new Version(
+                h.getLong(1),
+                h.getLong(1 + Long.BYTES),
+                h.getLong(1 + 2 * Long.BYTES),
+                h.getLong(1 + 3 * Long.BYTES),
+                h.getLong(1 + 4 * Long.BYTES));
         byte[] value = includeValue ? Arrays.copyOfRange(stored, HEADER, stored.length) : new byte[0];
         return new Record(KeyOrder.decode(encodedKey), value, v);
     }

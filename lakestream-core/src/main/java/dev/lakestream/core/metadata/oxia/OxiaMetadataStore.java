@@ -92,8 +92,8 @@ public final class OxiaMetadataStore implements MetadataStore {
     private final AtomicBoolean subscribed = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Per sequence, how many counters its last key has (as far as this client knows); bounded, LRU. */
-    private final Map<SequenceKey, Integer> sequenceCounters = java.util.Collections.synchronizedMap(
-            new java.util.LinkedHashMap<>(256, 0.75f, true) {
+    private final Map<SequenceKey, Integer> sequenceCounters =
+            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(256, 0.75f, true) {
                 private static final long serialVersionUID = 1L;
 
                 @Override
@@ -107,8 +107,13 @@ public final class OxiaMetadataStore implements MetadataStore {
         this.address = config.address();
         this.resources = resources;
         this.client = client;
-        this.callbackPool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
-                new SynchronousQueue<>(), DaemonThreads.numbered("lakestream-oxia-callback-"));
+        this.callbackPool = new ThreadPoolExecutor(
+                0,
+                Integer.MAX_VALUE,
+                30,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
+                DaemonThreads.numbered("lakestream-oxia-callback-"));
         this.callbacks = task -> {
             try {
                 callbackPool.execute(task);
@@ -170,26 +175,32 @@ public final class OxiaMetadataStore implements MetadataStore {
                 Throwable cause = unwrap(error);
                 closeQuietly(resources);
                 if (cause.getClass().getSimpleName().contains("NamespaceNotFound")) {
-                    result.completeExceptionally(new MetadataStoreException(address + ": namespace '"
-                            + config.namespace() + "' (" + OxiaMetadataStoreConfig.NAMESPACE
-                            + ") does not exist on the Oxia server at " + config.serviceAddress(), cause));
+                    result.completeExceptionally(new MetadataStoreException(
+                            address + ": namespace '"
+                                    + config.namespace() + "' (" + OxiaMetadataStoreConfig.NAMESPACE
+                                    + ") does not exist on the Oxia server at " + config.serviceAddress(),
+                            cause));
                 } else {
-                    result.completeExceptionally(new MetadataStoreUnavailableException(address
-                            + ": could not connect to Oxia at " + config.serviceAddress() + ": " + cause, cause));
+                    result.completeExceptionally(new MetadataStoreUnavailableException(
+                            address + ": could not connect to Oxia at " + config.serviceAddress() + ": " + cause,
+                            cause));
                 }
             }
         });
-        CompletableFuture.delayedExecutor(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS).execute(() -> {
-            if (result.completeExceptionally(new MetadataStoreUnavailableException(address
-                    + ": could not connect to Oxia at " + config.serviceAddress() + " within "
-                    + config.connectTimeout().toMillis() + " ms (" + OxiaMetadataStoreConfig.CONNECT_TIMEOUT
-                    + "): no shard assignments received (connecting " + (config.tls() ? "with" : "without")
-                    + " TLS, " + OxiaMetadataStoreConfig.TLS + "=" + config.tls() + ": a server that "
-                    + (config.tls() ? "serves no TLS, or whose certificate the JVM's trust store does not vouch for,"
-                            : "serves TLS") + " looks like this)"))) {
-                closeQuietly(resources); // stops the client's reconnect loop
-            }
-        });
+        CompletableFuture.delayedExecutor(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .execute(() -> {
+                    if (result.completeExceptionally(new MetadataStoreUnavailableException(address
+                            + ": could not connect to Oxia at " + config.serviceAddress() + " within "
+                            + config.connectTimeout().toMillis() + " ms (" + OxiaMetadataStoreConfig.CONNECT_TIMEOUT
+                            + "): no shard assignments received (connecting " + (config.tls() ? "with" : "without")
+                            + " TLS, " + OxiaMetadataStoreConfig.TLS + "=" + config.tls() + ": a server that "
+                            + (config.tls()
+                                    ? "serves no TLS, or whose certificate the JVM's trust store does not vouch for,"
+                                    : "serves TLS")
+                            + " looks like this)"))) {
+                        closeQuietly(resources); // stops the client's reconnect loop
+                    }
+                });
         return result;
     }
 
@@ -213,7 +224,11 @@ public final class OxiaMetadataStore implements MetadataStore {
             opts.add(toOxia(options.comparison()));
             opts.add(GetOption.IncludeValue(options.includeValue()));
             options.partitionKey().ifPresent(p -> opts.add(GetOption.PartitionKey(p)));
-            return complete(client.get(key, opts), "get", key, PutOptions.ANY_VERSION,
+            return complete(
+                    client.get(key, opts),
+                    "get",
+                    key,
+                    PutOptions.ANY_VERSION,
                     r -> Optional.ofNullable(r).map(g -> toRecord(g, options.includeValue())));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(map(e, "get", key, PutOptions.ANY_VERSION));
@@ -221,15 +236,19 @@ public final class OxiaMetadataStore implements MetadataStore {
     }
 
     @Override
-    public CompletableFuture<List<String>> list(String startInclusive, String endExclusive,
-                                                Optional<String> partitionKey) {
+    public CompletableFuture<List<String>> list(
+            String startInclusive, String endExclusive, Optional<String> partitionKey) {
         try {
             checkOpen();
             MetadataKeys.checkRange(address, startInclusive, endExclusive, partitionKey);
             Set<ListOption> opts = new HashSet<>();
             partitionKey.ifPresent(p -> opts.add(ListOption.PartitionKey(p)));
-            return complete(client.list(startInclusive, endExclusive, opts), "list", startInclusive,
-                    PutOptions.ANY_VERSION, keys -> {
+            return complete(
+                    client.list(startInclusive, endExclusive, opts),
+                    "list",
+                    startInclusive,
+                    PutOptions.ANY_VERSION,
+                    keys -> {
                         List<String> sorted = new ArrayList<>(keys);
                         sorted.sort(KeyOrder.COMPARATOR);
                         return sorted;
@@ -240,8 +259,8 @@ public final class OxiaMetadataStore implements MetadataStore {
     }
 
     @Override
-    public CompletableFuture<List<Record>> rangeScan(String startInclusive, String endExclusive,
-                                                     Optional<String> partitionKey, int limit) {
+    public CompletableFuture<List<Record>> rangeScan(
+            String startInclusive, String endExclusive, Optional<String> partitionKey, int limit) {
         try {
             checkOpen();
             MetadataKeys.checkRange(address, startInclusive, endExclusive, partitionKey);
@@ -253,34 +272,38 @@ public final class OxiaMetadataStore implements MetadataStore {
             // The client's callback scan has no deadline of its own: with the server gone it would never end.
             scanned.orTimeout(config.requestTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
             List<GetResult> results = new ArrayList<>();
-            client.rangeScan(startInclusive, endExclusive, new RangeScanConsumer() {
-                @Override
-                public boolean onNext(GetResult result) {
-                    synchronized (results) {
-                        if (scanned.isDone()) {
-                            return false;
+            client.rangeScan(
+                    startInclusive,
+                    endExclusive,
+                    new RangeScanConsumer() {
+                        @Override
+                        public boolean onNext(GetResult result) {
+                            synchronized (results) {
+                                if (scanned.isDone()) {
+                                    return false;
+                                }
+                                results.add(result);
+                                if (stopAtLimit && results.size() >= limit) {
+                                    scanned.complete(List.copyOf(results));
+                                    return false;
+                                }
+                                return true;
+                            }
                         }
-                        results.add(result);
-                        if (stopAtLimit && results.size() >= limit) {
-                            scanned.complete(List.copyOf(results));
-                            return false;
+
+                        @Override
+                        public void onError(Throwable throwable) {
+                            scanned.completeExceptionally(throwable);
                         }
-                        return true;
-                    }
-                }
 
-                @Override
-                public void onError(Throwable throwable) {
-                    scanned.completeExceptionally(throwable);
-                }
-
-                @Override
-                public void onCompleted() {
-                    synchronized (results) {
-                        scanned.complete(List.copyOf(results));
-                    }
-                }
-            }, opts);
+                        @Override
+                        public void onCompleted() {
+                            synchronized (results) {
+                                scanned.complete(List.copyOf(results));
+                            }
+                        }
+                    },
+                    opts);
             return complete(scanned, "rangeScan", startInclusive, PutOptions.ANY_VERSION, list -> {
                 List<Record> records = new ArrayList<>(list.size());
                 for (GetResult g : list) {
@@ -313,7 +336,11 @@ public final class OxiaMetadataStore implements MetadataStore {
                 opts.add(PutOption.AsEphemeralRecord);
             }
             if (!options.isSequenceKeyPut()) {
-                return complete(client.put(key, value, opts), "put", key, expected,
+                return complete(
+                        client.put(key, value, opts),
+                        "put",
+                        key,
+                        expected,
                         r -> new PutResult(r.key() == null ? key : r.key(), toVersion(r.version())));
             }
             opts.add(PutOption.SequenceKeysDeltas(options.sequenceKeyDeltas()));
@@ -326,7 +353,8 @@ public final class OxiaMetadataStore implements MetadataStore {
                         return new PutResult(r.key(), toVersion(r.version()));
                     }));
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(map(e, "put", key, options == null ? 0 : options.expectedVersionId()));
+            return CompletableFuture.failedFuture(
+                    map(e, "put", key, options == null ? 0 : options.expectedVersionId()));
         }
     }
 
@@ -346,10 +374,14 @@ public final class OxiaMetadataStore implements MetadataStore {
         if (known != null && known <= deltas.size()) {
             return CompletableFuture.completedFuture(null);
         }
-        Set<GetOption> opts = Set.of(GetOption.ComparisonLower, GetOption.ExcludeValue,
-                GetOption.PartitionKey(seq.partitionKey()));
-        return complete(client.get(MetadataKeys.sequenceSearchKey(seq.prefix()), opts), "sequence put", seq.prefix(),
-                PutOptions.ANY_VERSION, last -> {
+        Set<GetOption> opts =
+                Set.of(GetOption.ComparisonLower, GetOption.ExcludeValue, GetOption.PartitionKey(seq.partitionKey()));
+        return complete(
+                client.get(MetadataKeys.sequenceSearchKey(seq.prefix()), opts),
+                "sequence put",
+                seq.prefix(),
+                PutOptions.ANY_VERSION,
+                last -> {
                     // Throws InvalidKeyException when the last key has more counters than deltas, or bad ones.
                     MetadataKeys.nextSequenceKey(address, seq.prefix(), last == null ? null : last.key(), deltas);
                     return null;
@@ -371,9 +403,11 @@ public final class OxiaMetadataStore implements MetadataStore {
                 }
                 return get(key, get).thenApply(r -> {
                     if (r.isPresent()) {
-                        throw new UnexpectedVersionException(address + ": key '" + key
-                                + "' exists (version " + r.get().version().versionId() + ") but was expected absent",
-                                key, expected);
+                        throw new UnexpectedVersionException(
+                                address + ": key '" + key + "' exists (version "
+                                        + r.get().version().versionId() + ") but was expected absent",
+                                key,
+                                expected);
                     }
                     return false;
                 });
@@ -385,20 +419,25 @@ public final class OxiaMetadataStore implements MetadataStore {
             options.partitionKey().ifPresent(p -> opts.add(DeleteOption.PartitionKey(p)));
             return complete(client.delete(key, opts), "delete", key, expected, b -> b);
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(map(e, "delete", key, options == null ? 0 : options.expectedVersionId()));
+            return CompletableFuture.failedFuture(
+                    map(e, "delete", key, options == null ? 0 : options.expectedVersionId()));
         }
     }
 
     @Override
-    public CompletableFuture<Void> deleteRange(String startInclusive, String endExclusive,
-                                               Optional<String> partitionKey) {
+    public CompletableFuture<Void> deleteRange(
+            String startInclusive, String endExclusive, Optional<String> partitionKey) {
         try {
             checkOpen();
             MetadataKeys.checkRange(address, startInclusive, endExclusive, partitionKey);
             Set<DeleteRangeOption> opts = new HashSet<>();
             partitionKey.ifPresent(p -> opts.add(DeleteRangeOption.PartitionKey(p)));
-            return complete(client.deleteRange(startInclusive, endExclusive, opts), "deleteRange", startInclusive,
-                    PutOptions.ANY_VERSION, v -> null);
+            return complete(
+                    client.deleteRange(startInclusive, endExclusive, opts),
+                    "deleteRange",
+                    startInclusive,
+                    PutOptions.ANY_VERSION,
+                    v -> null);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(map(e, "deleteRange", startInclusive, PutOptions.ANY_VERSION));
         }
@@ -466,14 +505,16 @@ public final class OxiaMetadataStore implements MetadataStore {
     }
 
     /** Maps the result and the failure of an Oxia future on our callback threads. */
-    private <T, R> CompletableFuture<R> complete(CompletableFuture<T> oxia, String op, String key, long expected,
-                                                 java.util.function.Function<T, R> mapper) {
-        return oxia.handleAsync((value, error) -> {
-            if (error != null) {
-                throw map(error, op, key, expected);
-            }
-            return mapper.apply(value);
-        }, callbacks);
+    private <T, R> CompletableFuture<R> complete(
+            CompletableFuture<T> oxia, String op, String key, long expected, java.util.function.Function<T, R> mapper) {
+        return oxia.handleAsync(
+                (value, error) -> {
+                    if (error != null) {
+                        throw map(error, op, key, expected);
+                    }
+                    return mapper.apply(value);
+                },
+                callbacks);
     }
 
     private MetadataStoreException map(Throwable error, String op, String key, long expected) {
@@ -493,14 +534,16 @@ public final class OxiaMetadataStore implements MetadataStore {
             return new MetadataStoreUnavailableException(what + " failed: the client's session expired", t);
         }
         if (t instanceof TimeoutException) {
-            return new MetadataStoreUnavailableException(what + " timed out after "
-                    + config.requestTimeout().toMillis() + " ms (" + OxiaMetadataStoreConfig.REQUEST_TIMEOUT + ")", t);
+            return new MetadataStoreUnavailableException(
+                    what + " timed out after " + config.requestTimeout().toMillis() + " ms ("
+                            + OxiaMetadataStoreConfig.REQUEST_TIMEOUT + ")",
+                    t);
         }
         String grpcCode = grpcCode(t);
         if (grpcCode != null) {
             return switch (grpcCode) {
                 case "UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "ABORTED", "RESOURCE_EXHAUSTED" ->
-                        new MetadataStoreUnavailableException(what + " failed: server unavailable: " + t.getMessage(), t);
+                    new MetadataStoreUnavailableException(what + " failed: server unavailable: " + t.getMessage(), t);
                 case "INVALID_ARGUMENT" -> new InvalidKeyException(what + " was refused: " + t.getMessage(), t);
                 default -> new MetadataStoreException(what + " failed: " + t.getMessage(), t);
             };
@@ -510,9 +553,10 @@ public final class OxiaMetadataStore implements MetadataStore {
             // e.g. fewer deltas than the last key of the sequence has counters
             return new InvalidKeyException(what + " was refused: " + t.getMessage(), t);
         }
-        if (t instanceof io.oxia.client.grpc.OxiaStatusException s && (s.isRetryable()
-                || s.getStatusCode() == io.oxia.client.grpc.OxiaStatusCode.TIMEOUT
-                || s.getStatusCode() == io.oxia.client.grpc.OxiaStatusCode.SHARD_NOT_FOUND)) {
+        if (t instanceof io.oxia.client.grpc.OxiaStatusException s
+                && (s.isRetryable()
+                        || s.getStatusCode() == io.oxia.client.grpc.OxiaStatusCode.TIMEOUT
+                        || s.getStatusCode() == io.oxia.client.grpc.OxiaStatusCode.SHARD_NOT_FOUND)) {
             // The client's own timeouts (which it does not call retryable) and leader or shard unavailability:
             // the server may answer again later.
             return new MetadataStoreUnavailableException(what + " failed: server unavailable: " + t.getMessage(), t);
@@ -553,7 +597,11 @@ public final class OxiaMetadataStore implements MetadataStore {
     }
 
     private static Version toVersion(io.oxia.client.api.Version v) {
-        return new Version(v.versionId(), v.modificationsCount(), v.createdTimestamp(), v.modifiedTimestamp(),
+        return new Version(
+                v.versionId(),
+                v.modificationsCount(),
+                v.createdTimestamp(),
+                v.modifiedTimestamp(),
                 v.sessionId().orElse(Version.NO_SESSION));
     }
 

@@ -33,8 +33,13 @@ import java.util.Objects;
  * @param connectTimeout bound on {@link OxiaMetadataStore#open}
  * @param tls whether to connect with TLS
  */
-public record OxiaMetadataStoreConfig(String serviceAddress, String namespace, Duration requestTimeout,
-                                      Duration sessionTimeout, Duration connectTimeout, boolean tls) {
+public record OxiaMetadataStoreConfig(
+        String serviceAddress,
+        String namespace,
+        Duration requestTimeout,
+        Duration sessionTimeout,
+        Duration connectTimeout,
+        boolean tls) {
 
     public static final String SERVICE_ADDRESS = "lakestream.oxia.serviceAddress";
     public static final String NAMESPACE = "lakestream.oxia.namespace";
@@ -54,6 +59,7 @@ public record OxiaMetadataStoreConfig(String serviceAddress, String namespace, D
 
     /** Oxia's servers refuse sessions shorter than this (2 s) or longer than {@link #MAX_SESSION_TIMEOUT}. */
     public static final Duration MIN_SESSION_TIMEOUT = Duration.ofSeconds(2);
+
     public static final Duration MAX_SESSION_TIMEOUT = Duration.ofMinutes(5);
 
     public OxiaMetadataStoreConfig {
@@ -65,25 +71,37 @@ public record OxiaMetadataStoreConfig(String serviceAddress, String namespace, D
         checkPositive(SESSION_TIMEOUT, sessionTimeout);
         checkPositive(CONNECT_TIMEOUT, connectTimeout);
         if (sessionTimeout.compareTo(MIN_SESSION_TIMEOUT) < 0) {
-            throw new ConfigException(SESSION_TIMEOUT, sessionTimeout.toMillis() + "ms",
+            throw new ConfigException(
+                    SESSION_TIMEOUT,
+                    sessionTimeout.toMillis() + "ms",
                     "is shorter than the " + MIN_SESSION_TIMEOUT.toSeconds() + "s an Oxia server accepts");
         }
         if (sessionTimeout.compareTo(MAX_SESSION_TIMEOUT) > 0) {
-            throw new ConfigException(SESSION_TIMEOUT, sessionTimeout.toMillis() + "ms",
+            throw new ConfigException(
+                    SESSION_TIMEOUT,
+                    sessionTimeout.toMillis() + "ms",
                     "is longer than the " + MAX_SESSION_TIMEOUT.toMinutes() + "m an Oxia server accepts");
         }
     }
 
     /** A config without TLS. */
-    public OxiaMetadataStoreConfig(String serviceAddress, String namespace, Duration requestTimeout,
-                                   Duration sessionTimeout, Duration connectTimeout) {
+    public OxiaMetadataStoreConfig(
+            String serviceAddress,
+            String namespace,
+            Duration requestTimeout,
+            Duration sessionTimeout,
+            Duration connectTimeout) {
         this(serviceAddress, namespace, requestTimeout, sessionTimeout, connectTimeout, false);
     }
 
     /** A config with the given address and every other setting at its default. */
     public static OxiaMetadataStoreConfig of(String serviceAddress) {
-        return new OxiaMetadataStoreConfig(serviceAddress, DEFAULT_NAMESPACE, DEFAULT_REQUEST_TIMEOUT,
-                DEFAULT_SESSION_TIMEOUT, DEFAULT_CONNECT_TIMEOUT);
+        return new OxiaMetadataStoreConfig(
+                serviceAddress,
+                DEFAULT_NAMESPACE,
+                DEFAULT_REQUEST_TIMEOUT,
+                DEFAULT_SESSION_TIMEOUT,
+                DEFAULT_CONNECT_TIMEOUT);
     }
 
     /** Reads the {@code lakestream.oxia.*} keys. */
@@ -115,7 +133,8 @@ public record OxiaMetadataStoreConfig(String serviceAddress, String namespace, D
     }
 
     public OxiaMetadataStoreConfig withTls(boolean on) {
-        return new OxiaMetadataStoreConfig(serviceAddress, namespace, requestTimeout, sessionTimeout, connectTimeout, on);
+        return new OxiaMetadataStoreConfig(
+                serviceAddress, namespace, requestTimeout, sessionTimeout, connectTimeout, on);
     }
 
     /** {@code oxia://host:port/namespace} ({@code oxia+tls://} with TLS), the address used in messages. */

@@ -93,6 +93,7 @@ public final class FileSystemObjectStore implements ObjectStore {
     public static final String TEMP_PREFIX = RESERVED_PREFIX + "tmp-";
     /** {@code "LSC1"}: Lakestream checksum trailer, version 1. */
     static final int TRAILER_MAGIC = 0x4C534331;
+
     static final int TRAILER_LENGTH = 8;
     private static final int MAX_SEGMENT_BYTES = 255;
     private static final int MAX_OBJECT_SIZE = Integer.MAX_VALUE - 64;
@@ -132,8 +133,13 @@ public final class FileSystemObjectStore implements ObjectStore {
             }
         }
         int pool = POOLS.incrementAndGet();
-        this.io = new ThreadPoolExecutor(config.ioThreads(), config.ioThreads(), 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), DaemonThreads.numbered("lakestream-fs-io-" + pool + "-"));
+        this.io = new ThreadPoolExecutor(
+                config.ioThreads(),
+                config.ioThreads(),
+                30,
+                TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(),
+                DaemonThreads.numbered("lakestream-fs-io-" + pool + "-"));
         this.io.allowCoreThreadTimeOut(true);
         LOG.info("Opened filesystem object store {} (fsync {}, ioThreads {})", location, fsync, config.ioThreads());
     }
@@ -204,7 +210,9 @@ public final class FileSystemObjectStore implements ObjectStore {
     private void writeObject(String key, Path target, ObjectBody body, boolean ifAbsent) throws IOException {
         Path dir = target.getParent();
         ByteBuffer trailer = ByteBuffer.allocate(TRAILER_LENGTH)
-                .putInt(body.crc32c()).putInt(TRAILER_MAGIC).flip();
+                .putInt(body.crc32c())
+                .putInt(TRAILER_MAGIC)
+                .flip();
         // A concurrent delete may remove an emptied directory between our mkdir and our writes: retry.
         for (int attempt = 1; ; attempt++) {
             Path tmp = null;
@@ -228,8 +236,8 @@ public final class FileSystemObjectStore implements ObjectStore {
                         if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
                             throw conflict(key, "it names a directory of other objects");
                         }
-                        throw new ObjectAlreadyExistsException("Object " + ObjectKeys.printable(key)
-                                + " already exists in " + location);
+                        throw new ObjectAlreadyExistsException(
+                                "Object " + ObjectKeys.printable(key) + " already exists in " + location);
                     }
                     Files.delete(tmp);
                 } else {
@@ -279,8 +287,10 @@ public final class FileSystemObjectStore implements ObjectStore {
                 Files.createDirectory(d);
             } catch (FileAlreadyExistsException e) {
                 if (!Files.isDirectory(d)) {
-                    throw conflict(key, "'" + root.relativize(d) + "' is an object, so it cannot also be a prefix"
-                            + " of other objects in a filesystem store");
+                    throw conflict(
+                            key,
+                            "'" + root.relativize(d) + "' is an object, so it cannot also be a prefix"
+                                    + " of other objects in a filesystem store");
                 }
                 continue;
             } catch (NoSuchFileException e) {
@@ -300,19 +310,24 @@ public final class FileSystemObjectStore implements ObjectStore {
 
     @Override
     public CompletableFuture<ByteBuffer> get(String key) {
-        return getWhole(key, size -> ByteBuffer.allocate((int) size), b -> b, b -> { });
+        return getWhole(key, size -> ByteBuffer.allocate((int) size), b -> b, b -> {});
     }
 
     @Override
     public CompletableFuture<ByteBuf> get(String key, ByteBufAllocator allocator) {
-        return getWhole(key, size -> allocator.directBuffer((int) size, (int) size).writerIndex((int) size),
-                b -> b.nioBuffer(0, b.capacity()), ByteBuf::release);
+        return getWhole(
+                key,
+                size -> allocator.directBuffer((int) size, (int) size).writerIndex((int) size),
+                b -> b.nioBuffer(0, b.capacity()),
+                ByteBuf::release);
     }
 
     /** Reads a whole object into a buffer from {@code allocate}, checking its trailer; releases the buffer on failure. */
-    private <B> CompletableFuture<B> getWhole(String key, java.util.function.LongFunction<B> allocate,
-                                              java.util.function.Function<B, ByteBuffer> view,
-                                              java.util.function.Consumer<B> release) {
+    private <B> CompletableFuture<B> getWhole(
+            String key,
+            java.util.function.LongFunction<B> allocate,
+            java.util.function.Function<B, ByteBuffer> view,
+            java.util.function.Consumer<B> release) {
         Path path;
         try {
             path = pathOf(key);
@@ -344,8 +359,12 @@ public final class FileSystemObjectStore implements ObjectStore {
                     crc.update(data.duplicate());
                     int actual = (int) crc.getValue();
                     if (actual != storedCrc) {
-                        throw corrupted(key, path, String.format(
-                                "its %d bytes have CRC32C %08x but %08x was stored with them", size, actual, storedCrc));
+                        throw corrupted(
+                                key,
+                                path,
+                                String.format(
+                                        "its %d bytes have CRC32C %08x but %08x was stored with them",
+                                        size, actual, storedCrc));
                     }
                     done = true;
                     return out;
@@ -360,20 +379,28 @@ public final class FileSystemObjectStore implements ObjectStore {
 
     @Override
     public CompletableFuture<ByteBuffer> get(String key, long offset, long length) {
-        return getRange(key, offset, length, n -> ByteBuffer.allocate((int) n), b -> b, b -> { })
+        return getRange(key, offset, length, n -> ByteBuffer.allocate((int) n), b -> b, b -> {})
                 .thenApply(ByteBuffer::flip);
     }
 
     @Override
     public CompletableFuture<ByteBuf> get(String key, long offset, long length, ByteBufAllocator allocator) {
-        return getRange(key, offset, length, n -> allocator.directBuffer((int) n, (int) n).writerIndex((int) n),
-                b -> b.nioBuffer(0, b.capacity()), ByteBuf::release);
+        return getRange(
+                key,
+                offset,
+                length,
+                n -> allocator.directBuffer((int) n, (int) n).writerIndex((int) n),
+                b -> b.nioBuffer(0, b.capacity()),
+                ByteBuf::release);
     }
 
-    private <B> CompletableFuture<B> getRange(String key, long offset, long length,
-                                              java.util.function.LongFunction<B> allocate,
-                                              java.util.function.Function<B, ByteBuffer> view,
-                                              java.util.function.Consumer<B> release) {
+    private <B> CompletableFuture<B> getRange(
+            String key,
+            long offset,
+            long length,
+            java.util.function.LongFunction<B> allocate,
+            java.util.function.Function<B, ByteBuffer> view,
+            java.util.function.Consumer<B> release) {
         Path path;
         try {
             path = pathOf(key);
@@ -436,7 +463,8 @@ public final class FileSystemObjectStore implements ObjectStore {
             if (!attrs.isRegularFile()) {
                 return Optional.empty();
             }
-            return Optional.of(new ObjectInfo(key, objectSize(key, attrs.size()), attrs.lastModifiedTime().toInstant()));
+            return Optional.of(new ObjectInfo(
+                    key, objectSize(key, attrs.size()), attrs.lastModifiedTime().toInstant()));
         });
     }
 
@@ -454,8 +482,7 @@ public final class FileSystemObjectStore implements ObjectStore {
             throw rootMissing(null);
         }
         // The maxKeys + 1 smallest keys after the continuation: a max-heap that drops its largest.
-        PriorityQueue<ObjectInfo> smallest = new PriorityQueue<>(
-                (a, b) -> ObjectKeys.compareUtf8(b.key(), a.key()));
+        PriorityQueue<ObjectInfo> smallest = new PriorityQueue<>((a, b) -> ObjectKeys.compareUtf8(b.key(), a.key()));
         Files.walkFileTree(root, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
@@ -466,7 +493,8 @@ public final class FileSystemObjectStore implements ObjectStore {
                 boolean mayHold = dirKey.startsWith(prefix) || prefix.startsWith(dirKey);
                 // Every key under dir extends dirKey, so it compares with another key as dirKey does
                 // unless that key starts with dirKey.
-                boolean allBefore = continuation != null && !continuation.startsWith(dirKey)
+                boolean allBefore = continuation != null
+                        && !continuation.startsWith(dirKey)
                         && ObjectKeys.compareUtf8(dirKey, continuation) < 0;
                 boolean allAfter = smallest.size() > maxKeys
                         && ObjectKeys.compareUtf8(dirKey, smallest.peek().key()) > 0;
@@ -483,7 +511,8 @@ public final class FileSystemObjectStore implements ObjectStore {
                         || (continuation != null && ObjectKeys.compareUtf8(key, continuation) <= 0)) {
                     return FileVisitResult.CONTINUE;
                 }
-                if (smallest.size() > maxKeys && ObjectKeys.compareUtf8(key, smallest.peek().key()) >= 0) {
+                if (smallest.size() > maxKeys
+                        && ObjectKeys.compareUtf8(key, smallest.peek().key()) >= 0) {
                     return FileVisitResult.CONTINUE;
                 }
                 long size = Math.max(0, attrs.size() - TRAILER_LENGTH);
@@ -652,10 +681,11 @@ public final class FileSystemObjectStore implements ObjectStore {
             return corrupted(key, root.resolve(key), "the file shrank while it was read (" + e.getMessage() + ")");
         }
         if (e instanceof NoSuchFileException || isNotDirectory(e)) {
-            return new ObjectNotFoundException("No object " + ObjectKeys.printable(key) + " in " + location
-                    + ": " + what + " failed", e);
+            return new ObjectNotFoundException(
+                    "No object " + ObjectKeys.printable(key) + " in " + location + ": " + what + " failed", e);
         }
-        if (e instanceof FileSystemException fse && fse.getReason() != null
+        if (e instanceof FileSystemException fse
+                && fse.getReason() != null
                 && fse.getReason().toLowerCase(java.util.Locale.ROOT).contains("name too long")) {
             return ObjectKeys.invalid(key, location, "a segment is too long for this filesystem");
         }
@@ -672,8 +702,8 @@ public final class FileSystemObjectStore implements ObjectStore {
 
     private long objectSize(String key, long fileSize) {
         if (fileSize < TRAILER_LENGTH) {
-            throw corrupted(key, root.resolve(key), "its file is " + fileSize
-                    + " bytes, shorter than the checksum trailer");
+            throw corrupted(
+                    key, root.resolve(key), "its file is " + fileSize + " bytes, shorter than the checksum trailer");
         }
         return fileSize - TRAILER_LENGTH;
     }
@@ -685,12 +715,18 @@ public final class FileSystemObjectStore implements ObjectStore {
             int slash = key.indexOf('/', start);
             String segment = slash < 0 ? key.substring(start) : key.substring(start, slash);
             if (segment.startsWith(RESERVED_PREFIX)) {
-                throw ObjectKeys.invalid(key, location, "a segment starts with '" + RESERVED_PREFIX
-                        + "', reserved for the filesystem store's temporary files");
+                throw ObjectKeys.invalid(
+                        key,
+                        location,
+                        "a segment starts with '" + RESERVED_PREFIX
+                                + "', reserved for the filesystem store's temporary files");
             }
             if (ObjectKeys.utf8Length(segment) > MAX_SEGMENT_BYTES) {
-                throw ObjectKeys.invalid(key, location, "a segment is longer than " + MAX_SEGMENT_BYTES
-                        + " bytes in UTF-8, the filesystem's limit on a file name");
+                throw ObjectKeys.invalid(
+                        key,
+                        location,
+                        "a segment is longer than " + MAX_SEGMENT_BYTES
+                                + " bytes in UTF-8, the filesystem's limit on a file name");
             }
             if (slash < 0) {
                 break;
@@ -719,8 +755,10 @@ public final class FileSystemObjectStore implements ObjectStore {
     }
 
     private static boolean isNotDirectory(IOException e) {
-        return e instanceof NotDirectoryException || (e instanceof FileSystemException fse && fse.getReason() != null
-                && fse.getReason().toLowerCase(java.util.Locale.ROOT).contains("not a directory"));
+        return e instanceof NotDirectoryException
+                || (e instanceof FileSystemException fse
+                        && fse.getReason() != null
+                        && fse.getReason().toLowerCase(java.util.Locale.ROOT).contains("not a directory"));
     }
 
     private static void writeFully(FileChannel ch, ByteBuffer[] bufs) throws IOException {

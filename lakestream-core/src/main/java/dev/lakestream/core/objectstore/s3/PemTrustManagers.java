@@ -21,8 +21,7 @@ import javax.net.ssl.TrustManagerFactory;
  */
 final class PemTrustManagers {
 
-    private PemTrustManagers() {
-    }
+    private PemTrustManagers() {}
 
     /** The certificates of {@code file}; at least one. */
     static Collection<? extends Certificate> certificates(Path file) {
@@ -31,7 +30,8 @@ final class PemTrustManagers {
             throw new ConfigException(key, file.toString(), "is not a readable file");
         }
         try (InputStream in = Files.newInputStream(file)) {
-            Collection<? extends Certificate> certs = CertificateFactory.getInstance("X.509").generateCertificates(in);
+            Collection<? extends Certificate> certs =
+                    CertificateFactory.getInstance("X.509").generateCertificates(in);
             if (certs.isEmpty()) {
                 throw new ConfigException(key, file.toString(), "holds no X.509 certificate (PEM or DER expected)");
             }
@@ -48,14 +48,18 @@ final class PemTrustManagers {
             store.load(null, null);
             int i = 0;
             for (Certificate c : certificates(file)) {
-                String alias = c instanceof X509Certificate x ? x.getSubjectX500Principal().getName() : "cert";
+                String alias = c instanceof X509Certificate x
+                        ? x.getSubjectX500Principal().getName()
+                        : "cert";
                 store.setCertificateEntry(i++ + "-" + alias, c);
             }
             TrustManagerFactory f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             f.init(store);
             return f.getTrustManagers();
         } catch (IOException | GeneralSecurityException e) {
-            throw new ConfigException(S3ObjectStoreConfig.TLS_TRUST_CERTS_FILE, file.toString(),
+            throw new ConfigException(
+                    S3ObjectStoreConfig.TLS_TRUST_CERTS_FILE,
+                    file.toString(),
                     "cannot be made a trust store: " + e.getMessage());
         }
     }

@@ -6,6 +6,7 @@ import dev.lakestream.core.objectstore.BucketNotFoundException;
 import dev.lakestream.core.objectstore.InvalidObjectKeyException;
 import dev.lakestream.core.objectstore.InvalidRangeException;
 import dev.lakestream.core.objectstore.ObjectAlreadyExistsException;
+import dev.lakestream.core.objectstore.ObjectBody;
 import dev.lakestream.core.objectstore.ObjectCorruptedException;
 import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectKeys;
@@ -17,6 +18,10 @@ import dev.lakestream.core.objectstore.ObjectStoreException;
 import dev.lakestream.core.objectstore.ObjectStoreLifecycle;
 import dev.lakestream.core.objectstore.ObjectStoreUnavailableException;
 import dev.lakestream.core.objectstore.RetryPolicy;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -40,11 +45,6 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
-import dev.lakestream.core.objectstore.ObjectBody;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
@@ -59,7 +59,6 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -121,15 +120,36 @@ public final class S3ObjectStore implements ObjectStore {
     public static final int MAX_DELETE_BATCH = 1000;
 
     private static final Set<Integer> RETRYABLE_STATUS = Set.of(500, 502, 503, 504, 429);
-    private static final Set<String> RETRYABLE_CODES = Set.of("SlowDown", "Throttling", "ThrottlingException",
-            "RequestThrottled", "RequestLimitExceeded", "TooManyRequestsException", "InternalError",
-            "ServiceUnavailable", "RequestTimeout", "RequestTimeoutException", "BandwidthLimitExceeded",
-            "EC2ThrottledException", "PriorRequestNotComplete", "TransactionInProgress");
-    private static final Set<String> ACCESS_DENIED_CODES = Set.of("AccessDenied", "InvalidAccessKeyId",
-            "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken", "AllAccessDisabled",
-            "InvalidSecurity", "AccountProblem");
-    private static final Set<String> BAD_DIGEST_CODES = Set.of("BadDigest", "InvalidDigest",
-            "XAmzContentChecksumMismatch", "XAmzContentSHA256Mismatch", "InvalidChecksum");
+    private static final Set<String> RETRYABLE_CODES = Set.of(
+            "SlowDown",
+            "Throttling",
+            "ThrottlingException",
+            "RequestThrottled",
+            "RequestLimitExceeded",
+            "TooManyRequestsException",
+            "InternalError",
+            "ServiceUnavailable",
+            "RequestTimeout",
+            "RequestTimeoutException",
+            "BandwidthLimitExceeded",
+            "EC2ThrottledException",
+            "PriorRequestNotComplete",
+            "TransactionInProgress");
+    private static final Set<String> ACCESS_DENIED_CODES = Set.of(
+            "AccessDenied",
+            "InvalidAccessKeyId",
+            "SignatureDoesNotMatch",
+            "InvalidToken",
+            "ExpiredToken",
+            "AllAccessDisabled",
+            "InvalidSecurity",
+            "AccountProblem");
+    private static final Set<String> BAD_DIGEST_CODES = Set.of(
+            "BadDigest",
+            "InvalidDigest",
+            "XAmzContentChecksumMismatch",
+            "XAmzContentSHA256Mismatch",
+            "InvalidChecksum");
 
     private final S3ObjectStoreConfig config;
     private final String bucket;
@@ -190,8 +210,7 @@ public final class S3ObjectStore implements ObjectStore {
                 // We send and ask for checksums explicitly (see the class comment).
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .overrideConfiguration(o -> o
-                        .retryStrategy(AwsRetryStrategy.doNotRetry())
+                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())
                         .apiCallAttemptTimeout(timeout)
                         .apiCallTimeout(timeout));
         if (config.endpoint() != null) {
@@ -208,9 +227,15 @@ public final class S3ObjectStore implements ObjectStore {
         this.s3 = client;
         this.timer = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("lakestream-s3-retry-" + bucket));
         this.timer.setRemoveOnCancelPolicy(true);
-        LOG.info("Opened S3 object store {} (region {}, pathStyle {}, requestTimeout {}, maxRetries {}, "
-                + "maxConcurrentRequests {})", location, config.region(), config.pathStyleAccess(),
-                timeout, config.maxRetries(), config.maxConcurrentRequests());
+        LOG.info(
+                "Opened S3 object store {} (region {}, pathStyle {}, requestTimeout {}, maxRetries {}, "
+                        + "maxConcurrentRequests {})",
+                location,
+                config.region(),
+                config.pathStyleAccess(),
+                timeout,
+                config.maxRetries(),
+                config.maxConcurrentRequests());
     }
 
     public S3ObjectStoreConfig config() {
@@ -253,20 +278,26 @@ public final class S3ObjectStore implements ObjectStore {
         ByteBuf staged = body.parts().length > MAX_BODY_PARTS ? stage(body) : null;
         ByteBuffer[] parts = staged == null ? body.parts() : staged.nioBuffers();
         // Each attempt sends the parts afresh (new read-only views, so a retry starts from their first byte).
-        CompletableFuture<Void> put = execute(op, key, () -> s3.putObject(r -> {
-            r.bucket(bucket)
-                    .key(physical)
-                    .contentLength(length)
-                    .contentType("application/octet-stream")
-                    .checksumAlgorithm(ChecksumAlgorithm.CRC32_C)
-                    .checksumCRC32C(crc)
-                    .metadata(Map.of(CRC32C_METADATA, crc));
-            if (ifAbsent) {
-                r.ifNoneMatch("*");
-            }
-        }, parts.length == 1
-                ? AsyncRequestBody.fromByteBufferUnsafe(parts[0].asReadOnlyBuffer())
-                : AsyncRequestBody.fromByteBuffersUnsafe(readOnly(parts)))).thenApply(r -> null);
+        CompletableFuture<Void> put = execute(
+                        op,
+                        key,
+                        () -> s3.putObject(
+                                r -> {
+                                    r.bucket(bucket)
+                                            .key(physical)
+                                            .contentLength(length)
+                                            .contentType("application/octet-stream")
+                                            .checksumAlgorithm(ChecksumAlgorithm.CRC32_C)
+                                            .checksumCRC32C(crc)
+                                            .metadata(Map.of(CRC32C_METADATA, crc));
+                                    if (ifAbsent) {
+                                        r.ifNoneMatch("*");
+                                    }
+                                },
+                                parts.length == 1
+                                        ? AsyncRequestBody.fromByteBufferUnsafe(parts[0].asReadOnlyBuffer())
+                                        : AsyncRequestBody.fromByteBuffersUnsafe(readOnly(parts))))
+                .thenApply(r -> null);
         if (staged != null) {
             var unused = put.whenComplete((v, e) -> staged.release()); // the caller gets put, which fails alike
         }
@@ -280,16 +311,17 @@ public final class S3ObjectStore implements ObjectStore {
      */
     private static ByteBuf stage(ObjectBody body) {
         int length = Math.toIntExact(body.length());
-        CompositeByteBuf staged = PooledByteBufAllocator.DEFAULT.compositeDirectBuffer(
-                Math.max(2, length / STAGING_BYTES + 1));
+        CompositeByteBuf staged =
+                PooledByteBufAllocator.DEFAULT.compositeDirectBuffer(Math.max(2, length / STAGING_BYTES + 1));
         try {
             ByteBuf current = null;
             for (ByteBuffer part : body.parts()) {
                 ByteBuffer p = part.duplicate();
                 while (p.hasRemaining()) {
                     if (current == null || !current.isWritable()) {
-                        int size = Math.min(STAGING_BYTES, length - staged.writerIndex()
-                                - (current == null ? 0 : current.readableBytes()));
+                        int size = Math.min(
+                                STAGING_BYTES,
+                                length - staged.writerIndex() - (current == null ? 0 : current.readableBytes()));
                         if (current != null) {
                             staged.addComponent(true, current);
                         }
@@ -336,10 +368,13 @@ public final class S3ObjectStore implements ObjectStore {
         } catch (InvalidObjectKeyException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return execute("get", key, () -> s3.getObject(
-                        r -> r.bucket(bucket).key(physical).checksumMode(ChecksumMode.ENABLED),
-                        collector.fresh())
-                .thenApply(bytes -> verified(key, bytes)));
+        return execute(
+                "get",
+                key,
+                () -> s3.getObject(
+                                r -> r.bucket(bucket).key(physical).checksumMode(ChecksumMode.ENABLED),
+                                collector.fresh())
+                        .thenApply(bytes -> verified(key, bytes)));
     }
 
     /** The body, once its CRC32C matches the one written with it; released when it does not. */
@@ -382,23 +417,24 @@ public final class S3ObjectStore implements ObjectStore {
         }
         long last = offset + length - 1 < offset ? Long.MAX_VALUE : offset + length - 1;
         String range = "bytes=" + offset + "-" + last;
-        return execute("get " + range + " of", key, () -> s3.getObject(
-                        r -> r.bucket(bucket).key(physical).range(range),
-                        collector.fresh())
-                .thenApply(bytes -> {
-                    ByteBuf data = bytes.buffer();
-                    if (bytes.response().contentRange() != null) {
-                        return data;
-                    }
-                    // A store that ignored the Range header sent the whole object: cut it here.
-                    if (offset >= data.readableBytes()) {
-                        data.release();
-                        throw new InvalidRangeException(rangeMessage(key, offset));
-                    }
-                    int from = (int) offset;
-                    int to = (int) Math.min(data.readableBytes(), offset + length);
-                    return data.slice(from, to - from);
-                }));
+        return execute(
+                "get " + range + " of",
+                key,
+                () -> s3.getObject(r -> r.bucket(bucket).key(physical).range(range), collector.fresh())
+                        .thenApply(bytes -> {
+                            ByteBuf data = bytes.buffer();
+                            if (bytes.response().contentRange() != null) {
+                                return data;
+                            }
+                            // A store that ignored the Range header sent the whole object: cut it here.
+                            if (offset >= data.readableBytes()) {
+                                data.release();
+                                throw new InvalidRangeException(rangeMessage(key, offset));
+                            }
+                            int from = (int) offset;
+                            int to = (int) Math.min(data.readableBytes(), offset + length);
+                            return data.slice(from, to - from);
+                        }));
     }
 
     @Override
@@ -409,14 +445,17 @@ public final class S3ObjectStore implements ObjectStore {
         } catch (InvalidObjectKeyException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return execute("head", key, () -> s3.headObject(r -> r.bucket(bucket).key(physical))
-                .thenApply(r -> Optional.of(new ObjectInfo(key, r.contentLength(), r.lastModified())))
-                .exceptionally(e -> {
-                    if (RetryPolicy.unwrap(e) instanceof S3Exception s && s.statusCode() == 404) {
-                        return Optional.empty();
-                    }
-                    throw e instanceof CompletionException ce ? ce : new CompletionException(e);
-                }));
+        return execute(
+                "head",
+                key,
+                () -> s3.headObject(r -> r.bucket(bucket).key(physical))
+                        .thenApply(r -> Optional.of(new ObjectInfo(key, r.contentLength(), r.lastModified())))
+                        .exceptionally(e -> {
+                            if (RetryPolicy.unwrap(e) instanceof S3Exception s && s.statusCode() == 404) {
+                                return Optional.empty();
+                            }
+                            throw e instanceof CompletionException ce ? ce : new CompletionException(e);
+                        }));
     }
 
     @Override
@@ -426,21 +465,27 @@ public final class S3ObjectStore implements ObjectStore {
             return CompletableFuture.failedFuture(problem);
         }
         String physicalPrefix = keyPrefix + prefix;
-        return execute("list of prefix", prefix, () -> s3.listObjectsV2(r -> {
-            r.bucket(bucket).prefix(physicalPrefix).maxKeys(maxKeys);
-            if (continuation != null) {
-                r.continuationToken(continuation);
-            }
-        }).thenApply(resp -> {
-            List<ObjectInfo> objects = new ArrayList<>(resp.contents().size());
-            for (var o : resp.contents()) {
-                if (o.key().startsWith(keyPrefix)) {
-                    objects.add(new ObjectInfo(o.key().substring(keyPrefix.length()), o.size(), o.lastModified()));
-                }
-            }
-            String next = Boolean.TRUE.equals(resp.isTruncated()) ? resp.nextContinuationToken() : null;
-            return new ObjectListing(objects, next);
-        }));
+        return execute(
+                "list of prefix",
+                prefix,
+                () -> s3.listObjectsV2(r -> {
+                            r.bucket(bucket).prefix(physicalPrefix).maxKeys(maxKeys);
+                            if (continuation != null) {
+                                r.continuationToken(continuation);
+                            }
+                        })
+                        .thenApply(resp -> {
+                            List<ObjectInfo> objects =
+                                    new ArrayList<>(resp.contents().size());
+                            for (var o : resp.contents()) {
+                                if (o.key().startsWith(keyPrefix)) {
+                                    objects.add(new ObjectInfo(
+                                            o.key().substring(keyPrefix.length()), o.size(), o.lastModified()));
+                                }
+                            }
+                            String next = Boolean.TRUE.equals(resp.isTruncated()) ? resp.nextContinuationToken() : null;
+                            return new ObjectListing(objects, next);
+                        }));
     }
 
     @Override
@@ -458,16 +503,21 @@ public final class S3ObjectStore implements ObjectStore {
         }
         List<CompletableFuture<Void>> batches = new ArrayList<>();
         for (int from = 0; from < physical.size(); from += MAX_DELETE_BATCH) {
-            List<ObjectIdentifier> ids = physical.subList(from, Math.min(physical.size(), from + MAX_DELETE_BATCH))
-                    .stream().map(k -> ObjectIdentifier.builder().key(k).build()).toList();
+            List<ObjectIdentifier> ids =
+                    physical.subList(from, Math.min(physical.size(), from + MAX_DELETE_BATCH)).stream()
+                            .map(k -> ObjectIdentifier.builder().key(k).build())
+                            .toList();
             String first = ids.get(0).key().substring(keyPrefix.length());
             String what = "delete of " + ids.size() + " keys from";
-            batches.add(execute(what, first, () -> s3.deleteObjects(
-                            r -> r.bucket(bucket).delete(d -> d.quiet(true).objects(ids)))
-                    .thenApply(resp -> {
-                        checkDeleteErrors(resp, ids.size());
-                        return null;
-                    })));
+            batches.add(execute(
+                    what,
+                    first,
+                    () -> s3.deleteObjects(r ->
+                                    r.bucket(bucket).delete(d -> d.quiet(true).objects(ids)))
+                            .thenApply(resp -> {
+                                checkDeleteErrors(resp, ids.size());
+                                return null;
+                            })));
         }
         return CompletableFuture.allOf(batches.toArray(CompletableFuture[]::new));
     }
@@ -477,8 +527,13 @@ public final class S3ObjectStore implements ObjectStore {
         if (errors == null || errors.isEmpty()) {
             return;
         }
-        StringBuilder sb = new StringBuilder("Delete from ").append(location).append(" failed for ")
-                .append(errors.size()).append(" of ").append(batchSize).append(" keys: ");
+        StringBuilder sb = new StringBuilder("Delete from ")
+                .append(location)
+                .append(" failed for ")
+                .append(errors.size())
+                .append(" of ")
+                .append(batchSize)
+                .append(" keys: ");
         boolean allRetryable = true;
         boolean denied = false;
         for (int i = 0; i < errors.size(); i++) {
@@ -487,9 +542,15 @@ public final class S3ObjectStore implements ObjectStore {
             denied |= has(ACCESS_DENIED_CODES, e.code());
             if (i < 10) {
                 String k = e.key() != null && e.key().startsWith(keyPrefix)
-                        ? e.key().substring(keyPrefix.length()) : e.key();
-                sb.append(i == 0 ? "" : ", ").append(ObjectKeys.printable(k)).append(" (").append(e.code())
-                        .append(": ").append(e.message()).append(')');
+                        ? e.key().substring(keyPrefix.length())
+                        : e.key();
+                sb.append(i == 0 ? "" : ", ")
+                        .append(ObjectKeys.printable(k))
+                        .append(" (")
+                        .append(e.code())
+                        .append(": ")
+                        .append(e.message())
+                        .append(')');
             } else if (i == 10) {
                 sb.append(", ...");
             }
@@ -538,7 +599,11 @@ public final class S3ObjectStore implements ObjectStore {
                 error -> {
                     boolean retry = isRetryable(error);
                     if (retry) {
-                        LOG.debug("{} of {} in {} failed, will retry: {}", op, ObjectKeys.printable(key), location,
+                        LOG.debug(
+                                "{} of {} in {} failed, will retry: {}",
+                                op,
+                                ObjectKeys.printable(key),
+                                location,
                                 error.toString());
                     }
                     return retry;
@@ -549,17 +614,20 @@ public final class S3ObjectStore implements ObjectStore {
 
     private String physicalKey(String key) {
         ObjectKeys.validate(key, location);
-        if (!keyPrefix.isEmpty() && ObjectKeys.utf8Length(keyPrefix) + ObjectKeys.utf8Length(key)
-                > ObjectKeys.MAX_KEY_BYTES) {
-            throw ObjectKeys.invalid(key, location, "with the prefix '" + keyPrefix + "' the key is longer than "
-                    + ObjectKeys.MAX_KEY_BYTES + " bytes in UTF-8");
+        if (!keyPrefix.isEmpty()
+                && ObjectKeys.utf8Length(keyPrefix) + ObjectKeys.utf8Length(key) > ObjectKeys.MAX_KEY_BYTES) {
+            throw ObjectKeys.invalid(
+                    key,
+                    location,
+                    "with the prefix '" + keyPrefix + "' the key is longer than " + ObjectKeys.MAX_KEY_BYTES
+                            + " bytes in UTF-8");
         }
         return keyPrefix + key;
     }
 
     private String rangeMessage(String key, long offset) {
-        return "Range starting at offset " + offset + " is at or past the end of object "
-                + ObjectKeys.printable(key) + " in " + location;
+        return "Range starting at offset " + offset + " is at or past the end of object " + ObjectKeys.printable(key)
+                + " in " + location;
     }
 
     /** Whether a failure of one attempt may go away on another attempt. */
@@ -592,12 +660,14 @@ public final class S3ObjectStore implements ObjectStore {
     }
 
     private static boolean isMissingCredentials(Throwable t) {
-        return t instanceof SdkClientException && t.getMessage() != null
+        return t instanceof SdkClientException
+                && t.getMessage() != null
                 && t.getMessage().contains("Unable to load credentials");
     }
 
     private static boolean isChecksumMismatch(Throwable t) {
-        return t instanceof SdkClientException && t.getMessage() != null
+        return t instanceof SdkClientException
+                && t.getMessage() != null
                 && t.getMessage().toLowerCase(java.util.Locale.ROOT).contains("checksum");
     }
 
@@ -637,50 +707,66 @@ public final class S3ObjectStore implements ObjectStore {
             String code = errorCode(e);
             String detail = detail(e);
             if ("NoSuchBucket".equals(code)) {
-                return new BucketNotFoundException("Bucket '" + bucket + "' does not exist at " + endpoint + ": "
-                        + what + " failed" + tries + ": " + detail, e);
+                return new BucketNotFoundException(
+                        "Bucket '" + bucket + "' does not exist at " + endpoint + ": " + what + " failed" + tries + ": "
+                                + detail,
+                        e);
             }
             if (status == 412 || (status == 409 && "ConditionalRequestConflict".equals(code))) {
-                return new ObjectAlreadyExistsException("Object " + subject + " already exists in bucket '" + bucket
-                        + "' (" + location + "): " + op + " failed" + tries + ": " + detail
-                        + (attempts > 1 ? "; an earlier attempt of this call may have created it" : ""), e);
+                return new ObjectAlreadyExistsException(
+                        "Object " + subject + " already exists in bucket '" + bucket
+                                + "' (" + location + "): " + op + " failed" + tries + ": " + detail
+                                + (attempts > 1 ? "; an earlier attempt of this call may have created it" : ""),
+                        e);
             }
             if (status == 416 || "InvalidRange".equals(code)) {
                 return new InvalidRangeException(rangeMessage(key, rangeStart(op)) + ": " + detail, e);
             }
             if (status == 404 || "NoSuchKey".equals(code)) {
-                return new ObjectNotFoundException("No object " + subject + " in bucket '" + bucket + "' ("
-                        + location + "): " + op + " failed: " + detail, e);
+                return new ObjectNotFoundException(
+                        "No object " + subject + " in bucket '" + bucket + "' (" + location + "): " + op + " failed: "
+                                + detail,
+                        e);
             }
             if (status == 403 || has(ACCESS_DENIED_CODES, code)) {
-                return new ObjectStoreAccessDeniedException("Access denied to bucket '" + bucket + "' at " + endpoint
-                        + ": " + what + " failed: " + detail + " (check " + S3ObjectStoreConfig.ACCESS_KEY_ID
-                        + ", " + S3ObjectStoreConfig.SECRET_ACCESS_KEY + " and the bucket's policy)", e);
+                return new ObjectStoreAccessDeniedException(
+                        "Access denied to bucket '" + bucket + "' at " + endpoint
+                                + ": " + what + " failed: " + detail + " (check " + S3ObjectStoreConfig.ACCESS_KEY_ID
+                                + ", " + S3ObjectStoreConfig.SECRET_ACCESS_KEY + " and the bucket's policy)",
+                        e);
             }
             if (has(BAD_DIGEST_CODES, code)) {
-                return new ObjectCorruptedException("The store rejected the body of " + what
-                        + ": it did not match the CRC32C sent with it (the buffer changed during the put, or the"
-                        + " bytes were damaged in transit): " + detail, e);
+                return new ObjectCorruptedException(
+                        "The store rejected the body of " + what
+                                + ": it did not match the CRC32C sent with it (the buffer changed during the put, or the"
+                                + " bytes were damaged in transit): " + detail,
+                        e);
             }
             if (isRetryable(e)) {
-                return new ObjectStoreUnavailableException("S3 endpoint " + endpoint + " kept failing: " + what
-                        + " failed" + tries + ": " + detail, e);
+                return new ObjectStoreUnavailableException(
+                        "S3 endpoint " + endpoint + " kept failing: " + what + " failed" + tries + ": " + detail, e);
             }
             return new ObjectStoreException(what + " failed" + tries + ": " + detail, e);
         }
         if (isMissingCredentials(t)) {
-            return new ObjectStoreAccessDeniedException("No credentials for bucket '" + bucket + "' at " + endpoint
-                    + ": " + what + " failed: set " + S3ObjectStoreConfig.ACCESS_KEY_ID + " and "
-                    + S3ObjectStoreConfig.SECRET_ACCESS_KEY + ", or provide them to the AWS SDK's default chain"
-                    + " (environment, system properties, profile, instance role): " + t.getMessage(), t);
+            return new ObjectStoreAccessDeniedException(
+                    "No credentials for bucket '" + bucket + "' at " + endpoint
+                            + ": " + what + " failed: set " + S3ObjectStoreConfig.ACCESS_KEY_ID + " and "
+                            + S3ObjectStoreConfig.SECRET_ACCESS_KEY + ", or provide them to the AWS SDK's default chain"
+                            + " (environment, system properties, profile, instance role): " + t.getMessage(),
+                    t);
         }
         if (isChecksumMismatch(t)) {
-            return new ObjectCorruptedException("Object " + subject + " in bucket '" + bucket + "' (" + location
-                    + ") is corrupted: the bytes read do not match its stored checksum: " + t.getMessage(), t);
+            return new ObjectCorruptedException(
+                    "Object " + subject + " in bucket '" + bucket + "' (" + location
+                            + ") is corrupted: the bytes read do not match its stored checksum: " + t.getMessage(),
+                    t);
         }
         if (isRetryable(t)) {
-            return new ObjectStoreUnavailableException("S3 endpoint " + endpoint + " is unreachable or not answering: "
-                    + what + " failed" + tries + ": " + rootMessage(t), t);
+            return new ObjectStoreUnavailableException(
+                    "S3 endpoint " + endpoint + " is unreachable or not answering: " + what + " failed" + tries + ": "
+                            + rootMessage(t),
+                    t);
         }
         return new ObjectStoreException(what + " failed" + tries + ": " + t, t);
     }
@@ -705,7 +791,10 @@ public final class S3ObjectStore implements ObjectStore {
         int depth = 0;
         while (c != null && c != t && depth++ < 5) {
             if (c.getMessage() != null && !sb.toString().contains(c.getMessage())) {
-                sb.append(" <- ").append(c.getClass().getSimpleName()).append(": ").append(c.getMessage());
+                sb.append(" <- ")
+                        .append(c.getClass().getSimpleName())
+                        .append(": ")
+                        .append(c.getMessage());
             }
             t = c;
             c = c.getCause();

@@ -7,8 +7,8 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The settings of an {@link S3ObjectStore}, validated on construction (a {@link ConfigException} names the
@@ -65,9 +65,20 @@ public record S3ObjectStoreConfig(
     public static final String TLS_TRUST_CERTS_FILE = "lakestream.s3.tlsTrustCertsFilePath";
 
     /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
-    public static final List<String> KEYS =
-            List.of(BUCKET, PREFIX, REGION, ENDPOINT, PATH_STYLE_ACCESS, ACCESS_KEY_ID, SECRET_ACCESS_KEY, REQUEST_TIMEOUT,
-                    MAX_RETRIES, RETRY_BASE_DELAY, RETRY_MAX_DELAY, MAX_CONCURRENT_REQUESTS, TLS_TRUST_CERTS_FILE);
+    public static final List<String> KEYS = List.of(
+            BUCKET,
+            PREFIX,
+            REGION,
+            ENDPOINT,
+            PATH_STYLE_ACCESS,
+            ACCESS_KEY_ID,
+            SECRET_ACCESS_KEY,
+            REQUEST_TIMEOUT,
+            MAX_RETRIES,
+            RETRY_BASE_DELAY,
+            RETRY_MAX_DELAY,
+            MAX_CONCURRENT_REQUESTS,
+            TLS_TRUST_CERTS_FILE);
 
     public static final String DEFAULT_REGION = "us-east-1";
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
@@ -90,10 +101,11 @@ public record S3ObjectStoreConfig(
         }
         region = region.trim();
         if (endpoint != null) {
-            String scheme = endpoint.getScheme() == null ? "" : endpoint.getScheme().toLowerCase(Locale.ROOT);
+            String scheme =
+                    endpoint.getScheme() == null ? "" : endpoint.getScheme().toLowerCase(Locale.ROOT);
             if (!(scheme.equals("http") || scheme.equals("https")) || endpoint.getHost() == null) {
-                throw new ConfigException(ENDPOINT, endpoint.toString(),
-                        "is not an http:// or https:// URI with a host");
+                throw new ConfigException(
+                        ENDPOINT, endpoint.toString(), "is not an http:// or https:// URI with a host");
             }
         }
         accessKeyId = blankToNull(accessKeyId);
@@ -111,16 +123,19 @@ public record S3ObjectStoreConfig(
         requirePositive(RETRY_BASE_DELAY, retryBaseDelay);
         requirePositive(RETRY_MAX_DELAY, retryMaxDelay);
         if (retryBaseDelay.compareTo(retryMaxDelay) > 0) {
-            throw new ConfigException(RETRY_BASE_DELAY, ConfigReader.format(retryBaseDelay),
+            throw new ConfigException(
+                    RETRY_BASE_DELAY,
+                    ConfigReader.format(retryBaseDelay),
                     "must not exceed " + RETRY_MAX_DELAY + " (" + ConfigReader.format(retryMaxDelay) + ")");
         }
         if (maxConcurrentRequests < 1) {
-            throw new ConfigException(MAX_CONCURRENT_REQUESTS, String.valueOf(maxConcurrentRequests),
-                    "must be >= 1");
+            throw new ConfigException(MAX_CONCURRENT_REQUESTS, String.valueOf(maxConcurrentRequests), "must be >= 1");
         }
         if (tlsTrustCertsFile != null) {
             if (endpoint != null && "http".equalsIgnoreCase(endpoint.getScheme())) {
-                throw new ConfigException(TLS_TRUST_CERTS_FILE, tlsTrustCertsFile.toString(),
+                throw new ConfigException(
+                        TLS_TRUST_CERTS_FILE,
+                        tlsTrustCertsFile.toString(),
                         "applies to an https:// endpoint, but " + ENDPOINT + " is " + endpoint);
             }
             PemTrustManagers.certificates(tlsTrustCertsFile);
@@ -134,13 +149,15 @@ public record S3ObjectStoreConfig(
 
     /** Reads the {@code lakestream.s3.*} keys; absent keys take the defaults above. */
     public static S3ObjectStoreConfig fromProperties(ConfigReader reader) {
-        URI endpoint = reader.optional(ENDPOINT).map(v -> {
-            try {
-                return new URI(v);
-            } catch (URISyntaxException e) {
-                throw new ConfigException(ENDPOINT, v, "is not a URI: " + e.getReason());
-            }
-        }).orElse(null);
+        URI endpoint = reader.optional(ENDPOINT)
+                .map(v -> {
+                    try {
+                        return new URI(v);
+                    } catch (URISyntaxException e) {
+                        throw new ConfigException(ENDPOINT, v, "is not a URI: " + e.getReason());
+                    }
+                })
+                .orElse(null);
         return new S3ObjectStoreConfig(
                 reader.required(BUCKET),
                 reader.string(PREFIX, ""),
@@ -154,7 +171,9 @@ public record S3ObjectStoreConfig(
                 reader.duration(RETRY_BASE_DELAY, DEFAULT_RETRY_BASE_DELAY),
                 reader.duration(RETRY_MAX_DELAY, DEFAULT_RETRY_MAX_DELAY),
                 reader.integer(MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_CONCURRENT_REQUESTS),
-                reader.optional(TLS_TRUST_CERTS_FILE).filter(v -> !v.isBlank()).map(v -> Path.of(v.trim()))
+                reader.optional(TLS_TRUST_CERTS_FILE)
+                        .filter(v -> !v.isBlank())
+                        .map(v -> Path.of(v.trim()))
                         .orElse(null));
     }
 
@@ -315,9 +334,20 @@ public record S3ObjectStoreConfig(
         }
 
         public S3ObjectStoreConfig build() {
-            return new S3ObjectStoreConfig(bucket, prefix, region, endpoint, pathStyleAccess, accessKeyId,
-                    secretAccessKey, requestTimeout, maxRetries, retryBaseDelay, retryMaxDelay,
-                    maxConcurrentRequests, tlsTrustCertsFile);
+            return new S3ObjectStoreConfig(
+                    bucket,
+                    prefix,
+                    region,
+                    endpoint,
+                    pathStyleAccess,
+                    accessKeyId,
+                    secretAccessKey,
+                    requestTimeout,
+                    maxRetries,
+                    retryBaseDelay,
+                    retryMaxDelay,
+                    maxConcurrentRequests,
+                    tlsTrustCertsFile);
         }
     }
 }

@@ -79,7 +79,10 @@ final class SizedResponseBody implements AsyncResponseTransformer<GetObjectRespo
 
     /** A transfer that broke off: retryable, like the I/O error a dropped connection gives. */
     static SdkClientException broken(String message) {
-        return SdkClientException.builder().message(message).cause(new IOException(message)).build();
+        return SdkClientException.builder()
+                .message(message)
+                .cause(new IOException(message))
+                .build();
     }
 
     private static final class Collector implements Subscriber<ByteBuffer> {
@@ -95,8 +98,8 @@ final class SizedResponseBody implements AsyncResponseTransformer<GetObjectRespo
             Long contentLength = response.contentLength();
             this.expected = contentLength == null ? -1 : contentLength;
             if (expected > Integer.MAX_VALUE - 8) {
-                result.completeExceptionally(SdkClientException.create("object body of " + expected
-                        + " bytes is too large for one array"));
+                result.completeExceptionally(
+                        SdkClientException.create("object body of " + expected + " bytes is too large for one array"));
                 return;
             }
             boolean heap = allocator instanceof UnpooledByteBufAllocator;
@@ -125,8 +128,8 @@ final class SizedResponseBody implements AsyncResponseTransformer<GetObjectRespo
             if (n > body.maxWritableBytes()) {
                 subscription.cancel();
                 releaseBody();
-                result.completeExceptionally(broken("object body ran past its Content-Length of " + expected
-                        + " bytes"));
+                result.completeExceptionally(
+                        broken("object body ran past its Content-Length of " + expected + " bytes"));
                 return;
             }
             body.writeBytes(chunk.duplicate());
@@ -146,8 +149,8 @@ final class SizedResponseBody implements AsyncResponseTransformer<GetObjectRespo
             if (expected >= 0 && body.readableBytes() != expected) {
                 int got = body.readableBytes();
                 releaseBody();
-                result.completeExceptionally(broken("object body ended after " + got + " of its Content-Length of "
-                        + expected + " bytes"));
+                result.completeExceptionally(
+                        broken("object body ended after " + got + " of its Content-Length of " + expected + " bytes"));
                 return;
             }
             ByteBuf out = body;

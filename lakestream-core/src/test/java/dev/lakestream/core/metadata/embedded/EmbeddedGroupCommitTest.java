@@ -45,17 +45,27 @@ class EmbeddedGroupCommitTest {
             store.onWriterThread(resume::join);
             for (int i = 0; i < WRITES; i++) {
                 puts.add(store.put("/k/" + i, bytes("v" + i), PutOptions.DEFAULT));
-                commits.add(store.put("/index/s", bytes("r" + i), PutOptions.DEFAULT.partitionKey("s").sequenceKeyDeltas(1)));
+                commits.add(store.put(
+                        "/index/s",
+                        bytes("r" + i),
+                        PutOptions.DEFAULT.partitionKey("s").sequenceKeyDeltas(1)));
             }
             assertThat(puts.get(0)).isNotDone();
             resume.complete(null);
             CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new))
                     .thenCompose(v -> CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new)))
-                    .orTimeout(30, TimeUnit.SECONDS).join();
+                    .orTimeout(30, TimeUnit.SECONDS)
+                    .join();
 
-            assertThat(store.walSyncs() - syncsBefore).as("one fsync for the %d writes", 2 * WRITES).isEqualTo(1);
+            assertThat(store.walSyncs() - syncsBefore)
+                    .as("one fsync for the %d writes", 2 * WRITES)
+                    .isEqualTo(1);
             List<String> keys = commits.stream().map(f -> f.join().key()).toList();
-            assertThat(keys).as("sequence keys in commit order").isSorted().doesNotHaveDuplicates().hasSize(WRITES);
+            assertThat(keys)
+                    .as("sequence keys in commit order")
+                    .isSorted()
+                    .doesNotHaveDuplicates()
+                    .hasSize(WRITES);
         }
 
         try (EmbeddedMetadataStore reopened = EmbeddedMetadataStore.open(config)) {
@@ -64,7 +74,9 @@ class EmbeddedGroupCommitTest {
                 assertThat(r).as("key /k/%d after reopening", i).isPresent();
                 assertThat(new String(r.get().value(), StandardCharsets.UTF_8)).isEqualTo("v" + i);
             }
-            assertThat(reopened.rangeScan("/index/s", "/index/t", Optional.of("s"), 0).join()).hasSize(WRITES);
+            assertThat(reopened.rangeScan("/index/s", "/index/t", Optional.of("s"), 0)
+                            .join())
+                    .hasSize(WRITES);
         }
     }
 
@@ -77,7 +89,8 @@ class EmbeddedGroupCommitTest {
             store.onWriterThread(resume::join);
             CompletableFuture<PutResult> put = store.put("/k", bytes("v"), PutOptions.DEFAULT);
             CompletableFuture<Optional<Record>> readBetween = new CompletableFuture<>();
-            store.onWriterThread(() -> readBetween.complete(store.get("/k", GetOptions.DEFAULT).join()));
+            store.onWriterThread(() ->
+                    readBetween.complete(store.get("/k", GetOptions.DEFAULT).join()));
             resume.complete(null);
             assertThat(readBetween.orTimeout(30, TimeUnit.SECONDS).join()).isEmpty();
             put.orTimeout(30, TimeUnit.SECONDS).join();
@@ -87,7 +100,8 @@ class EmbeddedGroupCommitTest {
 
     @Test
     void withoutSyncWritesAreAcknowledgedWithoutFsyncs() {
-        try (EmbeddedMetadataStore store = EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir).withSync(false))) {
+        try (EmbeddedMetadataStore store =
+                EmbeddedMetadataStore.open(EmbeddedMetadataStoreConfig.of(dir).withSync(false))) {
             for (int i = 0; i < 10; i++) {
                 store.put("/k/" + i, bytes("v"), PutOptions.DEFAULT).join();
             }

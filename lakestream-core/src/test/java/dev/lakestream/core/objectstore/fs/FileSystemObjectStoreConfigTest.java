@@ -34,12 +34,15 @@ class FileSystemObjectStoreConfigTest {
     @Test
     void errorsNameTheKey() {
         assertThatThrownBy(() -> FileSystemObjectStoreConfig.fromProperties(new ConfigReader(Map.of())))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("lakestream.fs.root");
-        assertThatThrownBy(() -> FileSystemObjectStoreConfig.fromProperties(new ConfigReader(Map.of(
-                "lakestream.fs.root", "/x", "lakestream.fs.ioThreads", "0"))))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("lakestream.fs.ioThreads");
-        assertThatThrownBy(() -> FileSystemObjectStoreConfig.fromProperties(new ConfigReader(Map.of(
-                "lakestream.fs.root", "/x", "lakestream.fs.fsync", "maybe"))))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("lakestream.fs.fsync");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("lakestream.fs.root");
+        assertThatThrownBy(() -> FileSystemObjectStoreConfig.fromProperties(
+                        new ConfigReader(Map.of("lakestream.fs.root", "/x", "lakestream.fs.ioThreads", "0"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("lakestream.fs.ioThreads");
+        assertThatThrownBy(() -> FileSystemObjectStoreConfig.fromProperties(
+                        new ConfigReader(Map.of("lakestream.fs.root", "/x", "lakestream.fs.fsync", "maybe"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("lakestream.fs.fsync");
     }
 }

@@ -88,7 +88,8 @@ class FileSystemObjectStoreTest {
         try (FileChannel ch = FileChannel.open(store.pathOf("seg/2"), StandardOpenOption.WRITE)) {
             ch.truncate(10);
         }
-        assertThat(failure(store.get("seg/2"), ObjectCorruptedException.class).getMessage()).contains("'seg/2'");
+        assertThat(failure(store.get("seg/2"), ObjectCorruptedException.class).getMessage())
+                .contains("'seg/2'");
         try (FileChannel ch = FileChannel.open(store.pathOf("seg/2"), StandardOpenOption.WRITE)) {
             ch.truncate(3);
         }
@@ -101,7 +102,8 @@ class FileSystemObjectStoreTest {
         FileSystemObjectStore store = open();
         Files.createDirectories(store.root().resolve("foreign"));
         Files.writeString(store.root().resolve("foreign/file"), "written by someone else");
-        assertThat(failure(store.get("foreign/file"), ObjectCorruptedException.class).getMessage())
+        assertThat(failure(store.get("foreign/file"), ObjectCorruptedException.class)
+                        .getMessage())
                 .contains("trailer");
     }
 
@@ -154,7 +156,9 @@ class FileSystemObjectStoreTest {
         FileSystemObjectStore store = open();
         await(store.put("t/real", utf8("1")));
         Files.writeString(store.root().resolve("t/.lakestream-tmp-leftover"), "crash debris");
-        assertThat(await(store.list("t/", null, 10)).objects()).extracting(o -> o.key()).containsExactly("t/real");
+        assertThat(await(store.list("t/", null, 10)).objects())
+                .extracting(o -> o.key())
+                .containsExactly("t/real");
         failure(store.put("t/.lakestream-tmp-x", utf8("x")), InvalidObjectKeyException.class);
         failure(store.put("t/" + "s".repeat(256), utf8("x")), InvalidObjectKeyException.class);
     }
@@ -164,7 +168,8 @@ class FileSystemObjectStoreTest {
         FileSystemObjectStore store = open();
         await(store.put("p/q", utf8("object")));
         assertThat(failure(store.put("p/q/r", utf8("below an object")), InvalidObjectKeyException.class)
-                .getMessage()).contains("'p/q/r'");
+                        .getMessage())
+                .contains("'p/q/r'");
         await(store.put("d/e", utf8("x")));
         failure(store.put("d", utf8("over a directory")), InvalidObjectKeyException.class);
         failure(store.putIfAbsent("d", utf8("over a directory")), InvalidObjectKeyException.class);
@@ -180,13 +185,15 @@ class FileSystemObjectStoreTest {
         for (String k : List.of("u/\uFFFD", "u/\uD83D\uDE00", "u/\uE000", "u/z")) {
             await(store.put(k, utf8(k)));
         }
-        assertThat(await(store.list("u/", null, 10)).objects()).extracting(o -> o.key())
+        assertThat(await(store.list("u/", null, 10)).objects())
+                .extracting(o -> o.key())
                 .containsExactly("u/z", "u/\uE000", "u/\uFFFD", "u/\uD83D\uDE00");
     }
 
     @Test
     void futuresCompleteOnTheIoThreads() {
-        FileSystemObjectStore store = open(FileSystemObjectStoreConfig.of(dir.resolve("root")).withIoThreads(2));
+        FileSystemObjectStore store =
+                open(FileSystemObjectStoreConfig.of(dir.resolve("root")).withIoThreads(2));
         // A stage attached to a future that is already complete runs on the attaching thread, so only puts still in
         // flight when put returned say where futures complete; a few tries give one.
         int seen = 0;
@@ -195,7 +202,8 @@ class FileSystemObjectStoreTest {
             if (put.isDone()) {
                 continue;
             }
-            CompletableFuture<String> thread = put.thenApply(v -> Thread.currentThread().getName());
+            CompletableFuture<String> thread =
+                    put.thenApply(v -> Thread.currentThread().getName());
             if (!put.isDone() || !thread.isDone()) {
                 assertThat(await(thread)).startsWith("lakestream-fs-io-");
                 seen++;
@@ -239,13 +247,15 @@ class FileSystemObjectStoreTest {
             threads.shutdownNow();
         }
         try (var files = Files.walk(dir.resolve("root"))) {
-            assertThat(files.filter(p -> p.getFileName().toString().startsWith(".lakestream-"))).isEmpty();
+            assertThat(files.filter(p -> p.getFileName().toString().startsWith(".lakestream-")))
+                    .isEmpty();
         }
     }
 
     @Test
     void fsyncCanBeTurnedOff() {
-        FileSystemObjectStore store = open(FileSystemObjectStoreConfig.of(dir.resolve("root")).withFsync(false));
+        FileSystemObjectStore store =
+                open(FileSystemObjectStoreConfig.of(dir.resolve("root")).withFsync(false));
         await(store.put("nofsync/k", utf8("v")));
         assertThat(string(await(store.get("nofsync/k")))).isEqualTo("v");
     }

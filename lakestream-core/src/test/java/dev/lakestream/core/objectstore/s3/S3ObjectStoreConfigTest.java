@@ -15,8 +15,8 @@ class S3ObjectStoreConfigTest {
 
     @Test
     void defaults() {
-        S3ObjectStoreConfig c = S3ObjectStoreConfig.fromProperties(
-                new ConfigReader(Map.of("lakestream.s3.bucket", "my-bucket")));
+        S3ObjectStoreConfig c =
+                S3ObjectStoreConfig.fromProperties(new ConfigReader(Map.of("lakestream.s3.bucket", "my-bucket")));
         assertThat(c.bucket()).isEqualTo("my-bucket");
         assertThat(c.prefix()).isEmpty();
         assertThat(c.region()).isEqualTo("us-east-1");
@@ -48,9 +48,21 @@ class S3ObjectStoreConfigTest {
                 Map.entry("lakestream.s3.retryBaseDelay", "50ms"),
                 Map.entry("lakestream.s3.retryMaxDelay", "1s"),
                 Map.entry("lakestream.s3.maxConcurrentRequests", "16"))));
-        assertThat(c).isEqualTo(new S3ObjectStoreConfig("b1", "cluster-a", "eu-west-1",
-                URI.create("http://127.0.0.1:9000"), true, "AK", "SK", Duration.ofSeconds(30), 2,
-                Duration.ofMillis(50), Duration.ofSeconds(1), 16, null));
+        assertThat(c)
+                .isEqualTo(new S3ObjectStoreConfig(
+                        "b1",
+                        "cluster-a",
+                        "eu-west-1",
+                        URI.create("http://127.0.0.1:9000"),
+                        true,
+                        "AK",
+                        "SK",
+                        Duration.ofSeconds(30),
+                        2,
+                        Duration.ofMillis(50),
+                        Duration.ofSeconds(1),
+                        16,
+                        null));
         assertThat(c.bucketUri()).isEqualTo("s3://b1/cluster-a");
         assertThat(c.toString()).doesNotContain("SK").contains("****");
         assertThat(c.toBuilder().build()).isEqualTo(c);
@@ -70,15 +82,30 @@ class S3ObjectStoreConfigTest {
         assertBad(Map.of("lakestream.s3.maxConcurrentRequests", "0"), "lakestream.s3.maxConcurrentRequests");
         assertBad(Map.of("lakestream.s3.pathStyleAccess", "sometimes"), "lakestream.s3.pathStyleAccess");
         assertBad(Map.of("lakestream.s3.prefix", "a//b"), "lakestream.s3.prefix");
-        assertBad(Map.of("lakestream.s3.tlsTrustCertsFilePath", "/no/such/ca.pem"),
+        assertBad(
+                Map.of("lakestream.s3.tlsTrustCertsFilePath", "/no/such/ca.pem"),
                 "lakestream.s3.tlsTrustCertsFilePath");
     }
 
     @Test
     void theSecretIsNeverInAnErrorMessage() {
-        assertThatThrownBy(() -> new S3ObjectStoreConfig("b", "", "r", null, false, null, "TOP-SECRET",
-                Duration.ofSeconds(1), 1, Duration.ofMillis(1), Duration.ofMillis(1), 1, null))
-                .isInstanceOf(ConfigException.class).message().doesNotContain("TOP-SECRET");
+        assertThatThrownBy(() -> new S3ObjectStoreConfig(
+                        "b",
+                        "",
+                        "r",
+                        null,
+                        false,
+                        null,
+                        "TOP-SECRET",
+                        Duration.ofSeconds(1),
+                        1,
+                        Duration.ofMillis(1),
+                        Duration.ofMillis(1),
+                        1,
+                        null))
+                .isInstanceOf(ConfigException.class)
+                .message()
+                .doesNotContain("TOP-SECRET");
     }
 
     private static void assertBad(Map<String, String> props, String key) {

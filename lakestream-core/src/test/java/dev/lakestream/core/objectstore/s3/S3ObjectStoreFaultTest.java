@@ -97,8 +97,8 @@ class S3ObjectStoreFaultTest {
                 .endpointOverride(S3.endpoint())
                 .forcePathStyle(true)
                 .region(Region.of(S3.region()))
-                .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create(S3.accessKey(), S3.secretKey())))
+                .credentialsProvider(
+                        StaticCredentialsProvider.create(AwsBasicCredentials.create(S3.accessKey(), S3.secretKey())))
                 .build();
         // Closed without the default event loop group's 2 s quiet period.
         toClose.add(() -> loops.eventLoopGroup().shutdownGracefully(0, 1, TimeUnit.SECONDS));
@@ -126,7 +126,10 @@ class S3ObjectStoreFaultTest {
         long start = System.nanoTime();
         ObjectStoreUnavailableException e = failure(store.put("k", utf8("v")), ObjectStoreUnavailableException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
-        assertThat(e.getMessage()).contains(endpoint.toString()).contains(bucket).contains("'k'")
+        assertThat(e.getMessage())
+                .contains(endpoint.toString())
+                .contains(bucket)
+                .contains("'k'")
                 .contains("after 4 attempts");
         assertThat(e.isRetryable()).isTrue();
         failure(store.get("k"), ObjectStoreUnavailableException.class);
@@ -134,33 +137,43 @@ class S3ObjectStoreFaultTest {
 
     @Test
     void wrongSecretIsAccessDenied() {
-        S3ObjectStore store = open(config(S3.endpoint()).credentials(S3.accessKey(), "wrong-secret").build());
-        ObjectStoreAccessDeniedException e = failure(store.put("k", utf8("v")),
-                ObjectStoreAccessDeniedException.class);
-        assertThat(e.getMessage()).contains(bucket).contains(S3.endpoint().toString()).contains("'k'");
+        S3ObjectStore store = open(config(S3.endpoint())
+                .credentials(S3.accessKey(), "wrong-secret")
+                .build());
+        ObjectStoreAccessDeniedException e = failure(store.put("k", utf8("v")), ObjectStoreAccessDeniedException.class);
+        assertThat(e.getMessage())
+                .contains(bucket)
+                .contains(S3.endpoint().toString())
+                .contains("'k'");
         failure(store.get("k"), ObjectStoreAccessDeniedException.class);
         failure(store.list("", null, 10), ObjectStoreAccessDeniedException.class);
     }
 
     @Test
     void unknownAccessKeyIsAccessDenied() {
-        S3ObjectStore store = open(config(S3.endpoint()).credentials("nobody", S3.secretKey()).build());
+        S3ObjectStore store =
+                open(config(S3.endpoint()).credentials("nobody", S3.secretKey()).build());
         failure(store.put("k", utf8("v")), ObjectStoreAccessDeniedException.class);
     }
 
     @Test
     void accessDeniedIsNotRetried() {
         FaultyHttpProxy proxy = proxy();
-        S3ObjectStore store = open(config(proxy.endpoint()).credentials(S3.accessKey(), "wrong-secret").build());
+        S3ObjectStore store = open(config(proxy.endpoint())
+                .credentials(S3.accessKey(), "wrong-secret")
+                .build());
         failure(store.get("k"), ObjectStoreAccessDeniedException.class);
         assertThat(proxy.requests()).isEqualTo(1);
     }
 
     @Test
     void missingBucketIsBucketNotFoundNamingIt() {
-        S3ObjectStore store = open(config(S3.endpoint()).bucket("no-such-bucket-here").build());
+        S3ObjectStore store =
+                open(config(S3.endpoint()).bucket("no-such-bucket-here").build());
         BucketNotFoundException e = failure(store.put("k", utf8("v")), BucketNotFoundException.class);
-        assertThat(e.getMessage()).contains("no-such-bucket-here").contains(S3.endpoint().toString());
+        assertThat(e.getMessage())
+                .contains("no-such-bucket-here")
+                .contains(S3.endpoint().toString());
         failure(store.get("k"), BucketNotFoundException.class);
         failure(store.list("", null, 10), BucketNotFoundException.class);
         // (S3 also refuses DeleteObjects on a missing bucket; S3Proxy's filesystem backend answers 200.)
@@ -188,8 +201,12 @@ class S3ObjectStoreFaultTest {
         ObjectStoreUnavailableException e = failure(store.put("k", utf8("v")), ObjectStoreUnavailableException.class);
         assertThat(proxy.requests()).isEqualTo(4);
         assertThat(proxy.forwarded()).isZero();
-        assertThat(e.getMessage()).contains("503").contains("SlowDown").contains(proxy.endpoint().toString())
-                .contains(bucket).contains("after 4 attempts");
+        assertThat(e.getMessage())
+                .contains("503")
+                .contains("SlowDown")
+                .contains(proxy.endpoint().toString())
+                .contains(bucket)
+                .contains("after 4 attempts");
 
         proxy.resetCounters();
         failure(store.head("k"), ObjectStoreUnavailableException.class);
@@ -243,7 +260,8 @@ class S3ObjectStoreFaultTest {
     @Test
     void aResponseSlowerThanTheRequestTimeoutIsRetried() {
         FaultyHttpProxy proxy = proxy();
-        S3ObjectStore store = open(config(proxy.endpoint()).requestTimeout(Duration.ofMillis(500)).build());
+        S3ObjectStore store = open(
+                config(proxy.endpoint()).requestTimeout(Duration.ofMillis(500)).build());
         await(store.put("warm-up", utf8("x"))); // the connection exists, so only the delay counts
         proxy.resetCounters();
         proxy.delayNextRequests(1, Duration.ofSeconds(3));
@@ -258,13 +276,18 @@ class S3ObjectStoreFaultTest {
     void responsesAlwaysSlowerThanTheRequestTimeoutFailClearly() {
         FaultyHttpProxy proxy = proxy();
         S3ObjectStore store = open(config(proxy.endpoint())
-                .requestTimeout(Duration.ofMillis(300)).maxRetries(2).build());
+                .requestTimeout(Duration.ofMillis(300))
+                .maxRetries(2)
+                .build());
         proxy.delayAllRequests(Duration.ofSeconds(5));
         long start = System.nanoTime();
         ObjectStoreUnavailableException e = failure(store.get("k"), ObjectStoreUnavailableException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
         assertThat(proxy.requests()).isEqualTo(3);
-        assertThat(e.getMessage()).contains(proxy.endpoint().toString()).contains("'k'").contains("after 3 attempts")
+        assertThat(e.getMessage())
+                .contains(proxy.endpoint().toString())
+                .contains("'k'")
+                .contains("after 3 attempts")
                 .containsIgnoringCase("timeout");
     }
 
@@ -313,7 +336,8 @@ class S3ObjectStoreFaultTest {
     @Test
     void inFlightRequestsNeverExceedTheLimit() {
         FaultyHttpProxy proxy = proxy();
-        S3ObjectStore store = open(config(proxy.endpoint()).maxConcurrentRequests(3).build());
+        S3ObjectStore store =
+                open(config(proxy.endpoint()).maxConcurrentRequests(3).build());
         await(store.put("warm-up", utf8("x"))); // class loading and the first connection
         proxy.resetCounters();
         proxy.delayAllRequests(Duration.ofMillis(100));
@@ -334,7 +358,10 @@ class S3ObjectStoreFaultTest {
     void closeFailsOperationsWaitingToRetryOrInFlight() {
         FaultyHttpProxy proxy = proxy();
         S3ObjectStore store = new S3ObjectStore(config(proxy.endpoint())
-                .retryBaseDelay(Duration.ofSeconds(5)).retryMaxDelay(Duration.ofSeconds(5)).maxRetries(5).build());
+                .retryBaseDelay(Duration.ofSeconds(5))
+                .retryMaxDelay(Duration.ofSeconds(5))
+                .maxRetries(5)
+                .build());
         await(store.put("warm-up", utf8("x")));
         proxy.failNextRequests(1);
         CompletableFuture<java.nio.ByteBuffer> backingOff = store.get("warm-up");
@@ -373,9 +400,14 @@ class S3ObjectStoreFaultTest {
         // store's own verification can catch it.
         {
             S3AsyncClient raw = rawClient();
-            raw.putObject(r -> r.bucket(bucket).key("forged").metadata(Map.of(S3ObjectStore.CRC32C_METADATA,
-                            ObjectKeys.crc32cBase64(ObjectKeys.crc32c(utf8("other bytes"))))),
-                    AsyncRequestBody.fromString("these bytes")).join();
+            raw.putObject(
+                            r -> r.bucket(bucket)
+                                    .key("forged")
+                                    .metadata(Map.of(
+                                            S3ObjectStore.CRC32C_METADATA,
+                                            ObjectKeys.crc32cBase64(ObjectKeys.crc32c(utf8("other bytes"))))),
+                            AsyncRequestBody.fromString("these bytes"))
+                    .join();
         }
         S3ObjectStore store = open(config(S3.endpoint()).build());
         ObjectCorruptedException e = failure(store.get("forged"), ObjectCorruptedException.class);
@@ -388,8 +420,10 @@ class S3ObjectStoreFaultTest {
         await(store.put("checked", utf8("abc")));
         {
             S3AsyncClient raw = rawClient();
-            var head = raw.headObject(r -> r.bucket(bucket).key("checked")
-                    .checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED)).join();
+            var head = raw.headObject(r -> r.bucket(bucket)
+                            .key("checked")
+                            .checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED))
+                    .join();
             String expected = ObjectKeys.crc32cBase64(ObjectKeys.crc32c(utf8("abc")));
             assertThat(head.checksumCRC32C()).isEqualTo(expected);
             assertThat(head.metadata()).containsEntry(S3ObjectStore.CRC32C_METADATA, expected);
@@ -405,9 +439,12 @@ class S3ObjectStoreFaultTest {
         assertThat(store.location()).isEqualTo("s3://" + bucket + "/tenant/ns at " + S3.endpoint());
         await(store.put("a/b", utf8("x")));
         assertThat(S3.objectFile(bucket, "tenant/ns/a/b")).exists();
-        assertThat(await(store.list("a/", null, 10)).objects()).extracting(o -> o.key()).containsExactly("a/b");
+        assertThat(await(store.list("a/", null, 10)).objects())
+                .extracting(o -> o.key())
+                .containsExactly("a/b");
         S3ObjectStore unprefixed = open(config(S3.endpoint()).build());
-        assertThat(await(unprefixed.list("", null, 10)).objects()).extracting(o -> o.key())
+        assertThat(await(unprefixed.list("", null, 10)).objects())
+                .extracting(o -> o.key())
                 .containsExactly("tenant/ns/a/b");
     }
 

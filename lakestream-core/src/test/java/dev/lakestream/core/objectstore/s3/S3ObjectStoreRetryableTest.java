@@ -18,17 +18,22 @@ class S3ObjectStoreRetryableTest {
     @Test
     void serverErrorsAndThrottlingAreRetried() {
         for (int status : new int[] {500, 502, 503, 504, 429}) {
-            assertThat(S3ObjectStore.isRetryable(s3(status, null))).as("%d", status).isTrue();
+            assertThat(S3ObjectStore.isRetryable(s3(status, null)))
+                    .as("%d", status)
+                    .isTrue();
         }
         assertThat(S3ObjectStore.isRetryable(s3(503, "SlowDown"))).isTrue();
         assertThat(S3ObjectStore.isRetryable(s3(400, "RequestTimeout"))).isTrue();
-        assertThat(S3ObjectStore.isRetryable(new CompletionException(s3(503, "SlowDown")))).isTrue();
+        assertThat(S3ObjectStore.isRetryable(new CompletionException(s3(503, "SlowDown"))))
+                .isTrue();
     }
 
     @Test
     void clientErrorsAreNot() {
         for (int status : new int[] {400, 403, 404, 409, 412, 416}) {
-            assertThat(S3ObjectStore.isRetryable(s3(status, null))).as("%d", status).isFalse();
+            assertThat(S3ObjectStore.isRetryable(s3(status, null)))
+                    .as("%d", status)
+                    .isFalse();
         }
         assertThat(S3ObjectStore.isRetryable(s3(403, "SignatureDoesNotMatch"))).isFalse();
         assertThat(S3ObjectStore.isRetryable(s3(404, "NoSuchBucket"))).isFalse();
@@ -36,27 +41,36 @@ class S3ObjectStoreRetryableTest {
 
     @Test
     void timeoutsAndConnectionFailuresAreRetried() {
-        assertThat(S3ObjectStore.isRetryable(ApiCallAttemptTimeoutException.create(1000))).isTrue();
-        assertThat(S3ObjectStore.isRetryable(SdkClientException.create("Unable to execute HTTP request",
-                new ConnectException("Connection refused")))).isTrue();
-        assertThat(S3ObjectStore.isRetryable(new ObjectStoreUnavailableException("per-key SlowDown"))).isTrue();
+        assertThat(S3ObjectStore.isRetryable(ApiCallAttemptTimeoutException.create(1000)))
+                .isTrue();
+        assertThat(S3ObjectStore.isRetryable(SdkClientException.create(
+                        "Unable to execute HTTP request", new ConnectException("Connection refused"))))
+                .isTrue();
+        assertThat(S3ObjectStore.isRetryable(new ObjectStoreUnavailableException("per-key SlowDown")))
+                .isTrue();
     }
 
     @Test
     void checksumMismatchesAndOtherFailuresAreNot() {
-        assertThat(S3ObjectStore.isRetryable(SdkClientException.create(
-                "Data read has a different checksum than expected."))).isFalse();
+        assertThat(S3ObjectStore.isRetryable(
+                        SdkClientException.create("Data read has a different checksum than expected.")))
+                .isFalse();
         assertThat(S3ObjectStore.isRetryable(new IllegalStateException("bug"))).isFalse();
         assertThat(S3ObjectStore.isRetryable(SdkClientException.create(
-                "Unable to load credentials from any of the providers in the chain",
-                new java.io.IOException("no instance metadata")))).isFalse();
-        assertThat(S3ObjectStore.isRetryable(new ObjectStoreException("closed"))).isFalse();
+                        "Unable to load credentials from any of the providers in the chain",
+                        new java.io.IOException("no instance metadata"))))
+                .isFalse();
+        assertThat(S3ObjectStore.isRetryable(new ObjectStoreException("closed")))
+                .isFalse();
     }
 
     private static S3Exception s3(int status, String code) {
         return (S3Exception) S3Exception.builder()
                 .statusCode(status)
-                .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).errorMessage("test").build())
+                .awsErrorDetails(AwsErrorDetails.builder()
+                        .errorCode(code)
+                        .errorMessage("test")
+                        .build())
                 .message("test " + status)
                 .build();
     }

@@ -49,13 +49,20 @@ class S3ObjectStoreTlsTest {
 
     private static ConfigReader properties(Map<String, String> extra) {
         java.util.Map<String, String> m = new java.util.HashMap<>(Map.of(
-                "lakestream.s3.bucket", bucket,
-                "lakestream.s3.endpoint", s3.httpsEndpoint().toString(),
-                "lakestream.s3.pathStyleAccess", "true",
-                "lakestream.s3.accessKeyId", s3.accessKey(),
-                "lakestream.s3.secretAccessKey", s3.secretKey(),
-                "lakestream.s3.maxRetries", "0",
-                "lakestream.s3.requestTimeout", "5s"));
+                "lakestream.s3.bucket",
+                bucket,
+                "lakestream.s3.endpoint",
+                s3.httpsEndpoint().toString(),
+                "lakestream.s3.pathStyleAccess",
+                "true",
+                "lakestream.s3.accessKeyId",
+                s3.accessKey(),
+                "lakestream.s3.secretAccessKey",
+                s3.secretKey(),
+                "lakestream.s3.maxRetries",
+                "0",
+                "lakestream.s3.requestTimeout",
+                "5s"));
         m.putAll(extra);
         return new ConfigReader(m);
     }
@@ -78,7 +85,8 @@ class S3ObjectStoreTlsTest {
             // The SDK's Netty client reports the failed handshake as an attempt that never completed (an
             // unanswered endpoint), not as a certificate error: the store names the endpoint.
             assertThatThrownBy(() -> store.put("tls/refused", utf8("x")).get(30, TimeUnit.SECONDS))
-                    .satisfies(e -> assertThat(causes(e)).contains("ObjectStoreUnavailableException")
+                    .satisfies(e -> assertThat(causes(e))
+                            .contains("ObjectStoreUnavailableException")
                             .contains(s3.httpsEndpoint().toString()));
         }
     }
@@ -86,14 +94,16 @@ class S3ObjectStoreTlsTest {
     @Test
     void aCaFileThatIsNoCertificateOrAnHttpEndpointIsAConfigurationError(@TempDir Path tmp) throws Exception {
         Path junk = Files.writeString(tmp.resolve("junk.pem"), "not a certificate");
-        assertThatThrownBy(() -> S3ObjectStoreConfig.fromProperties(properties(
-                Map.of("lakestream.s3.tlsTrustCertsFilePath", junk.toString()))))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("lakestream.s3.tlsTrustCertsFilePath")
+        assertThatThrownBy(() -> S3ObjectStoreConfig.fromProperties(
+                        properties(Map.of("lakestream.s3.tlsTrustCertsFilePath", junk.toString()))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("lakestream.s3.tlsTrustCertsFilePath")
                 .hasMessageContaining(junk.toString());
         assertThatThrownBy(() -> S3ObjectStoreConfig.fromProperties(properties(Map.of(
-                "lakestream.s3.tlsTrustCertsFilePath", certs.caPem().toString(),
-                "lakestream.s3.endpoint", s3.endpoint().toString()))))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("lakestream.s3.tlsTrustCertsFilePath")
+                        "lakestream.s3.tlsTrustCertsFilePath", certs.caPem().toString(),
+                        "lakestream.s3.endpoint", s3.endpoint().toString()))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("lakestream.s3.tlsTrustCertsFilePath")
                 .hasMessageContaining("https");
     }
 
