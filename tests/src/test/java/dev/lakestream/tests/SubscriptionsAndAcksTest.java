@@ -420,7 +420,7 @@ class SubscriptionsAndAcksTest {
             for (int i = 0; i < 30; i++) {
                 Message<byte[]> m = c.receive(20, TimeUnit.SECONDS);
                 assertThat(m).as("message %d (got %s)", i, got).isNotNull();
-                got.add(new String(m.getValue()));
+                got.add(new String(m.getValue(), StandardCharsets.UTF_8));
                 c.acknowledge(m);
             }
             assertThat(got)
