@@ -15,6 +15,8 @@ public interface DeadLetters {
     String LOGGER = "dev.lakestream.iceberg.deadletters";
 
     /**
+     * Records one message (or whole entry) that could not be materialized, and why.
+     *
      * @param batchIndex the message's index in its batch, -1 when not batched or when the whole entry failed
      */
     void add(TopicRef topic, MessagePosition position, int batchIndex, String reason);

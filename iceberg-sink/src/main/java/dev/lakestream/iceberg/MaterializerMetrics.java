@@ -87,13 +87,13 @@ public final class MaterializerMetrics {
                     "lakestream_iceberg_buffered_bytes",
                     "gauge",
                     "Bytes of stream entries read and not yet committed, across the process's materializers");
-            sample(out, "lakestream_iceberg_buffered_bytes", common, "", budget.used());
+            sample(out, "lakestream_iceberg_buffered_bytes", common, "", (double) budget.used());
             family(
                     out,
                     "lakestream_iceberg_buffered_bytes_limit",
                     "gauge",
                     "lakestream.iceberg.maxBufferedBytes: reading pauses when the buffered bytes reach it");
-            sample(out, "lakestream_iceberg_buffered_bytes_limit", common, "", budget.limit());
+            sample(out, "lakestream_iceberg_buffered_bytes_limit", common, "", (double) budget.limit());
         }
         family(
                 out,

@@ -1,5 +1,6 @@
 package dev.lakestream.iceberg;
 
+import dev.lakestream.core.concurrent.DaemonThreads;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -43,11 +44,8 @@ public final class MaterializerRunner implements AutoCloseable {
         this(
                 materializer,
                 pollInterval,
-                Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, "lakestream-iceberg-" + materializer.topic());
-                    t.setDaemon(true);
-                    return t;
-                }),
+                Executors.newSingleThreadScheduledExecutor(
+                        DaemonThreads.named("lakestream-iceberg-" + materializer.topic())),
                 true);
     }
 

@@ -327,6 +327,7 @@ public final class TopicMaterializer implements AutoCloseable {
      * Writes the entry's rows; false (and nothing written, {@code next} unchanged) when the entry is a message of a
      * transaction that is still open.
      */
+    @SuppressWarnings("ReferenceEquality") // identity on purpose: was the cached converter replaced?
     private boolean write(LogEntry e)
             throws IncompatibleSchemaException, EncryptedMessageException, SchemaUnavailableException {
         MessagePosition pos = positions.position(e.offset());
@@ -450,6 +451,7 @@ public final class TopicMaterializer implements AutoCloseable {
      * The row's partition, in one key object reused for every row (building a key and a wrapper per row cost more
      * than writing it; FanoutDataWriter copies the keys it keeps). Rebuilt when the table's schema or spec changes.
      */
+    @SuppressWarnings("ReferenceEquality") // identity on purpose: a schema or spec change is a new object
     private PartitionKey partitionKey(Record row) {
         Schema schema = table.schema();
         PartitionSpec spec = table.spec();

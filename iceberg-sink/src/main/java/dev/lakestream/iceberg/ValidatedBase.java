@@ -20,11 +20,9 @@ import org.apache.iceberg.TableOperations;
 final class ValidatedBase {
 
     private final Table table;
-    private final PinnedOperations ops;
 
-    private ValidatedBase(Table table, PinnedOperations ops) {
+    private ValidatedBase(Table table) {
         this.table = table;
-        this.ops = ops;
     }
 
     /** Refreshes {@code table} and pins the version read. */
@@ -36,7 +34,7 @@ final class ValidatedBase {
         }
         TableOperations real = hasOps.operations();
         PinnedOperations pinned = new PinnedOperations(real, real.refresh());
-        return new ValidatedBase(new BaseTable(pinned, table.name()), pinned);
+        return new ValidatedBase(new BaseTable(pinned, table.name()));
     }
 
     /** The pinned version, for the check. */

@@ -173,7 +173,7 @@ class ExactlyOnceTest {
             for (var s : table.snapshots()) {
                 String r = s.summary().get(CommitSummary.RANGE);
                 if (r != null) {
-                    String[] p = r.substring(r.indexOf(':') + 1).split("-");
+                    String[] p = r.substring(r.indexOf(':') + 1).split("-", -1);
                     ranges.add(new long[] {Long.parseLong(p[0]), Long.parseLong(p[1])});
                 }
             }
@@ -208,7 +208,7 @@ class ExactlyOnceTest {
     private static long countFiles(Table table) throws Exception {
         long n = 0;
         try (var tasks = table.newScan().planFiles()) {
-            for (var t : tasks) {
+            for (var unused : tasks) {
                 n++;
             }
         }

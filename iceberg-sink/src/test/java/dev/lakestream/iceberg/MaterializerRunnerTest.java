@@ -85,7 +85,7 @@ class MaterializerRunnerTest {
             }
             for (int i = 0; i < 3; i++) {
                 TopicMaterializer m = runners.get(i).materializer();
-                long want = 3 + i;
+                long want = 3L + i;
                 Awaits.awaitUntil(
                         "next offset " + want,
                         Duration.ofSeconds(30),

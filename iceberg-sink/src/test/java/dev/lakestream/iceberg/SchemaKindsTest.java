@@ -111,7 +111,6 @@ class SchemaKindsTest {
     void keyValueInlineBecomesAKeyAndAValueStruct() throws Exception {
         try (Fixture f = new Fixture(dir)) {
             TopicRef topic = TopicRef.parse("persistent://public/default/kv");
-            byte[] keyDef = new byte[0];
             byte[] valueDef = SchemaEvolutionTest.V0.getBytes(StandardCharsets.UTF_8);
             byte[] def = ByteBuffer.allocate(8 + valueDef.length)
                     .putInt(0)

@@ -19,7 +19,7 @@ class TableMaintenanceTest {
         table.refresh();
         long n = 0;
         try (var tasks = table.newScan().planFiles()) {
-            for (var t : tasks) {
+            for (var unused : tasks) {
                 n++;
             }
         }
@@ -125,7 +125,7 @@ class TableMaintenanceTest {
             try (var rows = org.apache.iceberg.data.IcebergGenerics.read(table)
                     .useSnapshot(beforeCompaction)
                     .build()) {
-                for (var r : rows) {
+                for (var unused : rows) {
                     rowsThen++;
                 }
             }

@@ -29,12 +29,12 @@ final class BrokerMetrics {
 
     /** The value of the first sample {@code name{...label...} value} in Prometheus text, or NaN. */
     static double value(String text, String name, String label) {
-        for (String line : text.split("\n")) {
+        for (String line : text.split("\n", -1)) {
             int close = line.lastIndexOf('}');
             if (line.startsWith(name + "{")
                     && close > 0
                     && line.substring(0, close).contains(label)) {
-                return Double.parseDouble(line.substring(close + 1).trim().split(" ")[0]);
+                return Double.parseDouble(line.substring(close + 1).trim().split(" ", -1)[0]);
             }
         }
         return Double.NaN;

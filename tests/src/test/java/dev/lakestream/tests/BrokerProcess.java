@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -200,7 +201,7 @@ public final class BrokerProcess implements AutoCloseable {
         }
         byte[] all = Files.readAllBytes(logFile);
         int from = (int) Math.min(offset, all.length);
-        return new String(all, from, all.length - from);
+        return new String(all, from, all.length - from, StandardCharsets.UTF_8);
     }
 
     /** The test class path: surefire hands it over in a property when the JVM runs from a manifest-only jar. */

@@ -7,6 +7,7 @@ import static dev.lakestream.tests.RoundTrips.subscribe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -120,7 +121,7 @@ class BrokerSmokeTest {
                 Producer<byte[]> producer =
                         client.newProducer().topic(topic).enableBatching(false).create()) {
             for (int i = 0; i < 10; i++) {
-                producer.send(("np-" + i).getBytes());
+                producer.send(("np-" + i).getBytes(StandardCharsets.UTF_8));
             }
             assertThat(receive(consumer, 10)).isEqualTo(expected("np", 0, 10));
         }
@@ -177,7 +178,7 @@ class BrokerSmokeTest {
                         .create()) {
                     List<String> got = new ArrayList<>();
                     while (reader.hasMessageAvailable()) {
-                        got.add(new String(reader.readNext(20, TimeUnit.SECONDS).getValue()));
+                        got.add(new String(reader.readNext(20, TimeUnit.SECONDS).getValue(), StandardCharsets.UTF_8));
                     }
                     assertThat(got).as("readCompacted=%s", compacted).isEqualTo(expected("x", 0, 5));
                 }
@@ -199,7 +200,7 @@ class BrokerSmokeTest {
             for (String kv : new String[] {"a=1", "b=1", "a=2"}) {
                 producer.newMessage()
                         .key(kv.substring(0, 1))
-                        .value(kv.getBytes())
+                        .value(kv.getBytes(StandardCharsets.UTF_8))
                         .send();
             }
             BROKER.admin().topics().triggerCompaction(topic);
@@ -219,7 +220,7 @@ class BrokerSmokeTest {
                     .create()) {
                 List<String> got = new ArrayList<>();
                 while (reader.hasMessageAvailable()) {
-                    got.add(new String(reader.readNext(20, TimeUnit.SECONDS).getValue()));
+                    got.add(new String(reader.readNext(20, TimeUnit.SECONDS).getValue(), StandardCharsets.UTF_8));
                 }
                 assertThat(got).containsExactly("b=1", "a=2");
             }

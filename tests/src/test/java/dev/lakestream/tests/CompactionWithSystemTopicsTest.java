@@ -2,6 +2,7 @@ package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.LongRunningProcessStatus;
 import org.apache.pulsar.client.admin.PulsarAdmin;
@@ -34,7 +35,10 @@ class CompactionWithSystemTopicsTest {
         try (PulsarClient client = BROKER.newClient();
                 Producer<byte[]> producer =
                         client.newProducer().topic(topic).enableBatching(false).create()) {
-            producer.newMessage().key("k").value("v0".getBytes()).send();
+            producer.newMessage()
+                    .key("k")
+                    .value("v0".getBytes(StandardCharsets.UTF_8))
+                    .send();
             admin.topicPolicies().setMaxConsumers(topic, 7);
             admin.topicPolicies().setMaxConsumers(topic, 8);
             CompactionScenarios.waitFor(
@@ -67,7 +71,7 @@ class CompactionWithSystemTopicsTest {
             for (int i = 0; i < 20; i++) {
                 producer.newMessage()
                         .key("k")
-                        .value(("v" + i + "-" + "x".repeat(40)).getBytes())
+                        .value(("v" + i + "-" + "x".repeat(40)).getBytes(StandardCharsets.UTF_8))
                         .send();
             }
             CompactionScenarios.waitFor(

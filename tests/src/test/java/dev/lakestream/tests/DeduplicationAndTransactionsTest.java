@@ -2,6 +2,7 @@ package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +46,7 @@ class DeduplicationAndTransactionsTest {
         List<String> got = new ArrayList<>();
         Message<byte[]> m;
         while ((m = c.receive(quietMillis, TimeUnit.MILLISECONDS)) != null) {
-            got.add(new String(m.getValue()));
+            got.add(new String(m.getValue(), StandardCharsets.UTF_8));
             c.acknowledge(m);
         }
         return got;
@@ -68,12 +69,18 @@ class DeduplicationAndTransactionsTest {
                 for (long seq = 0; seq < 5; seq++) {
                     p.newMessage()
                             .sequenceId(seq)
-                            .value(("o-" + seq).getBytes())
+                            .value(("o-" + seq).getBytes(StandardCharsets.UTF_8))
                             .send();
                 }
                 // A resend of what the broker already has (as after a lost receipt).
-                p.newMessage().sequenceId(3).value("o-3".getBytes()).send();
-                p.newMessage().sequenceId(4).value("o-4".getBytes()).send();
+                p.newMessage()
+                        .sequenceId(3)
+                        .value("o-3".getBytes(StandardCharsets.UTF_8))
+                        .send();
+                p.newMessage()
+                        .sequenceId(4)
+                        .value("o-4".getBytes(StandardCharsets.UTF_8))
+                        .send();
                 assertThat(p.getLastSequenceId()).isEqualTo(4);
             }
             assertThat(drain(c, 2000)).isEqualTo(List.of("o-0", "o-1", "o-2", "o-3", "o-4"));
@@ -84,8 +91,14 @@ class DeduplicationAndTransactionsTest {
                 assertThat(p.getLastSequenceId())
                         .as("last sequence id told to the reconnected producer")
                         .isEqualTo(4);
-                p.newMessage().sequenceId(4).value("o-4".getBytes()).send();
-                p.newMessage().sequenceId(5).value("o-5".getBytes()).send();
+                p.newMessage()
+                        .sequenceId(4)
+                        .value("o-4".getBytes(StandardCharsets.UTF_8))
+                        .send();
+                p.newMessage()
+                        .sequenceId(5)
+                        .value("o-5".getBytes(StandardCharsets.UTF_8))
+                        .send();
             }
             assertThat(drain(c, 2000)).isEqualTo(List.of("o-5"));
         }
@@ -99,7 +112,7 @@ class DeduplicationAndTransactionsTest {
                 .startMessageId(org.apache.pulsar.client.api.MessageId.earliest)
                 .create()) {
             while (r.hasMessageAvailable()) {
-                all.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue()));
+                all.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue(), StandardCharsets.UTF_8));
             }
         }
         assertThat(all).isEqualTo(List.of("o-0", "o-1", "o-2", "o-3", "o-4", "o-5"));
@@ -124,7 +137,9 @@ class DeduplicationAndTransactionsTest {
                     .build()
                     .get();
             for (int i = 0; i < 3; i++) {
-                p.newMessage(committed).value(("a-" + i).getBytes()).send();
+                p.newMessage(committed)
+                        .value(("a-" + i).getBytes(StandardCharsets.UTF_8))
+                        .send();
             }
             assertThat(c.receive(1500, TimeUnit.MILLISECONDS))
                     .as("nothing visible before the commit")
@@ -136,10 +151,10 @@ class DeduplicationAndTransactionsTest {
                     .withTransactionTimeout(2, TimeUnit.MINUTES)
                     .build()
                     .get();
-            p.newMessage(aborted).value("b-0".getBytes()).send();
-            p.newMessage(aborted).value("b-1".getBytes()).send();
+            p.newMessage(aborted).value("b-0".getBytes(StandardCharsets.UTF_8)).send();
+            p.newMessage(aborted).value("b-1".getBytes(StandardCharsets.UTF_8)).send();
             aborted.abort().get(30, TimeUnit.SECONDS);
-            p.send("c-0".getBytes());
+            p.send("c-0".getBytes(StandardCharsets.UTF_8));
             assertThat(drain(c, 2000))
                     .as("aborted messages are never delivered")
                     .containsExactly("c-0");
@@ -164,7 +179,7 @@ class DeduplicationAndTransactionsTest {
                         .subscriptionType(SubscriptionType.Shared)
                         .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
                         .subscribe()) {
-            p.send("d-0".getBytes());
+            p.send("d-0".getBytes(StandardCharsets.UTF_8));
             Message<byte[]> m = c.receive(20, TimeUnit.SECONDS);
 
             Transaction aborted = client.newTransaction()
@@ -176,7 +191,7 @@ class DeduplicationAndTransactionsTest {
             c.redeliverUnacknowledgedMessages();
             Message<byte[]> again = c.receive(20, TimeUnit.SECONDS);
             assertThat(again).as("redelivered after the aborted ack").isNotNull();
-            assertThat(new String(again.getValue())).isEqualTo("d-0");
+            assertThat(new String(again.getValue(), StandardCharsets.UTF_8)).isEqualTo("d-0");
 
             Transaction committed = client.newTransaction()
                     .withTransactionTimeout(2, TimeUnit.MINUTES)
@@ -220,7 +235,10 @@ class DeduplicationAndTransactionsTest {
         String txnTopic = "persistent://public/default/txn-restart";
         try (Producer<byte[]> p = producer(dedupTopic, "restart-producer")) {
             for (long seq = 0; seq < 3; seq++) {
-                p.newMessage().sequenceId(seq).value(("r-" + seq).getBytes()).send();
+                p.newMessage()
+                        .sequenceId(seq)
+                        .value(("r-" + seq).getBytes(StandardCharsets.UTF_8))
+                        .send();
             }
         }
         client.newConsumer().topic(txnTopic).subscriptionName("s").subscribe().close();
@@ -233,16 +251,22 @@ class DeduplicationAndTransactionsTest {
                 .sendTimeout(0, TimeUnit.SECONDS)
                 .enableBatching(false)
                 .create()) {
-            p.newMessage(open).value("t-0".getBytes()).send();
-            p.newMessage(open).value("t-1".getBytes()).send();
+            p.newMessage(open).value("t-0".getBytes(StandardCharsets.UTF_8)).send();
+            p.newMessage(open).value("t-1".getBytes(StandardCharsets.UTF_8)).send();
         }
 
         BROKER.restart();
 
         try (Producer<byte[]> p = producer(dedupTopic, "restart-producer")) {
             assertThat(p.getLastSequenceId()).isEqualTo(2);
-            p.newMessage().sequenceId(2).value("r-2".getBytes()).send();
-            p.newMessage().sequenceId(3).value("r-3".getBytes()).send();
+            p.newMessage()
+                    .sequenceId(2)
+                    .value("r-2".getBytes(StandardCharsets.UTF_8))
+                    .send();
+            p.newMessage()
+                    .sequenceId(3)
+                    .value("r-3".getBytes(StandardCharsets.UTF_8))
+                    .send();
         }
         List<String> all = new ArrayList<>();
         try (var r = client.newReader()
@@ -250,7 +274,7 @@ class DeduplicationAndTransactionsTest {
                 .startMessageId(org.apache.pulsar.client.api.MessageId.earliest)
                 .create()) {
             while (r.hasMessageAvailable()) {
-                all.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue()));
+                all.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue(), StandardCharsets.UTF_8));
             }
         }
         assertThat(all).isEqualTo(List.of("r-0", "r-1", "r-2", "r-3"));

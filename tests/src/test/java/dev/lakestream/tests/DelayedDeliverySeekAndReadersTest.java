@@ -2,6 +2,7 @@ package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +41,7 @@ class DelayedDeliverySeekAndReadersTest {
         try (Producer<byte[]> p =
                 client.newProducer().topic(topic).enableBatching(false).create()) {
             for (int i = 0; i < n; i++) {
-                ids.add(p.send((prefix + "-" + i).getBytes()));
+                ids.add(p.send((prefix + "-" + i).getBytes(StandardCharsets.UTF_8)));
             }
         }
         return ids;
@@ -58,14 +59,17 @@ class DelayedDeliverySeekAndReadersTest {
                         client.newProducer().topic(t).enableBatching(false).create()) {
             long sentAt = System.currentTimeMillis();
             p.newMessage()
-                    .value("after".getBytes())
+                    .value("after".getBytes(StandardCharsets.UTF_8))
                     .deliverAfter(4, TimeUnit.SECONDS)
                     .send();
-            p.newMessage().value("at".getBytes()).deliverAt(sentAt + 4_000).send();
-            p.newMessage().value("now".getBytes()).send();
+            p.newMessage()
+                    .value("at".getBytes(StandardCharsets.UTF_8))
+                    .deliverAt(sentAt + 4_000)
+                    .send();
+            p.newMessage().value("now".getBytes(StandardCharsets.UTF_8)).send();
 
             Message<byte[]> first = c.receive(20, TimeUnit.SECONDS);
-            assertThat(new String(first.getValue())).isEqualTo("now");
+            assertThat(new String(first.getValue(), StandardCharsets.UTF_8)).isEqualTo("now");
             c.acknowledge(first);
             List<String> delayed = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
@@ -73,9 +77,9 @@ class DelayedDeliverySeekAndReadersTest {
                 assertThat(m).as("delayed message %d", i).isNotNull();
                 // The in-memory tracker delivers at most one tick (1 s) early.
                 assertThat(System.currentTimeMillis() - sentAt)
-                        .as("delay of %s", new String(m.getValue()))
+                        .as("delay of %s", new String(m.getValue(), StandardCharsets.UTF_8))
                         .isGreaterThanOrEqualTo(2_900);
-                delayed.add(new String(m.getValue()));
+                delayed.add(new String(m.getValue(), StandardCharsets.UTF_8));
                 c.acknowledge(m);
             }
             assertThat(delayed).containsExactlyInAnyOrder("after", "at");
@@ -144,7 +148,7 @@ class DelayedDeliverySeekAndReadersTest {
                 client.newReader().topic(t).startMessageId(MessageId.earliest).create()) {
             List<String> got = new ArrayList<>();
             while (r.hasMessageAvailable()) {
-                got.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue()));
+                got.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue(), StandardCharsets.UTF_8));
             }
             assertThat(got).isEqualTo(RoundTrips.expected("r", 0, 10));
             assertThat(r.hasMessageAvailable()).isFalse();
@@ -154,17 +158,20 @@ class DelayedDeliverySeekAndReadersTest {
                 .startMessageId(ids.get(3))
                 .startMessageIdInclusive()
                 .create()) {
-            assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue())).isEqualTo("r-3");
+            assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue(), StandardCharsets.UTF_8))
+                    .isEqualTo("r-3");
         }
         try (Reader<byte[]> r =
                 client.newReader().topic(t).startMessageId(ids.get(3)).create()) {
-            assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue())).isEqualTo("r-4");
+            assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue(), StandardCharsets.UTF_8))
+                    .isEqualTo("r-4");
         }
         try (Reader<byte[]> r =
                 client.newReader().topic(t).startMessageId(MessageId.latest).create()) {
             assertThat(r.hasMessageAvailable()).isFalse();
             send(t, "tail", 1);
-            assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue())).isEqualTo("tail-0");
+            assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue(), StandardCharsets.UTF_8))
+                    .isEqualTo("tail-0");
         }
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "last")) {
             MessageId last = c.getLastMessageId();
@@ -173,7 +180,7 @@ class DelayedDeliverySeekAndReadersTest {
                     .startMessageId(last)
                     .startMessageIdInclusive()
                     .create()) {
-                assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue()))
+                assertThat(new String(r.readNext(20, TimeUnit.SECONDS).getValue(), StandardCharsets.UTF_8))
                         .isEqualTo("tail-0");
             }
             assertThat(last).isNotEqualTo(ids.get(9)).isGreaterThan(ids.get(9));

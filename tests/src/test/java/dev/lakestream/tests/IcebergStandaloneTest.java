@@ -381,7 +381,7 @@ class IcebergStandaloneTest {
         for (Snapshot s : snapshots) {
             String range = s.summary().get(CommitSummary.RANGE);
             if (range != null) {
-                String[] p = range.split("[:-]");
+                String[] p = range.split("[:-]", -1);
                 ranges.computeIfAbsent(Long.parseLong(p[0]), k -> new ArrayList<>())
                         .add(new long[] {Long.parseLong(p[1]), Long.parseLong(p[2])});
             }

@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
 class IcebergTwoBrokersTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(IcebergTwoBrokersTest.class);
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
     private static S3ProxyServer s3;
     private static OxiaServer oxia;
@@ -473,7 +473,7 @@ class IcebergTwoBrokersTest {
         for (Snapshot s : snapshots) {
             String range = s.summary().get(CommitSummary.RANGE);
             if (range != null) {
-                String[] p = range.split("[:-]");
+                String[] p = range.split("[:-]", -1);
                 out.add(new long[] {Long.parseLong(p[1]), Long.parseLong(p[2])});
             }
         }

@@ -2,6 +2,7 @@ package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -106,9 +107,10 @@ public final class KeyedTraffic implements AutoCloseable {
                 int n = i;
                 long t0 = System.nanoTime();
                 sentAt.put(n, t0);
-                producer.newMessage()
+                // the callback records a failed send
+                var unused = producer.newMessage()
                         .key("k" + (n % KEYS))
-                        .value(Integer.toString(n).getBytes())
+                        .value(Integer.toString(n).getBytes(StandardCharsets.UTF_8))
                         .sendAsync()
                         .whenComplete((id, e) -> {
                             long now = System.nanoTime();
@@ -148,9 +150,11 @@ public final class KeyedTraffic implements AutoCloseable {
                 if (m == null) {
                     continue;
                 }
-                String value = new String(m.getValue());
+                String value = new String(m.getValue(), StandardCharsets.UTF_8);
                 if (value.isEmpty() || !Character.isDigit(value.charAt(0))) {
-                    consumer.acknowledgeAsync(m); // another producer's message (a scenario's side producer)
+                    // another producer's message (a scenario's side producer): not counted, so a failed ack changes
+                    // nothing
+                    var unused = consumer.acknowledgeAsync(m);
                     continue;
                 }
                 int n = Integer.parseInt(value);
@@ -161,7 +165,8 @@ public final class KeyedTraffic implements AutoCloseable {
                     orderViolations.incrementAndGet();
                 }
                 highestPerKey[key] = Math.max(highestPerKey[key], n);
-                consumer.acknowledgeAsync(m).thenRun(() -> ackConfirmed.add(n));
+                // a failed ack is simply not confirmed: ackConfirmed is what the checks count
+                var unused = consumer.acknowledgeAsync(m).thenRun(() -> ackConfirmed.add(n));
             } catch (PulsarClientException e) {
                 if (!stopConsuming && !(e instanceof PulsarClientException.AlreadyClosedException)) {
                     consumerError.compareAndSet(null, e);
@@ -341,7 +346,7 @@ public final class KeyedTraffic implements AutoCloseable {
                     idsOutOfOrder++;
                 }
                 previous = m.getMessageId();
-                Integer n = number.apply(new String(m.getValue()));
+                Integer n = number.apply(new String(m.getValue(), StandardCharsets.UTF_8));
                 if (n != null) {
                     counts.merge(n, 1, Integer::sum);
                 }
@@ -370,10 +375,10 @@ public final class KeyedTraffic implements AutoCloseable {
             consumerThread.join(5_000);
         }
         if (producer != null) {
-            producer.closeAsync();
+            var unused = producer.closeAsync(); // best effort: the traffic is over, nothing left to check
         }
         if (consumer != null) {
-            consumer.closeAsync();
+            var unused = consumer.closeAsync(); // best effort: the traffic is over, nothing left to check
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.lakestream.tests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -53,7 +54,7 @@ class RetentionQuotasAndPoliciesTest {
         try (Producer<byte[]> p =
                 client.newProducer().topic(topic).enableBatching(false).create()) {
             for (int i = 0; i < n; i++) {
-                ids.add(p.send((prefix + "-" + i).getBytes()));
+                ids.add(p.send((prefix + "-" + i).getBytes(StandardCharsets.UTF_8)));
             }
         }
         return ids;
@@ -66,7 +67,7 @@ class RetentionQuotasAndPoliciesTest {
                 .startMessageId(MessageId.earliest)
                 .create()) {
             while (r.hasMessageAvailable()) {
-                got.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue()));
+                got.add(new String(r.readNext(20, TimeUnit.SECONDS).getValue(), StandardCharsets.UTF_8));
             }
         }
         return got;
@@ -200,9 +201,10 @@ class RetentionQuotasAndPoliciesTest {
                 c.acknowledge(c.receive(20, TimeUnit.SECONDS));
             }
             Producer<byte[]> p = held.get(60, TimeUnit.SECONDS);
-            p.send("after".getBytes());
+            p.send("after".getBytes(StandardCharsets.UTF_8));
             p.close();
-            assertThat(new String(c.receive(20, TimeUnit.SECONDS).getValue())).isEqualTo("after");
+            assertThat(new String(c.receive(20, TimeUnit.SECONDS).getValue(), StandardCharsets.UTF_8))
+                    .isEqualTo("after");
         }
     }
 
@@ -265,7 +267,7 @@ class RetentionQuotasAndPoliciesTest {
                     return true;
                 }
             });
-            first.send("one".getBytes());
+            first.send("one".getBytes(StandardCharsets.UTF_8));
         }
         // The policies live in the namespace's __change_events topic, itself on Lakestream: an unload keeps them.
         BROKER.admin().topics().unload(t);

@@ -3,6 +3,7 @@ package dev.lakestream.tests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,7 +30,7 @@ final class RoundTrips {
                 .sendTimeout(30, TimeUnit.SECONDS)
                 .create()) {
             for (int i = 0; i < n; i++) {
-                producer.send((prefix + "-" + i).getBytes());
+                producer.send((prefix + "-" + i).getBytes(StandardCharsets.UTF_8));
             }
         }
     }
@@ -52,7 +53,7 @@ final class RoundTrips {
             assertThat(m)
                     .as("message %d of %d on %s (got %s)", i + 1, n, consumer.getTopic(), got)
                     .isNotNull();
-            got.add(new String(m.getValue()));
+            got.add(new String(m.getValue(), StandardCharsets.UTF_8));
             consumer.acknowledge(m);
         }
         return got;

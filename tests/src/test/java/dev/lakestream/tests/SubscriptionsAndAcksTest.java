@@ -3,6 +3,7 @@ package dev.lakestream.tests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -56,7 +57,7 @@ class SubscriptionsAndAcksTest {
                 .create()) {
             List<CompletableFuture<MessageId>> fs = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                fs.add(p.sendAsync((prefix + "-" + i).getBytes()));
+                fs.add(p.sendAsync((prefix + "-" + i).getBytes(StandardCharsets.UTF_8)));
             }
             p.flush();
             List<MessageId> ids = new ArrayList<>();
@@ -83,7 +84,7 @@ class SubscriptionsAndAcksTest {
         List<String> got = new ArrayList<>();
         Message<byte[]> m;
         while ((m = c.receive(quietMillis, TimeUnit.MILLISECONDS)) != null) {
-            got.add(new String(m.getValue()));
+            got.add(new String(m.getValue(), StandardCharsets.UTF_8));
             c.acknowledge(m);
         }
         return got;
@@ -122,6 +123,7 @@ class SubscriptionsAndAcksTest {
     }
 
     @Test
+    @SuppressWarnings("ReferenceEquality") // which of the two consumers: identity on purpose
     void sharedSpreadsMessagesWithoutDuplicates() throws Exception {
         String t = topic("shared");
         try (Consumer<byte[]> a = client.newConsumer()
@@ -145,7 +147,7 @@ class SubscriptionsAndAcksTest {
                 for (Consumer<byte[]> c : List.of(a, b)) {
                     Message<byte[]> m = c.receive(50, TimeUnit.MILLISECONDS);
                     if (m != null) {
-                        String v = new String(m.getValue());
+                        String v = new String(m.getValue(), StandardCharsets.UTF_8);
                         all.add(v);
                         (c == a ? fromA : fromB).add(v);
                         c.acknowledge(m);
@@ -171,7 +173,7 @@ class SubscriptionsAndAcksTest {
             for (int i = 0; i < 50; i++) {
                 p.newMessage()
                         .key("k" + (i % 10))
-                        .value(("k" + (i % 10) + ":" + i).getBytes())
+                        .value(("k" + (i % 10) + ":" + i).getBytes(StandardCharsets.UTF_8))
                         .send();
             }
             Map<String, Set<Consumer<byte[]>>> owners = new HashMap<>();
@@ -185,7 +187,8 @@ class SubscriptionsAndAcksTest {
                         total++;
                         owners.computeIfAbsent(m.getKey(), k -> new HashSet<>()).add(c);
                         order.computeIfAbsent(m.getKey(), k -> new ArrayList<>())
-                                .add(Integer.parseInt(new String(m.getValue()).split(":")[1]));
+                                .add(Integer.parseInt(
+                                        new String(m.getValue(), StandardCharsets.UTF_8).split(":", -1)[1]));
                         c.acknowledge(m);
                     }
                 }
@@ -244,7 +247,7 @@ class SubscriptionsAndAcksTest {
             for (int i = 0; i < 6; i++) {
                 m = c.receive(20, TimeUnit.SECONDS);
             }
-            assertThat(new String(m.getValue())).isEqualTo("c-5");
+            assertThat(new String(m.getValue(), StandardCharsets.UTF_8)).isEqualTo("c-5");
             c.acknowledgeCumulative(m);
         }
         try (Consumer<byte[]> c = consumer(t, "cum", SubscriptionType.Exclusive)) {
@@ -265,7 +268,7 @@ class SubscriptionsAndAcksTest {
         String t = topic("batch-index");
         List<MessageId> ids = send(t, "x", 10, true);
         assertThat(new HashSet<>(
-                        ids.stream().map(id -> id.toString().split(":")[1]).toList()))
+                        ids.stream().map(id -> id.toString().split(":", -1)[1]).toList()))
                 .as("one entry for the batch")
                 .hasSize(1);
         try (Consumer<byte[]> c = client.newConsumer()
@@ -318,7 +321,7 @@ class SubscriptionsAndAcksTest {
                 if (m.getMessageId().equals(first.getMessageId())) {
                     again = m;
                 } else {
-                    rest.add(new String(m.getValue()));
+                    rest.add(new String(m.getValue(), StandardCharsets.UTF_8));
                 }
             }
             assertThat(again).as("n-0 redelivered").isNotNull();
@@ -345,7 +348,8 @@ class SubscriptionsAndAcksTest {
             Message<byte[]> again = c.receive(20, TimeUnit.SECONDS);
             assertThat(again).isNotNull();
             assertThat(again.getMessageId()).isEqualTo(m0.getMessageId());
-            assertThat(new String(again.getValue())).isEqualTo(new String(m0.getValue()));
+            assertThat(new String(again.getValue(), StandardCharsets.UTF_8))
+                    .isEqualTo(new String(m0.getValue(), StandardCharsets.UTF_8));
             c.acknowledge(again);
             RoundTrips.assertNothingMore(c, 2000);
         }
@@ -379,7 +383,7 @@ class SubscriptionsAndAcksTest {
             while (fromDlq == null && System.currentTimeMillis() < deadline) {
                 Message<byte[]> m = c.receive(200, TimeUnit.MILLISECONDS);
                 if (m != null) {
-                    if (new String(m.getValue()).equals("d-0")) {
+                    if (new String(m.getValue(), StandardCharsets.UTF_8).equals("d-0")) {
                         attemptsOfD0++;
                         c.negativeAcknowledge(m);
                     } else {
@@ -390,7 +394,7 @@ class SubscriptionsAndAcksTest {
                 fromDlq = dead.receive(10, TimeUnit.MILLISECONDS);
             }
             assertThat(fromDlq).as("d-0 in the dead-letter topic").isNotNull();
-            assertThat(new String(fromDlq.getValue())).isEqualTo("d-0");
+            assertThat(new String(fromDlq.getValue(), StandardCharsets.UTF_8)).isEqualTo("d-0");
             assertThat(attemptsOfD0).isEqualTo(3);
             assertThat(d1).isTrue();
             dead.acknowledge(fromDlq);
@@ -407,13 +411,16 @@ class SubscriptionsAndAcksTest {
                 Producer<byte[]> p =
                         client.newProducer().topic(t).enableBatching(false).create()) {
             for (int i = 0; i < 30; i++) {
-                p.newMessage().key("key-" + i).value(("p-" + i).getBytes()).send();
+                p.newMessage()
+                        .key("key-" + i)
+                        .value(("p-" + i).getBytes(StandardCharsets.UTF_8))
+                        .send();
             }
             List<String> got = new ArrayList<>();
             for (int i = 0; i < 30; i++) {
                 Message<byte[]> m = c.receive(20, TimeUnit.SECONDS);
                 assertThat(m).as("message %d (got %s)", i, got).isNotNull();
-                got.add(new String(m.getValue()));
+                got.add(new String(m.getValue(), StandardCharsets.UTF_8));
                 c.acknowledge(m);
             }
             assertThat(got)

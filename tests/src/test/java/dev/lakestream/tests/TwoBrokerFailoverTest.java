@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 class TwoBrokerFailoverTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(TwoBrokerFailoverTest.class);
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
     private static S3ProxyServer s3;
     private static OxiaServer oxia;

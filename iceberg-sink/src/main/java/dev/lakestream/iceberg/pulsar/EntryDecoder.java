@@ -187,7 +187,7 @@ public final class EntryDecoder {
         for (KeyValue kv : kvs) {
             m.put(kv.getKey(), kv.getValue());
         }
-        return m;
+        return Collections.unmodifiableMap(m);
     }
 
     private static byte[] bytes(ByteBuf b) {

@@ -11,7 +11,11 @@ import org.apache.pulsar.common.schema.SchemaType;
  *     KEY_VALUE; empty for primitives)
  * @param properties the schema's properties
  */
-public record TopicSchema(SchemaType type, byte[] data, Map<String, String> properties) {
+public record TopicSchema(
+        SchemaType type,
+        @SuppressWarnings("ArrayRecordComponent") // schema bytes as Pulsar keeps them; never compared or hashed
+        byte[] data,
+        Map<String, String> properties) {
 
     /** What a topic without a schema (or with BYTES) holds: raw bytes. */
     public static final TopicSchema BYTES = new TopicSchema(SchemaType.BYTES, new byte[0], Map.of());

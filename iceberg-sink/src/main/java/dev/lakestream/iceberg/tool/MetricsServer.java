@@ -2,6 +2,7 @@ package dev.lakestream.iceberg.tool;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.lakestream.core.concurrent.DaemonThreads;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -43,11 +44,8 @@ final class MetricsServer implements AutoCloseable {
                     e);
         }
         server.createContext("/metrics", exchange -> answer(exchange, metrics));
-        ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "lakestream-materialize-metrics");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService thread =
+                Executors.newSingleThreadExecutor(DaemonThreads.named("lakestream-materialize-metrics"));
         server.setExecutor(thread);
         server.start();
         return new MetricsServer(server, thread);

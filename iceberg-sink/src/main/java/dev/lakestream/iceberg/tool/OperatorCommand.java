@@ -335,7 +335,7 @@ public final class OperatorCommand {
         String more = payload.length > n ? "... (" + payload.length + " B)" : " (" + payload.length + " B)";
         String text = new String(payload, 0, n, StandardCharsets.UTF_8);
         boolean printable =
-                text.codePoints().allMatch(c -> c >= 0x20 && c != 0x7f && c != 0xfffd || c == '\n' || c == '\t');
+                text.codePoints().allMatch(c -> (c >= 0x20 && c != 0x7f && c != 0xfffd) || c == '\n' || c == '\t');
         if (printable) {
             return "\"" + text.replace("\n", "\\n").replace("\t", "\\t") + "\"" + more;
         }

@@ -2,6 +2,7 @@ package dev.lakestream.iceberg.tool;
 
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.catalog.StreamInfo;
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.iceberg.DeadLetters;
 import dev.lakestream.iceberg.MaterializerMetrics;
 import dev.lakestream.iceberg.MaterializerRunner;
@@ -44,11 +45,12 @@ public final class StandaloneMaterializer implements AutoCloseable {
     private final Lakestream log;
     private final Catalog catalog;
     private final Materializers materializers;
-    private final ExecutorService schemaExecutor = Executors.newCachedThreadPool(daemon("lakestream-schemas"));
+    private final ExecutorService schemaExecutor =
+            Executors.newCachedThreadPool(DaemonThreads.named("lakestream-schemas"));
     private final ScheduledExecutorService control =
-            Executors.newSingleThreadScheduledExecutor(daemon("lakestream-materialize-control"));
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lakestream-materialize-control"));
     private final ScheduledExecutorService maintenance =
-            Executors.newSingleThreadScheduledExecutor(daemon("lakestream-materialize-maintenance"));
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lakestream-materialize-maintenance"));
     private final Map<Long, Running> runners = new LinkedHashMap<>();
     private volatile List<Running> published = List.of();
     private MetricsServer metrics;
@@ -83,12 +85,16 @@ public final class StandaloneMaterializer implements AutoCloseable {
                     config.metricsAddress(),
                     metrics.port());
         }
-        control.scheduleWithFixedDelay(
+        // The periodic tasks catch and log their own failures; closing the executors stops them, so their futures
+        // have nothing to report.
+        var unusedDiscovery = control.scheduleWithFixedDelay(
                 this::discover, 0, config.discoveryInterval().toMillis(), TimeUnit.MILLISECONDS);
-        control.scheduleWithFixedDelay(this::publishStatus, STATUS_PERIOD_MS, STATUS_PERIOD_MS, TimeUnit.MILLISECONDS);
+        var unusedStatus = control.scheduleWithFixedDelay(
+                this::publishStatus, STATUS_PERIOD_MS, STATUS_PERIOD_MS, TimeUnit.MILLISECONDS);
         long maintain = config.upkeep().maintenanceInterval().toMillis();
         if (maintain > 0) {
-            maintenance.scheduleWithFixedDelay(this::maintain, maintain, maintain, TimeUnit.MILLISECONDS);
+            var unusedMaintenance =
+                    maintenance.scheduleWithFixedDelay(this::maintain, maintain, maintain, TimeUnit.MILLISECONDS);
         }
         return this;
     }
@@ -281,13 +287,5 @@ public final class StandaloneMaterializer implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        return r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        };
     }
 }

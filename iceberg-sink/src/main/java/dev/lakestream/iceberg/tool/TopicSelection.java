@@ -30,7 +30,7 @@ public record TopicSelection(boolean all, List<String> namespaces, List<String> 
         }
         List<String> namespaces = new ArrayList<>();
         List<String> topics = new ArrayList<>();
-        for (String raw : value.split(",")) {
+        for (String raw : value.split(",", -1)) {
             String item = raw.trim();
             if (item.isEmpty()) {
                 continue;

@@ -599,7 +599,7 @@ public final class BrokerBenchmark {
         if (l.isEmpty()) {
             return "unknown";
         }
-        String[] f = l.get(0).split("\\s+");
+        String[] f = l.get(0).split("\\s+", -1);
         return f.length >= 3 ? f[0] + " / " + f[1] + " / " + f[2] : l.get(0);
     }
 

@@ -8,6 +8,7 @@ import dev.lakestream.tests.KeyedTraffic;
 import dev.lakestream.tests.PulsarBrokerExtension;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -71,7 +72,7 @@ class DiskFullTest {
         assumeTrue(
                 mounted,
                 "cannot mount a tmpfs here (needs root): "
-                        + new String(m.getInputStream().readAllBytes()));
+                        + new String(m.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
         LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
         CAPTURE.start();
         ctx.getConfiguration().getRootLogger().addAppender(CAPTURE, null, null);

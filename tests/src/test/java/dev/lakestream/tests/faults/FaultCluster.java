@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 final class FaultCluster implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(FaultCluster.class);
-    static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
     private final S3ProxyServer s3;
     private final FaultyHttpProxy s3Proxy;

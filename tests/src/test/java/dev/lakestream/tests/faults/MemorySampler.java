@@ -71,7 +71,7 @@ final class MemorySampler implements AutoCloseable {
 
     /** The first sample of {@code name} whose labels contain {@code label}, or NaN. */
     static double value(String text, String name, String label) {
-        for (String line : text.split("\n")) {
+        for (String line : text.split("\n", -1)) {
             if (!line.startsWith(name + "{") && !line.startsWith(name + " ")) {
                 continue;
             }
@@ -79,7 +79,7 @@ final class MemorySampler implements AutoCloseable {
             String labels = close > 0 ? line.substring(0, close) : "";
             if (labels.contains(label)) {
                 String rest = (close > 0 ? line.substring(close + 1) : line.substring(name.length())).trim();
-                return Double.parseDouble(rest.split(" ")[0]);
+                return Double.parseDouble(rest.split(" ", -1)[0]);
             }
         }
         return Double.NaN;

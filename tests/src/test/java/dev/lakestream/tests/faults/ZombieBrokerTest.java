@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -153,7 +154,7 @@ class ZombieBrokerTest {
                 String ownerLog = new String(Files.readAllBytes(owner.logFile()), StandardCharsets.UTF_8)
                         .substring((int) logBefore);
                 long fencedLines = ownerLog.lines()
-                        .filter(l -> l.toLowerCase().contains("fenced"))
+                        .filter(l -> l.toLowerCase(Locale.ROOT).contains("fenced"))
                         .count();
                 String note = "paused " + owner.name() + " 20 s; writes resumed on " + other.name() + " after "
                         + String.format("%.1f", (takeover - pausedAt) / 1e9) + " s; side producer: "

@@ -69,7 +69,7 @@ import org.junit.jupiter.api.Timeout;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class IcebergInBrokerTest {
 
-    private static final Duration START = Duration.ofSeconds(180);
+    private static final Duration START = Duration.ofMinutes(3);
     private static final String CLUSTER = "lake";
     private static final String NS = "acme/lake";
     private static final String OTHER_NS = "acme/plain";

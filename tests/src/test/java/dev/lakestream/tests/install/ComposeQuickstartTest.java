@@ -266,7 +266,7 @@ class ComposeQuickstartTest {
             brokerPorts.add(brokerPort);
         }
         for (StockBroker b : brokers) {
-            b.awaitServing(Duration.ofSeconds(180));
+            b.awaitServing(Duration.ofMinutes(3));
         }
 
         String topic = "persistent://public/default/quickstart";
@@ -436,12 +436,12 @@ class ComposeQuickstartTest {
     /** The sum of a series' samples in Prometheus text. */
     private static double sum(String text, String name) {
         double total = 0;
-        for (String line : text.split("\n")) {
+        for (String line : text.split("\n", -1)) {
             if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
                 String rest = line.startsWith(name + "{")
                         ? line.substring(line.indexOf('}') + 1)
                         : line.substring(name.length());
-                total += Double.parseDouble(rest.trim().split("\\s+")[0]);
+                total += Double.parseDouble(rest.trim().split("\\s+", -1)[0]);
             }
         }
         return total;

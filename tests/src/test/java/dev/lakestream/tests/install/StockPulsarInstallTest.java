@@ -57,7 +57,7 @@ import org.junit.jupiter.api.Timeout;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class StockPulsarInstallTest {
 
-    private static final Duration START = Duration.ofSeconds(180);
+    private static final Duration START = Duration.ofMinutes(3);
     private static final String CLUSTER = "stock";
     private static final String NS = "acme/events";
 
@@ -379,11 +379,11 @@ class StockPulsarInstallTest {
 
     /** The first sample of {@code name} whose labels contain {@code label}; fails when there is none. */
     private static double sample(String text, String name, String label) {
-        for (String line : text.split("\n")) {
+        for (String line : text.split("\n", -1)) {
             if (line.startsWith(name + "{")
                     && line.substring(0, line.indexOf('}')).contains(label)) {
                 return Double.parseDouble(
-                        line.substring(line.indexOf('}') + 1).trim().split("\\s+")[0]);
+                        line.substring(line.indexOf('}') + 1).trim().split("\\s+", -1)[0]);
             }
         }
         throw new AssertionError("no sample of " + name + " with " + label + " in /metrics");

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class StockPulsarRefusalsTest {
 
-    private static final Duration REFUSAL = Duration.ofSeconds(120);
+    private static final Duration REFUSAL = Duration.ofMinutes(2);
 
     private static Path workDir;
 
