@@ -276,6 +276,7 @@ public final class LakestreamBroker {
                 message + "\nusage: LakestreamBroker --broker-conf FILE [--data-dir DIR] [key=value ...]");
     }
 
+    @SuppressWarnings("ReferenceEquality") // walks to the very root exception: identity is what is compared
     private static String rootMessage(Throwable t) {
         Throwable root = t;
         while (root.getCause() != null && root.getCause() != root) {

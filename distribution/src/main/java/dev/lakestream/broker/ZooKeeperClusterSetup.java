@@ -72,15 +72,16 @@ final class ZooKeeperClusterSetup {
         MetadataStoreExtended local =
                 PulsarClusterMetadataSetup.initLocalMetadataStore(metadataStoreUrl, sessionTimeoutMillis);
         try {
-            MetadataStoreExtended config = configurationStoreUrl.equals(metadataStoreUrl)
-                    ? local
-                    : PulsarClusterMetadataSetup.initConfigMetadataStore(configurationStoreUrl, sessionTimeoutMillis);
+            boolean separateConfigStore = !configurationStoreUrl.equals(metadataStoreUrl);
+            MetadataStoreExtended config = separateConfigStore
+                    ? PulsarClusterMetadataSetup.initConfigMetadataStore(configurationStoreUrl, sessionTimeoutMillis)
+                    : local;
             try {
                 formatBookKeeperIfAbsent(local, metadataStoreUrl, sessionTimeoutMillis);
                 createIfAbsent(local, "/bookies", "{}".getBytes(StandardCharsets.UTF_8));
-                write(new PulsarResources(local, config), config, cluster, webServiceUrl, brokerServiceUrl);
+                write(new PulsarResources(local, config), cluster, webServiceUrl, brokerServiceUrl);
             } finally {
-                if (config != local) {
+                if (separateConfigStore) {
                     config.close();
                 }
             }
@@ -107,12 +108,7 @@ final class ZooKeeperClusterSetup {
         }
     }
 
-    private static void write(
-            PulsarResources resources,
-            MetadataStoreExtended config,
-            String cluster,
-            String webServiceUrl,
-            String brokerServiceUrl)
+    private static void write(PulsarResources resources, String cluster, String webServiceUrl, String brokerServiceUrl)
             throws Exception {
         if (!resources.getClusterResources().clusterExists(cluster)) {
             resources

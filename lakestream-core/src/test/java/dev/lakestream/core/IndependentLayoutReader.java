@@ -103,6 +103,7 @@ final class IndependentLayoutReader {
     // §2.3 Index values
 
     /** One decoded index value: what a reader needs of it. */
+    @SuppressWarnings("ArrayRecordComponent") // a decoded value for assertions, never compared or hashed
     record IndexValue(
             String location,
             long messageCount,

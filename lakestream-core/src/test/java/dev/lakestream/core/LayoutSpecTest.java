@@ -60,7 +60,8 @@ class LayoutSpecTest {
             })
     void entryOffsetsExamplesAreWhatTheWriterWrites(String name, String counts) {
         int[] recordCounts = counts.contains("*")
-                ? filled(Integer.parseInt(counts.split("\\*")[1]), i -> Integer.parseInt(counts.split("\\*")[0]))
+                ? filled(
+                        Integer.parseInt(counts.split("\\*", -1)[1]), i -> Integer.parseInt(counts.split("\\*", -1)[0]))
                 : Arrays.stream(counts.split(",")).mapToInt(Integer::parseInt).toArray();
         byte[] documented = example(name);
 
@@ -233,7 +234,7 @@ class LayoutSpecTest {
             int multiEntryRecords = 0;
             int entriesRead = 0;
             for (Record r : records) {
-                String[] key = r.key().split("-");
+                String[] key = r.key().split("-", -1);
                 long endOffset = Long.parseLong(key[1]);
                 IndependentLayoutReader.IndexValue value = IndependentLayoutReader.indexValue(r.value());
                 byte[] object = objects.get(value.location());

@@ -55,7 +55,7 @@ public final class FaultyHttpProxy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FaultyHttpProxy.class);
     static final int MAX_CONNECTIONS = 256;
     private static final int MAX_HEAD_BYTES = 64 * 1024;
-    private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration IDLE_TIMEOUT = Duration.ofMinutes(2);
 
     private final String upstreamHost;
     private final int upstreamPort;
@@ -471,9 +471,11 @@ public final class FaultyHttpProxy implements AutoCloseable {
     }
 
     /** A request or response head: the raw bytes, and what the framing needs. */
+    @SuppressWarnings("ArrayRecordComponent") // raw is forwarded as read; a Head is never compared or hashed
     private record Head(byte[] raw, String firstLine, long contentLength, boolean chunked, boolean connectionClose) {
 
         /** Reads a head up to and including the blank line; null on a clean end of stream before it. */
+        @SuppressWarnings("StringSplitter") // a head ends in a blank line: dropping the trailing empty ones is wanted
         static Head read(InputStream in) throws IOException {
             ByteArrayOutputStream raw = new ByteArrayOutputStream(1024);
             int matched = 0;

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -249,7 +250,8 @@ public final class OxiaServer implements AutoCloseable {
         Files.createDirectories(logDir);
         if (logFile == null) {
             logFile = logDir.resolve(sanitize(name) + "-"
-                    + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-"
+                    + LocalDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
+                    + "-"
                     + COUNTER.incrementAndGet() + ".log");
         }
         List<String> cmd = new ArrayList<>(List.of(
@@ -273,7 +275,8 @@ public final class OxiaServer implements AutoCloseable {
         Deque<String> tail = new ArrayDeque<>();
         Writer log = Files.newBufferedWriter(
                 logFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        log.write("==== " + LocalDateTime.now() + " " + String.join(" ", cmd) + System.lineSeparator());
+        log.write("==== " + LocalDateTime.now(ZoneId.systemDefault()) + " " + String.join(" ", cmd)
+                + System.lineSeparator());
         log.flush();
         Thread t = new Thread(() -> pumpOutput(p.getInputStream(), log, ready, tail), "oxia-server-log-" + name);
         t.setDaemon(true);

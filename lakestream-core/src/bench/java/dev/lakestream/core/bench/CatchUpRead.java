@@ -56,7 +56,8 @@ final class CatchUpRead {
                 permits.acquire();
                 StreamLog stream = streams.get(s);
                 ByteBuf p = ctx.payload(stream.id(), seqs[s]++);
-                stream.append(1, p).whenComplete((r, e) -> {
+                // the callback counts the outcome, failures included.
+                var unused = stream.append(1, p).whenComplete((r, e) -> {
                     if (e != null) {
                         failures.incrementAndGet();
                     }

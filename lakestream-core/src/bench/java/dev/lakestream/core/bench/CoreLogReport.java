@@ -599,8 +599,10 @@ final class CoreLogReport {
         b.append("The cost of lower latency: the same open-loop load over the streams at three rates (the 2,000/s "
                 + "run is the one above), with the writer's default flush policy. WAL object PUTs are counted by the "
                 + "decorator around the object store.\n\n");
-        b.append("| appends/s | append p50 | append p99 | PUT p99 + commit p99 | WAL PUTs/s | mean WAL object |\n"
-                + "|---|---|---|---|---|---|\n");
+        b.append("""
+                | appends/s | append p50 | append p99 | PUT p99 + commit p99 | WAL PUTs/s | mean WAL object |
+                |---|---|---|---|---|---|
+                """);
         List<LatencyRun> byRate = new ArrayList<>(lowRates);
         byRate.add(plain);
         for (LatencyRun lr : byRate) {
@@ -630,9 +632,10 @@ final class CoreLogReport {
                 o.sequentialSeconds,
                 w.flushDelay().toMillis(),
                 o.sequentialReps));
-        b.append(
-                "| run | policy | appends/s | append p50 | append p99 | PUT p50 / p99 | commit p50 / p99 | WAL PUTs/s |\n"
-                        + "|---|---|---|---|---|---|---|---|\n");
+        b.append("""
+                | run | policy | appends/s | append p50 | append p99 | PUT p50 / p99 | commit p50 / p99 | WAL PUTs/s |
+                |---|---|---|---|---|---|---|---|
+                """);
         List<SequentialAppends.Run> all = new ArrayList<>(sequential);
         all.addAll(sequentialInjected);
         for (int i = 0; i < all.size(); i++) {
@@ -675,8 +678,10 @@ final class CoreLogReport {
                 WalWriterConfig.FILESYSTEM_MAX_PUTS_PER_SECOND,
                 o.sequentialReps,
                 o.sequentialSeconds));
-        b.append("| run | policy | appends/s | append p50 | append p99 | PUT p50 / p99 | commit p50 / p99 | PUTs/s |\n"
-                + "|---|---|---|---|---|---|---|---|\n");
+        b.append("""
+                | run | policy | appends/s | append p50 | append p99 | PUT p50 / p99 | commit p50 / p99 | PUTs/s |
+                |---|---|---|---|---|---|---|---|
+                """);
         List<SequentialAppends.Run> runs = embedded.sequential();
         for (int i = 0; i < runs.size(); i++) {
             sequentialRow(String.valueOf(i / 2 + 1), runs.get(i));

@@ -128,6 +128,7 @@ final class CpuMeter {
      * CPU nanoseconds of this JVM's GC threads ({@code GC Thread#n}, {@code G1 ...}) and JIT compiler threads
      * ({@code C1/C2 CompilerThread}), from {@code /proc/self/task}; zeros where unavailable.
      */
+    @SuppressWarnings("StringSplitter") // /proc fields are never empty between separators; trailing ones unused
     private static long[] nativeGcAndJit() {
         long gc = 0;
         long jit = 0;
@@ -161,6 +162,7 @@ final class CpuMeter {
     }
 
     /** CPU time the whole machine spent busy (not idle, not waiting for I/O), from {@code /proc/stat}; -1 if unknown. */
+    @SuppressWarnings("StringSplitter") // /proc fields are never empty between separators; trailing ones unused
     private static long machineBusyNanos() {
         try {
             String cpu = Files.readAllLines(Path.of("/proc/stat")).get(0);

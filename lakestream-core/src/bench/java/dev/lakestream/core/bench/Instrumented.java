@@ -131,6 +131,7 @@ final class Instrumented implements InvocationHandler {
     }
 
     @Override
+    @SuppressWarnings("ReferenceEquality") // a proxy is equal only to itself
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         if (method.getDeclaringClass() == Object.class) {
             return switch (method.getName()) {
@@ -167,7 +168,8 @@ final class Instrumented implements InvocationHandler {
             throw t;
         }
         // The caller gets the store's own future; the accounting hangs off it.
-        f.whenComplete((result, error) -> {
+        // the caller holds f itself; this stage only records.
+        var unused = f.whenComplete((result, error) -> {
             stats.latency.record(System.nanoTime() - start);
             stats.finished();
             if (error != null) {

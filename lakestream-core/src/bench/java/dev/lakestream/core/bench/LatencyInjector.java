@@ -60,6 +60,7 @@ final class LatencyInjector implements InvocationHandler, AutoCloseable {
     }
 
     @Override
+    @SuppressWarnings("ReferenceEquality") // a proxy is equal only to itself
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         if (method.getDeclaringClass() == Object.class) {
             return switch (method.getName()) {
@@ -74,10 +75,12 @@ final class LatencyInjector implements InvocationHandler, AutoCloseable {
         long delay = drawNanos();
         injected.record(delay);
         CompletableFuture<Object> result = new CompletableFuture<>();
-        timer.schedule(
+        // a timer: the task completes result either way.
+        var unused = timer.schedule(
                 () -> {
                     try {
-                        ((CompletableFuture<?>) call(method, args)).whenComplete((v, e) -> {
+                        // the callback completes result either way.
+                        var unusedCall = ((CompletableFuture<?>) call(method, args)).whenComplete((v, e) -> {
                             if (e != null) {
                                 result.completeExceptionally(e);
                             } else {

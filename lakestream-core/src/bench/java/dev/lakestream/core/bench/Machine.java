@@ -39,6 +39,7 @@ record Machine(int cores, String cpu, String memory, String jdk, String os) {
     }
 
     /** The 1-, 5- and 15-minute load averages, as {@code /proc/loadavg} gives them. */
+    @SuppressWarnings("StringSplitter") // /proc fields are never empty between separators; trailing ones unused
     static String loadAverage() {
         List<String> l = lines("/proc/loadavg");
         if (l.isEmpty()) {

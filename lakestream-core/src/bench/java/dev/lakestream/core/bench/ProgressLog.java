@@ -7,6 +7,7 @@ final class ProgressLog {
 
     private final long startNanos = System.nanoTime();
 
+    @SuppressWarnings("AnnotateFormatMethod") // callers pass constant formats; no annotations jar on the bench path
     void log(String format, Object... args) {
         double t = (System.nanoTime() - startNanos) / 1e9;
         System.out.println(String.format(Locale.ROOT, "[bench %6.1fs] ", t) + String.format(Locale.ROOT, format, args));

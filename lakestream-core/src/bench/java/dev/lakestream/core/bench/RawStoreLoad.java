@@ -146,7 +146,8 @@ final class RawStoreLoad {
                 finished.release();
                 return;
             }
-            request.get().whenComplete((v, e) -> {
+            // the callback counts the outcome, failures included.
+            var unused = request.get().whenComplete((v, e) -> {
                 if (e != null || !succeeded.test(v)) {
                     failures.incrementAndGet();
                 } else {

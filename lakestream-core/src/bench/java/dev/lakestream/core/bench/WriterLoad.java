@@ -58,7 +58,8 @@ final class WriterLoad {
                         ByteBuf p = ctx.payload(stream.id(), seqs[s]++);
                         Histogram h = latency.get();
                         long start = System.nanoTime();
-                        stream.append(1, p).whenComplete((r, e) -> {
+                        // the callback counts the outcome, failures included.
+                        var unused = stream.append(1, p).whenComplete((r, e) -> {
                             if (e != null) {
                                 failures.incrementAndGet();
                                 firstFailure.compareAndSet(null, e);
@@ -174,7 +175,8 @@ final class WriterLoad {
                 Histogram h = open ? window : null;
                 pending.incrementAndGet();
                 long t0 = System.nanoTime();
-                stream.append(1, p).whenComplete((r, e) -> {
+                // the callback counts the outcome, failures included.
+                var unused = stream.append(1, p).whenComplete((r, e) -> {
                     if (e != null) {
                         failures.incrementAndGet();
                         firstFailure.compareAndSet(null, e);

@@ -179,7 +179,8 @@ public final class DurableCursor {
                 startWrite();
             } else {
                 scheduled = true;
-                scheduler.schedule(this::scheduledWrite, wait, TimeUnit.NANOSECONDS);
+                // a timer: the write it starts completes the pending future.
+                var unused = scheduler.schedule(this::scheduledWrite, wait, TimeUnit.NANOSECONDS);
             }
         }
         return f;
@@ -199,7 +200,8 @@ public final class DurableCursor {
         writing = true;
         lastPersistNanos = System.nanoTime();
         CursorState snapshot = state();
-        store.save(streamId, name, snapshot).whenComplete((v, e) -> {
+        // the callback completes the write's futures either way.
+        var unused = store.save(streamId, name, snapshot).whenComplete((v, e) -> {
             synchronized (this) {
                 writing = false;
                 if (e != null && nextWrite == null && !closed) {
@@ -209,7 +211,8 @@ public final class DurableCursor {
                 if (nextWrite != null && !scheduled) {
                     long wait = lastPersistNanos + intervalNanos - System.nanoTime();
                     scheduled = true;
-                    scheduler.schedule(this::scheduledWrite, Math.max(0, wait), TimeUnit.NANOSECONDS);
+                    // a timer: the write it starts completes the pending future.
+                    var unusedTimer = scheduler.schedule(this::scheduledWrite, Math.max(0, wait), TimeUnit.NANOSECONDS);
                 }
             }
             if (e != null) {

@@ -1,5 +1,6 @@
 package dev.lakestream.core.fence;
 
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.index.IndexKey;
 import dev.lakestream.core.log.StreamFencedException;
 import dev.lakestream.core.metadata.GetOptions;
@@ -39,6 +40,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * left is a pause between that read's answer and the commit itself.
  */
 public final class StreamFences implements CommitGuard, AutoCloseable {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamFences.class);
 
     private static final int CAS_ATTEMPTS = 10;
     /** How old the last reading of a stream's epoch may be before a commit reads it again. */
@@ -160,8 +163,11 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
         if (!held.containsKey(streamId)) {
             return;
         }
-        metadata.get(key, GetOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId)))
-                .thenAccept(r -> r.ifPresent(rec -> current.merge(streamId, parse(rec.value()), Math::max)));
+        Futures.logFailure(
+                metadata.get(key, GetOptions.DEFAULT.partitionKey(IndexKey.partitionKey(streamId)))
+                        .thenAccept(r -> r.ifPresent(rec -> current.merge(streamId, parse(rec.value()), Math::max))),
+                LOG,
+                "Reading the fence " + key + " of stream " + streamId);
     }
 
     private static long parse(byte[] value) {

@@ -14,6 +14,7 @@ import java.util.function.LongSupplier;
  * {@code t} after the first admission at most {@code rate * t + n} objects were admitted, {@code n} being the
  * largest single admission. Closing fails the admissions still waiting.
  */
+@SuppressWarnings("UndefinedEquals") // the waiting set holds futures by identity, which is what it wants
 final class DeleteRateLimiter implements AutoCloseable {
 
     private final double nanosPerObject;
@@ -44,7 +45,8 @@ final class DeleteRateLimiter implements AutoCloseable {
         }
         CompletableFuture<Void> slot = new CompletableFuture<>();
         waiting.add(slot);
-        scheduler.schedule(
+        // a timer: it completes the slot the caller holds.
+        var unused = scheduler.schedule(
                 () -> {
                     synchronized (this) {
                         waiting.remove(slot);

@@ -90,7 +90,8 @@ public final class GcService implements AutoCloseable {
             service.schedule(Duration.ZERO);
         } else {
             log.info("WAL garbage collection is disabled in this process (lakestream.gc.enabled=false)");
-            service.closeAsync();
+            // closing a disabled service has nothing to wait for.
+            var unused = service.closeAsync();
         }
         return service;
     }
@@ -118,6 +119,7 @@ public final class GcService implements AutoCloseable {
     }
 
     /** One attempt: take (or confirm) the lease, and run the collector if it is ours; then schedule the next. */
+    @SuppressWarnings("FutureReturnValueIgnored") // handle's nested future is flattened by thenCompose(f -> f)
     private void tick() {
         CompletableFuture<Void> attempt = new CompletableFuture<>();
         synchronized (lock) {
@@ -127,7 +129,8 @@ public final class GcService implements AutoCloseable {
             current = attempt;
         }
         // Started from a completed future so that a call that throws instead of failing its future is handled alike.
-        CompletableFuture.completedFuture(null)
+        // The last callback schedules the next tick either way.
+        var unused = CompletableFuture.completedFuture(null)
                 .thenCompose(v -> lease.acquire())
                 .handle((held, e) -> {
                     if (e != null) {
@@ -250,7 +253,9 @@ public final class GcService implements AutoCloseable {
         }
         limiter.close();
         CompletableFuture<Void> done = closed;
-        running.thenCompose(v -> config.enabled() ? lease.release() : CompletableFuture.<Void>completedFuture(null))
+        // the callback completes done either way.
+        var unused = running.thenCompose(
+                        v -> config.enabled() ? lease.release() : CompletableFuture.<Void>completedFuture(null))
                 .whenComplete((v, e) -> {
                     if (e != null) {
                         log.warn(

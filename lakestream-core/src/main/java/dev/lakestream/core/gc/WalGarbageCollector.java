@@ -256,6 +256,7 @@ public final class WalGarbageCollector {
                             : CompletableFuture.failedFuture(unwrap(e)));
         }
 
+        @SuppressWarnings("StringSplitter") // object keys hold no newline; dropping trailing empty lines is wanted
         private CompletableFuture<Void> releasedIn(Record note) {
             List<CompletableFuture<Optional<ObjectInfo>>> heads = new ArrayList<>();
             for (String key : new String(note.value(), StandardCharsets.UTF_8).split("\n")) {

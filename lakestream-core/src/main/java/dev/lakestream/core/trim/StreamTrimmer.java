@@ -120,6 +120,7 @@ public final class StreamTrimmer {
      * Deletes the index records whose entries all lie below {@code offset}, keeping the last record.
      * Readers must already be kept off those offsets by a soft trim at or beyond {@code offset}.
      */
+    @SuppressWarnings("FutureReturnValueIgnored") // thenCombine's nested future is flattened by thenCompose(f -> f)
     public CompletableFuture<Void> hardTrim(long streamId, long offset) {
         return index.first(streamId)
                 .thenCombine(index.last(streamId), (first, last) -> {

@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -148,7 +149,8 @@ final class RangeCache {
                         return out;
                     });
         }
-        bytes.whenComplete((b, e) -> {
+        // the callback settles the ranges either way.
+        var unused = bytes.whenComplete((b, e) -> {
             synchronized (this) {
                 for (Range part : parts) {
                     part.users--;
@@ -194,32 +196,34 @@ final class RangeCache {
             }
         }
         for (Range range : added) {
-            objects.get(key, range.start, range.length(), allocator).whenComplete((b, e) -> {
-                if (e == null && b.readableBytes() == range.length()) {
-                    range.data.complete(b);
-                    synchronized (this) {
-                        releaseIfUnused(range);
-                    }
-                    return;
-                }
-                synchronized (this) {
-                    drop(range);
-                }
-                int got = b == null ? 0 : b.readableBytes();
-                if (b != null) {
-                    b.release();
-                }
-                range.data.completeExceptionally(
-                        e != null
-                                ? e
-                                : new IllegalStateException("read-ahead of " + key + " bytes " + range.start + ".."
-                                        + range.end + " returned " + got + " bytes"));
-            });
+            // the callback completes the range's data either way.
+            var unused = objects.get(key, range.start, range.length(), allocator)
+                    .whenComplete((b, e) -> {
+                        if (e == null && b.readableBytes() == range.length()) {
+                            range.data.complete(b);
+                            synchronized (this) {
+                                releaseIfUnused(range);
+                            }
+                            return;
+                        }
+                        synchronized (this) {
+                            drop(range);
+                        }
+                        int got = b == null ? 0 : b.readableBytes();
+                        if (b != null) {
+                            b.release();
+                        }
+                        range.data.completeExceptionally(
+                                e != null
+                                        ? e
+                                        : new IllegalStateException("read-ahead of " + key + " bytes " + range.start
+                                                + ".." + range.end + " returned " + got + " bytes"));
+                    });
         }
     }
 
     /** Where the ranges that follow each other from {@code from} on end ({@code from} itself when none holds it). */
-    private static long coveredFrom(TreeMap<Long, Range> ranges, long from) {
+    private static long coveredFrom(NavigableMap<Long, Range> ranges, long from) {
         Map.Entry<Long, Range> floor = ranges.floorEntry(from);
         long covered = floor != null && floor.getValue().end > from ? floor.getValue().end : from;
         Range next;

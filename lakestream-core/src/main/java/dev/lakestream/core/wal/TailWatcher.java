@@ -51,7 +51,8 @@ public final class TailWatcher implements AutoCloseable {
             return l;
         });
         // The data may have committed before we registered: check once now.
-        index.endOffset(streamId).thenAccept(end -> committed(streamId, end));
+        // a failed look-up is retried by the next poll.
+        var unused = index.endOffset(streamId).thenAccept(end -> committed(streamId, end));
         return f;
     }
 
@@ -87,7 +88,8 @@ public final class TailWatcher implements AutoCloseable {
 
     private void poll() {
         for (Long streamId : waiters.keySet()) {
-            index.endOffset(streamId).thenAccept(end -> committed(streamId, end));
+            // a failed look-up is retried by the next poll.
+            var unused = index.endOffset(streamId).thenAccept(end -> committed(streamId, end));
         }
     }
 

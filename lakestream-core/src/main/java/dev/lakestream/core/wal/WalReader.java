@@ -178,7 +178,8 @@ public final class WalReader {
         // The caller owns the entries only if it still wants them: entries that arrive for a read it cancelled (or
         // completed otherwise) are released here, not left to the collector.
         CompletableFuture<List<LogEntry>> result = new CompletableFuture<>();
-        entries.whenComplete((list, e) -> {
+        // the callback completes result either way.
+        var unused = entries.whenComplete((list, e) -> {
             if (e != null) {
                 result.completeExceptionally(e);
             } else if (!result.complete(list)) {
@@ -293,7 +294,8 @@ public final class WalReader {
         for (IndexRecord r : ahead) {
             IndexValue v = r.value();
             if (v.fileSize() <= config.wholeObjectMaxBytes() && !cache.contains(v.location())) {
-                objects.get(v.location(), allocator).thenAccept(b -> {
+                // a failed prefetch is only a missed cache fill: the read fetches the object itself.
+                var unused = objects.get(v.location(), allocator).thenAccept(b -> {
                     try {
                         if (b.readableBytes() == v.fileSize()) {
                             cache.put(v.location(), b);
@@ -369,7 +371,8 @@ public final class WalReader {
             return inFlight.thenApply(ByteBuffer::duplicate);
         }
         // On the heap: an object's index is small, parsed once and cached, and ranges' views keep pointing into it.
-        objects.get(key, 0, length).whenComplete((h, e) -> {
+        // the callback completes the in-flight header future either way.
+        var unused = objects.get(key, 0, length).whenComplete((h, e) -> {
             if (e == null) {
                 headers.put(key, Unpooled.wrappedBuffer(h));
             }

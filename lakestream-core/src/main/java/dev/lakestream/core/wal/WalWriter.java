@@ -1,5 +1,6 @@
 package dev.lakestream.core.wal;
 
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.index.IndexKey;
 import dev.lakestream.core.index.IndexValue;
 import dev.lakestream.core.log.AppendRejectedException;
@@ -25,6 +26,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -111,12 +114,8 @@ public final class WalWriter implements AutoCloseable {
     /** Appends per stream in the last sealed batch: how large to start the next batch's per-stream lists. */
     private int appendsPerStream = 4;
     /** One thread: flushes run in seal order (see {@link #submitIfSealed}). */
-    private final java.util.concurrent.ExecutorService flushThread =
-            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "lakestream-wal-flush");
-                t.setDaemon(true);
-                return t;
-            });
+    private final ExecutorService flushThread =
+            Executors.newSingleThreadExecutor(DaemonThreads.named("lakestream-wal-flush"));
 
     public WalWriter(
             ObjectStore objects,
@@ -226,7 +225,8 @@ public final class WalWriter implements AutoCloseable {
             synchronized (lock) {
                 pending = new ArrayList<>(inFlight);
             }
-            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+            // completes drained whatever the outcome: close waits for the flushes, not their success.
+            var unused = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
                     .whenComplete((v, e) -> drained.complete(null));
         });
         flushThread.shutdown();
@@ -251,7 +251,9 @@ public final class WalWriter implements AutoCloseable {
         if (open == null) {
             Batch batch = new Batch(allocator, appendsPerStream, System.nanoTime());
             open = batch;
-            scheduler.schedule(() -> flushIfOpen(batch), config.flushDelay().toNanos(), TimeUnit.NANOSECONDS);
+            // a timer: the batch's appends carry the flush's outcome.
+            var unused = scheduler.schedule(
+                    () -> flushIfOpen(batch), config.flushDelay().toNanos(), TimeUnit.NANOSECONDS);
         }
         try {
             open.add(append, payload);
@@ -287,7 +289,8 @@ public final class WalWriter implements AutoCloseable {
         if (delay <= 0) {
             sealOpen();
         } else {
-            scheduler.schedule(() -> flushIfOpen(batch), delay, TimeUnit.NANOSECONDS);
+            // a timer: the batch's appends carry the flush's outcome.
+            var unused = scheduler.schedule(() -> flushIfOpen(batch), delay, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -328,6 +331,7 @@ public final class WalWriter implements AutoCloseable {
         }
     }
 
+    @SuppressWarnings("UndefinedEquals") // inFlight.remove(flushDone) removes this very future: identity is wanted
     private void flush(Batch batch) {
         String key = WalObjectKeys.newKey(clock.instant());
         WalObjectBody.Built object;
@@ -428,12 +432,14 @@ public final class WalWriter implements AutoCloseable {
                     });
             commits.add(done);
         }
-        CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
-            synchronized (lock) {
-                inFlight.remove(flushDone);
-            }
-            flushDone.complete(null);
-        });
+        // the commits report to their appends; this only ends the flush.
+        var unused = CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new))
+                .whenComplete((v, e) -> {
+                    synchronized (lock) {
+                        inFlight.remove(flushDone);
+                    }
+                    flushDone.complete(null);
+                });
     }
 
     private CompletableFuture<Void> commit(
@@ -461,14 +467,16 @@ public final class WalWriter implements AutoCloseable {
                 Map.of(IndexValue.EXTRA_INDEX_LENGTH, Integer.toString(indexLength)));
         PartCommit part = new PartCommit(streamId, appends, objectKey, records, bytes, knownEnd(streamId));
         CompletableFuture<Void> done = new CompletableFuture<>();
-        guard.beforeCommit(streamId).whenComplete((ok, refused) -> {
+        // the callback completes done either way.
+        var unused = guard.beforeCommit(streamId).whenComplete((ok, refused) -> {
             if (refused != null) {
                 // Refused before anything was sent: the record cannot land.
                 failPart(streamId, appends, unwrap(refused));
                 done.complete(null);
                 return;
             }
-            metadata.put(
+            // the callback completes done either way.
+            var unusedPut = metadata.put(
                             IndexKey.prefix(streamId),
                             value.encode(),
                             PutOptions.DEFAULT
@@ -515,7 +523,9 @@ public final class WalWriter implements AutoCloseable {
      */
     private void resolve(PartCommit part, Throwable firstCause, int attempt, CompletableFuture<Void> done) {
         String partition = IndexKey.partitionKey(part.streamId);
-        metadata.delete(IndexKey.commitBarrierKey(part.streamId), DeleteOptions.DEFAULT.partitionKey(partition))
+        // the callback completes done either way.
+        var unused = metadata.delete(
+                        IndexKey.commitBarrierKey(part.streamId), DeleteOptions.DEFAULT.partitionKey(partition))
                 .thenCompose(ignored -> findRecordOf(part, IndexKey.coveringSearchKey(part.streamId, part.knownEnd)))
                 .whenComplete((found, e) -> {
                     if (e == null) {
@@ -569,7 +579,8 @@ public final class WalWriter implements AutoCloseable {
                         return;
                     }
                     long delayMs = Math.min(RESOLVE_MAX_DELAY_MS, RESOLVE_FIRST_DELAY_MS << Math.min(attempt, 4));
-                    scheduler.schedule(
+                    // a retry timer: resolve completes done either way.
+                    var unusedRetry = scheduler.schedule(
                             () -> resolve(part, firstCause, attempt + 1, done), delayMs, TimeUnit.MILLISECONDS);
                 });
     }
@@ -747,10 +758,6 @@ public final class WalWriter implements AutoCloseable {
             part.appends.add(a);
             last = part;
             appends++;
-        }
-
-        void forEach(java.util.function.Consumer<PendingAppend> action) {
-            streams.values().forEach(part -> part.appends.forEach(action));
         }
     }
 

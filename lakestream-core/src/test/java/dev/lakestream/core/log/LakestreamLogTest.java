@@ -766,7 +766,7 @@ public abstract class LakestreamLogTest {
                 writer.metrics().prometheusText());
         double puts = w.get("lakestream_object_store_requests_total", "op", "put");
         assertThat(puts).isGreaterThanOrEqualTo(20);
-        assertThat(w.get("lakestream_object_store_bytes_total", "op", "put")).isGreaterThan(payload);
+        assertThat(w.get("lakestream_object_store_bytes_total", "op", "put")).isGreaterThan((double) payload);
         assertThat(w.get("lakestream_object_store_errors_total", "op", "put")).isZero();
         assertThat(w.get("lakestream_object_store_request_duration_seconds_count", "op", "put"))
                 .isEqualTo(puts);
@@ -784,7 +784,7 @@ public abstract class LakestreamLogTest {
                 reader.metrics().prometheusText());
         double gets = r.get("lakestream_object_store_requests_total", "op", "get");
         assertThat(gets).isBetween(1.0, 20.0);
-        assertThat(r.get("lakestream_object_store_bytes_total", "op", "get")).isGreaterThan(payload);
+        assertThat(r.get("lakestream_object_store_bytes_total", "op", "get")).isGreaterThan((double) payload);
         assertThat(r.buckets("lakestream_object_store_request_duration_seconds", "op", "get"))
                 .isSorted()
                 .last()

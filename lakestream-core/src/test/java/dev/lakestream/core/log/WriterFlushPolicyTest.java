@@ -106,7 +106,7 @@ class WriterFlushPolicyTest {
         slow.arrived.get(30, TimeUnit.SECONDS);
 
         List<List<CompletableFuture<AppendResult>>> appended = new ArrayList<>();
-        for (StreamLog s : streams) {
+        for (int s = 0; s < streams.size(); s++) {
             appended.add(new ArrayList<>());
         }
         for (int i = 0; i < 10; i++) {

@@ -579,10 +579,10 @@ public abstract class MetadataStoreConformanceTest {
             long until = System.nanoTime() + Duration.ofMillis(300).toNanos();
             while (System.nanoTime() < until) {
                 if (seen.stream()
-                        .anyMatch(n -> n instanceof Notification.KeyCreated c
-                                        && c.key().equals(probe)
-                                || n instanceof Notification.KeyModified m
-                                        && m.key().equals(probe))) {
+                        .anyMatch(n -> (n instanceof Notification.KeyCreated c
+                                        && c.key().equals(probe))
+                                || (n instanceof Notification.KeyModified m
+                                        && m.key().equals(probe)))) {
                     return;
                 }
                 pause();

@@ -34,21 +34,24 @@ public final class PrometheusSamples {
         }
         String family = null;
         String helpFor = null;
-        for (String line : text.split("\n")) {
+        // lines() drops only the empty string after the final line feed, so a stray blank line is reported below.
+        for (String line : text.lines().toList()) {
             s.lines.add(line);
-            Matcher m;
-            if ((m = HELP.matcher(line)).matches()) {
-                helpFor = m.group(1);
-            } else if ((m = TYPE.matcher(line)).matches()) {
-                family = m.group(1);
+            Matcher help = HELP.matcher(line);
+            Matcher type = TYPE.matcher(line);
+            Matcher sample = SAMPLE.matcher(line);
+            if (help.matches()) {
+                helpFor = help.group(1);
+            } else if (type.matches()) {
+                family = type.group(1);
                 if (!family.equals(helpFor)) {
                     throw new AssertionError("TYPE of " + family + " without its HELP line before it");
                 }
-                if (s.types.put(family, m.group(2)) != null) {
+                if (s.types.put(family, type.group(2)) != null) {
                     throw new AssertionError("Family " + family + " appears twice");
                 }
-            } else if ((m = SAMPLE.matcher(line)).matches()) {
-                String name = m.group(1);
+            } else if (sample.matches()) {
+                String name = sample.group(1);
                 if (family == null
                         || !(name.equals(family)
                                 || name.equals(family + "_bucket")
@@ -57,16 +60,16 @@ public final class PrometheusSamples {
                     throw new AssertionError("Sample " + line + " is not of the family before it (" + family + ")");
                 }
                 Map<String, String> labels = new TreeMap<>();
-                if (m.group(3) != null) {
-                    Matcher l = LABEL.matcher(m.group(3));
+                if (sample.group(3) != null) {
+                    Matcher l = LABEL.matcher(sample.group(3));
                     while (l.find()) {
                         labels.put(l.group(1), l.group(2));
                     }
                 }
-                double value = switch (m.group(4)) {
+                double value = switch (sample.group(4)) {
                     case "+Inf" -> Double.POSITIVE_INFINITY;
                     case "-Inf" -> Double.NEGATIVE_INFINITY;
-                    default -> Double.parseDouble(m.group(4));
+                    default -> Double.parseDouble(sample.group(4));
                 };
                 String key = name + (labels.isEmpty() ? "" : labels.toString());
                 if (s.values.put(key, value) != null) {

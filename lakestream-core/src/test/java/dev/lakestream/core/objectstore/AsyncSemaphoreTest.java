@@ -40,7 +40,7 @@ class AsyncSemaphoreTest {
     @Test
     void aCancelledWaiterIsSkipped() {
         AsyncSemaphore s = new AsyncSemaphore(1);
-        s.acquire();
+        assertThat(s.acquire()).isCompleted();
         CompletableFuture<Void> cancelled = s.acquire();
         CompletableFuture<Void> next = s.acquire();
         cancelled.cancel(false);
@@ -94,7 +94,7 @@ class AsyncSemaphoreTest {
     @Test
     void closeFailsWaitersAndLaterAcquires() {
         AsyncSemaphore s = new AsyncSemaphore(1);
-        s.acquire();
+        assertThat(s.acquire()).isCompleted();
         CompletableFuture<Void> waiting = s.acquire();
         s.close(new IllegalStateException("closed"));
         assertThat(waiting).isCompletedExceptionally();

@@ -462,16 +462,14 @@ public final class OxiaMetadataStore implements MetadataStore {
     }
 
     private static Notification toNotification(io.oxia.client.api.Notification n) {
-        if (n instanceof io.oxia.client.api.Notification.KeyCreated c) {
-            return new Notification.KeyCreated(c.key(), c.version());
-        } else if (n instanceof io.oxia.client.api.Notification.KeyModified m) {
-            return new Notification.KeyModified(m.key(), m.version());
-        } else if (n instanceof io.oxia.client.api.Notification.KeyDeleted d) {
-            return new Notification.KeyDeleted(d.key());
-        } else if (n instanceof io.oxia.client.api.Notification.KeyRangeDelete r) {
-            return new Notification.KeyRangeDeleted(r.startKeyInclusive(), r.endKeyExclusive());
-        }
-        return null;
+        return switch (n) {
+            case io.oxia.client.api.Notification.KeyCreated c -> new Notification.KeyCreated(c.key(), c.version());
+            case io.oxia.client.api.Notification.KeyModified m -> new Notification.KeyModified(m.key(), m.version());
+            case io.oxia.client.api.Notification.KeyDeleted d -> new Notification.KeyDeleted(d.key());
+            case io.oxia.client.api.Notification.KeyRangeDelete r ->
+                new Notification.KeyRangeDeleted(r.startKeyInclusive(), r.endKeyExclusive());
+            case null, default -> null;
+        };
     }
 
     // ---------------------------------------------------------------- close

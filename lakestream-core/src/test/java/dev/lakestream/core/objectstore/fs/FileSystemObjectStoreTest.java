@@ -213,6 +213,7 @@ class FileSystemObjectStoreTest {
     }
 
     @Test
+    @SuppressWarnings("FutureReturnValueIgnored") // false positive: each Future<CompletableFuture> is awaited below
     void putIfAbsentIsAtomicAcrossStoresOnTheSameRoot() throws Exception {
         // Two stores (as two processes would) race on the same keys.
         FileSystemObjectStore one = open();
