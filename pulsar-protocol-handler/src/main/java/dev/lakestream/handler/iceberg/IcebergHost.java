@@ -1,6 +1,7 @@
 package dev.lakestream.handler.iceberg;
 
 import dev.lakestream.core.Lakestream;
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.iceberg.CatalogConfig;
 import dev.lakestream.iceberg.Catalogs;
 import dev.lakestream.iceberg.DeadLetters;
@@ -19,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -216,10 +216,9 @@ public final class IcebergHost implements AutoCloseable {
      * through the context class loader, and those are in the NAR, not on the broker's class path.
      */
     private static java.util.concurrent.ThreadFactory named(String prefix) {
-        AtomicInteger n = new AtomicInteger();
+        java.util.concurrent.ThreadFactory daemons = DaemonThreads.numbered(prefix + "-");
         return r -> {
-            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-            t.setDaemon(true);
+            Thread t = daemons.newThread(r);
             t.setContextClassLoader(IcebergHost.class.getClassLoader());
             return t;
         };
