@@ -107,11 +107,13 @@ public final class IcebergHost implements AutoCloseable {
             return Catalogs.open(catalogConfig);
         });
         IcebergHost h = new IcebergHost(pulsar, log, host, config, catalog);
-        h.control.scheduleWithFixedDelay(
+        // The periodic tasks end when close() shuts their executors down; nothing waits on their futures.
+        var unusedCheck = h.control.scheduleWithFixedDelay(
                 h::checkTopics, 0, host.topicCheckInterval().toMillis(), TimeUnit.MILLISECONDS);
         if (!host.maintenanceInterval().isZero()) {
             long every = host.maintenanceInterval().toMillis();
-            h.pool.scheduleWithFixedDelay(h::maintainTables, every, every, TimeUnit.MILLISECONDS);
+            var unusedMaintenance =
+                    h.pool.scheduleWithFixedDelay(h::maintainTables, every, every, TimeUnit.MILLISECONDS);
         }
         LOG.info(
                 "Iceberg materializer started: catalog {} ({} at {}), warehouse {}, topics {}, {} threads,"
@@ -182,6 +184,7 @@ public final class IcebergHost implements AutoCloseable {
 
     /** Stops every runner (committing what each has, up to 60 s in all), then the threads and the catalog. */
     @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // both the submitted task's future and the one it returns are awaited
     public void close() {
         closed = true;
         CompletableFuture<Void> all;
