@@ -48,7 +48,7 @@ public final class DisklessConfigurationCheck {
                     + ": packages would be stored in BookKeeper; set enablePackagesManagement=false");
         }
         String schemas = conf.getSchemaRegistryStorageClassName();
-        boolean avroSystemTopics = conf.isSystemTopicEnabled() && conf.isTopicLevelPoliciesEnabled()
+        boolean avroSystemTopics = (conf.isSystemTopicEnabled() && conf.isTopicLevelPoliciesEnabled())
                 || conf.isTransactionCoordinatorEnabled();
         if (avroSystemTopics && schemas != null && schemas.contains("BookkeeperSchemaStorage")) {
             out.add("schemaRegistryStorageClassName=" + schemas + ": topic policies (systemTopicEnabled,"

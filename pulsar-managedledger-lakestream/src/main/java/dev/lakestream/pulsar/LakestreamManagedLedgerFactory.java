@@ -4,6 +4,7 @@ import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.catalog.CatalogException;
 import dev.lakestream.core.catalog.StreamInfo;
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
 import dev.lakestream.pulsar.ledger.VirtualLedgers;
@@ -18,7 +19,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.DeleteLedgerCallback;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.ManagedLedgerInfoCallback;
@@ -71,18 +71,9 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
         this.log = log;
         this.brokerStore = brokerMetadataStore;
         this.config = config == null ? new ManagedLedgerFactoryConfig() : config;
-        AtomicInteger n = new AtomicInteger();
-        this.pool =
-                Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
-                    Thread t = new Thread(r, "lakestream-ml-" + n.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "lakestream-ml-scheduler");
-            t.setDaemon(true);
-            return t;
-        });
+        this.pool = Executors.newFixedThreadPool(
+                Math.max(2, Runtime.getRuntime().availableProcessors()), DaemonThreads.numbered("lakestream-ml-"));
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lakestream-ml-scheduler"));
         this.cacheManager = new NoopEntryCacheManager(this.config.getMaxCacheSize());
     }
 

@@ -8,6 +8,7 @@ import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStore;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Properties;
 import org.apache.bookkeeper.mledger.ManagedLedgerFactoryConfig;
@@ -54,7 +55,7 @@ class LakestreamManagedLedgerStorageTest {
             assertThat(factory.getConfig()).isNotNull();
             assertThat(factory.getCacheStats()).isNotNull();
             var ml = factory.open("t/ns/persistent/a");
-            ml.addEntry("x".getBytes());
+            ml.addEntry("x".getBytes(StandardCharsets.UTF_8));
             assertThat(ml.getStats()).isInstanceOf(ManagedLedgerMBeanImpl.class);
             assertThat(((ManagedLedgerMBeanImpl) ml.getStats()).getStoredMessagesSize())
                     .isEqualTo(1);

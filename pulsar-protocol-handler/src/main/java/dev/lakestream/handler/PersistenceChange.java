@@ -69,23 +69,43 @@ public record PersistenceChange(
         String m = method == null ? "" : method.toUpperCase(Locale.ROOT);
         boolean set = m.equals("POST");
         boolean remove = m.equals("DELETE");
-        Matcher x;
-        if ((set || remove) && (x = NS_V2.matcher(path)).matches()) {
-            return Optional.of(of(Scope.NAMESPACE, x.group(1) + "/" + x.group(2), null, set, body, json, false));
+        if (set || remove) {
+            Matcher x = NS_V2.matcher(path);
+            if (x.matches()) {
+                return Optional.of(of(Scope.NAMESPACE, x.group(1) + "/" + x.group(2), null, set, body, json, false));
+            }
+            x = NS_V1.matcher(path);
+            if (x.matches()) {
+                return Optional.of(of(
+                        Scope.NAMESPACE,
+                        x.group(1) + "/" + x.group(2) + "/" + x.group(3),
+                        null,
+                        set,
+                        body,
+                        json,
+                        false));
+            }
+            x = TOPIC_V2.matcher(path);
+            if (x.matches()) {
+                return Optional.of(of(Scope.TOPIC, x.group(1) + "/" + x.group(2), x.group(3), set, body, json, false));
+            }
+            x = TOPIC_V1.matcher(path);
+            if (x.matches()) {
+                return Optional.of(of(
+                        Scope.TOPIC,
+                        x.group(1) + "/" + x.group(2) + "/" + x.group(3),
+                        x.group(4),
+                        set,
+                        body,
+                        json,
+                        false));
+            }
         }
-        if ((set || remove) && (x = NS_V1.matcher(path)).matches()) {
-            return Optional.of(of(
-                    Scope.NAMESPACE, x.group(1) + "/" + x.group(2) + "/" + x.group(3), null, set, body, json, false));
-        }
-        if ((set || remove) && (x = TOPIC_V2.matcher(path)).matches()) {
-            return Optional.of(of(Scope.TOPIC, x.group(1) + "/" + x.group(2), x.group(3), set, body, json, false));
-        }
-        if ((set || remove) && (x = TOPIC_V1.matcher(path)).matches()) {
-            return Optional.of(of(
-                    Scope.TOPIC, x.group(1) + "/" + x.group(2) + "/" + x.group(3), x.group(4), set, body, json, false));
-        }
-        if (m.equals("PUT") && (x = CREATE_NS_V2.matcher(path)).matches()) {
-            return Optional.of(of(Scope.NAMESPACE, x.group(1) + "/" + x.group(2), null, true, body, json, true));
+        if (m.equals("PUT")) {
+            Matcher x = CREATE_NS_V2.matcher(path);
+            if (x.matches()) {
+                return Optional.of(of(Scope.NAMESPACE, x.group(1) + "/" + x.group(2), null, true, body, json, true));
+            }
         }
         return Optional.empty();
     }

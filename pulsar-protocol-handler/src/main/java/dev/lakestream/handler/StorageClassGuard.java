@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -103,7 +104,7 @@ public class StorageClassGuard implements BrokerInterceptor {
             return;
         }
         String target = targetClass(c);
-        TreeMap<String, String> elsewhere = ledgersNotIn(c, target);
+        SortedMap<String, String> elsewhere = ledgersNotIn(c, target);
         if (!elsewhere.isEmpty()) {
             List<String> lines = new ArrayList<>();
             elsewhere.forEach((topic, storage) -> lines.add(topic + " (in " + storage + ")"));
@@ -147,7 +148,7 @@ public class StorageClassGuard implements BrokerInterceptor {
      * Topics in the change's scope whose managed ledger lives in a storage other than {@code target}. The ledgers'
      * records are read all at once, so the request thread waits for one round of reads, not one per topic.
      */
-    private TreeMap<String, String> ledgersNotIn(PersistenceChange c, String target) throws InterceptException {
+    private SortedMap<String, String> ledgersNotIn(PersistenceChange c, String target) throws InterceptException {
         MetadataStore store = pulsar.getLocalMetadataStore();
         String dir = MANAGED_LEDGERS + c.namespace() + "/persistent";
         List<String> children = await(store.getChildren(dir), "listing " + dir);

@@ -73,8 +73,8 @@ final class CompactionRun {
         Position end = ledger.getLastConfirmedEntry();
         Position after = previous.map(CompactionState::horizon).orElse(null);
         if (end == null
-                || end.getEntryId() < 0 && after == null && ledger.getNumberOfEntries() == 0
-                || after != null && end.compareTo(after) <= 0) {
+                || (end.getEntryId() < 0 && after == null && ledger.getNumberOfEntries() == 0)
+                || (after != null && end.compareTo(after) <= 0)) {
             LOG.info("Compaction of {}: nothing after the horizon {} (last entry {}), skipped", topic, after, end);
             return CompletableFuture.completedFuture(previous);
         }

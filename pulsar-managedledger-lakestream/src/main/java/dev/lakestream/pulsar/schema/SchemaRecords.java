@@ -54,7 +54,7 @@ final class SchemaRecords {
     record Head(List<Entry> entries) {
 
         long latestVersion() {
-            return entries.size() - 1;
+            return entries.size() - 1L;
         }
 
         Head plus(Entry e) {

@@ -3,6 +3,7 @@ package dev.lakestream.pulsar.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -76,6 +77,7 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
                 Map.of("owner", "me"),
                 new AsyncCallbacks.OpenCursorCallback() {
                     @Override
+                    @SuppressWarnings("ReferenceEquality") // the callback must hand back the very ctx object given
                     public void openCursorComplete(ManagedCursor cursor, Object c) {
                         if (c == ctx) {
                             opened.complete(cursor);
@@ -265,7 +267,8 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
                     @Override
                     public void addComplete(Position position, io.netty.buffer.ByteBuf entryData, Object ctx) {
                         seenByCallback.complete(
-                                new String(io.netty.buffer.ByteBufUtil.getBytes(entryData)) + "@" + ctx);
+                                new String(io.netty.buffer.ByteBufUtil.getBytes(entryData), StandardCharsets.UTF_8)
+                                        + "@" + ctx);
                     }
 
                     @Override

@@ -221,12 +221,16 @@ public abstract class ConcurrencyConformanceTest extends ManagedLedgerConformanc
             });
         }
         tasks.add(() -> {
+            List<CompletableFuture<Position>> asyncAdds = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 if (i % 3 == 0) {
                     ml.addEntry(bytes("w-" + i));
                 } else {
-                    addAsync(ml, bytes("w-" + i));
+                    asyncAdds.add(addAsync(ml, bytes("w-" + i)));
                 }
+            }
+            for (CompletableFuture<Position> add : asyncAdds) {
+                await(add); // a failed add fails the test here, not as a reader waiting forever
             }
             return null;
         });

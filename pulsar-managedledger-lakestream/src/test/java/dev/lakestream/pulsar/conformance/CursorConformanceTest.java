@@ -123,7 +123,7 @@ public abstract class CursorConformanceTest extends ManagedLedgerConformanceTest
     void getCursorsListsOpenCursorsAndDeleteRemovesThem() throws Exception {
         ManagedLedger ml = open();
         ManagedCursor c1 = ml.openCursor("c1");
-        ManagedCursor c2 = ml.openCursor("c2");
+        ml.openCursor("c2");
         assertThat(cursorNames(ml)).containsExactlyInAnyOrder("c1", "c2");
         assertThat(ml.openCursor("c1")).as("opening an open cursor returns it").isSameAs(c1);
 

@@ -35,7 +35,7 @@ class EmbeddedWriteFailureTest extends ManagedLedgerConformanceTest {
     protected Stores openStores(Path scratch) {
         Stores real = EmbeddedStores.open(scratch);
         failing = new FailingPuts(real.objects());
-        return new Stores(failing, real.metadata(), real.objects()::close);
+        return new Stores(failing, real.metadata(), real.objects());
     }
 
     @Test

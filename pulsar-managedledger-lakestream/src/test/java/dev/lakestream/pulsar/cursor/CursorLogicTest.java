@@ -72,7 +72,7 @@ class CursorLogicTest {
 
         @Override
         public long lceOffset() {
-            return entries.size() - 1;
+            return entries.size() - 1L;
         }
 
         @Override

@@ -196,7 +196,7 @@ abstract class SchemaStorageContractTest {
             versions.add(((LongSchemaVersion) await(f)).getVersion());
         }
         assertThat(versions).hasSize(2 * perInstance);
-        assertThat(versions).allMatch(v -> v >= 0 && v < 2 * perInstance);
+        assertThat(versions).allMatch(v -> v >= 0 && v < 2L * perInstance);
         List<String> seen = all(other);
         assertThat(seen).hasSize(2 * perInstance);
         assertThat(seen).containsExactlyInAnyOrderElementsOf(expectedNames(perInstance));

@@ -12,6 +12,7 @@ import dev.lakestream.core.metadata.MetadataStoreUnavailableException;
 import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
 import dev.lakestream.pulsar.schema.SchemaRecords.Entry;
 import dev.lakestream.pulsar.schema.SchemaRecords.Head;
+import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -41,13 +42,13 @@ class SchemaStorageUnitTest {
                         + "0000" + "ffffffffffffffff");
         assertThat(SchemaRecords.decodeHead("k", head).entries()).hasSize(2);
 
-        byte[] data = SchemaRecords.encodeData(1, "hi".getBytes());
+        byte[] data = SchemaRecords.encodeData(1, "hi".getBytes(StandardCharsets.UTF_8));
         // "LSSD", format 1, version 1, CRC32C("hi"), the bytes
         assertThat(HexFormat.of().formatHex(data))
                 .startsWith("4c535344" + "01" + "0000000000000001")
                 .endsWith("6869")
                 .hasSize(2 * (SchemaRecords.DATA_HEADER_BYTES + 2));
-        assertThat(SchemaRecords.decodeData("k", 1, data)).isEqualTo("hi".getBytes());
+        assertThat(SchemaRecords.decodeData("k", 1, data)).isEqualTo("hi".getBytes(StandardCharsets.UTF_8));
         assertThatThrownBy(() -> SchemaRecords.decodeData("k", 2, data))
                 .isInstanceOf(SchemaRecordCorruptedException.class)
                 .hasMessageContaining("holds version 1");

@@ -81,6 +81,7 @@ final class HostedRunners {
     }
 
     /** Stops what is no longer owned or wanted, starts what is newly wanted, and moves the holds up. */
+    @SuppressWarnings("ReferenceEquality") // a topic unloaded and loaded again is a new PersistentTopic object
     void follow(OwnedTopics.Ownership now) {
         for (HostedTopic h : all()) {
             if (h.closing != null) {
@@ -166,7 +167,8 @@ final class HostedRunners {
 
     /** Moves the hold up to the table's committed offset (asynchronously; a failed write is retried next check). */
     private void updateHold(HostedTopic h) {
-        writeHold(h).whenComplete((v, e) -> {
+        // Ignoring the returned future is right: its failure is logged here and the write is retried next check.
+        var unused = writeHold(h).whenComplete((v, e) -> {
             if (e != null) {
                 LOG.warn(
                         "Iceberg materializer: moving the retention hold of {} failed ({}); trying again",

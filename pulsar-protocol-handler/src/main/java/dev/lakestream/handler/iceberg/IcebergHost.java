@@ -1,6 +1,7 @@
 package dev.lakestream.handler.iceberg;
 
 import dev.lakestream.core.Lakestream;
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.iceberg.CatalogConfig;
 import dev.lakestream.iceberg.Catalogs;
 import dev.lakestream.iceberg.DeadLetters;
@@ -19,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -107,11 +107,13 @@ public final class IcebergHost implements AutoCloseable {
             return Catalogs.open(catalogConfig);
         });
         IcebergHost h = new IcebergHost(pulsar, log, host, config, catalog);
-        h.control.scheduleWithFixedDelay(
+        // The periodic tasks end when close() shuts their executors down; nothing waits on their futures.
+        var unusedCheck = h.control.scheduleWithFixedDelay(
                 h::checkTopics, 0, host.topicCheckInterval().toMillis(), TimeUnit.MILLISECONDS);
         if (!host.maintenanceInterval().isZero()) {
             long every = host.maintenanceInterval().toMillis();
-            h.pool.scheduleWithFixedDelay(h::maintainTables, every, every, TimeUnit.MILLISECONDS);
+            var unusedMaintenance =
+                    h.pool.scheduleWithFixedDelay(h::maintainTables, every, every, TimeUnit.MILLISECONDS);
         }
         LOG.info(
                 "Iceberg materializer started: catalog {} ({} at {}), warehouse {}, topics {}, {} threads,"
@@ -182,6 +184,7 @@ public final class IcebergHost implements AutoCloseable {
 
     /** Stops every runner (committing what each has, up to 60 s in all), then the threads and the catalog. */
     @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // both the submitted task's future and the one it returns are awaited
     public void close() {
         closed = true;
         CompletableFuture<Void> all;
@@ -216,10 +219,9 @@ public final class IcebergHost implements AutoCloseable {
      * through the context class loader, and those are in the NAR, not on the broker's class path.
      */
     private static java.util.concurrent.ThreadFactory named(String prefix) {
-        AtomicInteger n = new AtomicInteger();
+        java.util.concurrent.ThreadFactory daemons = DaemonThreads.numbered(prefix + "-");
         return r -> {
-            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-            t.setDaemon(true);
+            Thread t = daemons.newThread(r);
             t.setContextClassLoader(IcebergHost.class.getClassLoader());
             return t;
         };
