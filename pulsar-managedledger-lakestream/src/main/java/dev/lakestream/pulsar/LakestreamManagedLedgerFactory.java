@@ -122,7 +122,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             OpenLedgerCallback cb,
             Supplier<CompletableFuture<Boolean>> mlOwnershipChecker,
             Object ctx) {
-        openAsync(name, config)
+        // the callback reports both outcomes to the caller's callback.
+        var unused = openAsync(name, config)
                 .whenCompleteAsync(
                         (ml, e) -> {
                             if (e != null) {
@@ -148,7 +149,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             if (ledgers.putIfAbsent(name, f) != null) {
                 continue;
             }
-            openInternal(name, config).whenComplete((ml, e) -> {
+            // the callback completes f either way.
+            var unused = openInternal(name, config).whenComplete((ml, e) -> {
                 if (e != null) {
                     ledgers.remove(name, f);
                     f.completeExceptionally(Errors.unwrap(e));
@@ -295,6 +297,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
         });
     }
 
+    @SuppressWarnings("ReferenceEquality") // evicts only this very instance, never a newer one opened since
     public void evict(String name, LakestreamManagedLedger ml) {
         CompletableFuture<LakestreamManagedLedger> f = ledgers.get(name);
         if (f != null && f.isDone() && !f.isCompletedExceptionally() && f.join() == ml) {
@@ -333,7 +336,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             ManagedLedgerConfig config,
             OpenReadOnlyCursorCallback cb,
             Object ctx) {
-        openReadOnly(name, config)
+        // the callback reports both outcomes to the caller's callback.
+        var unused = openReadOnly(name, config)
                 .thenApply(ml -> LakestreamReadOnlyManagedLedger.cursor(ml, startPosition))
                 .whenCompleteAsync(
                         (c, e) -> {
@@ -349,7 +353,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     @Override
     public void asyncOpenReadOnlyManagedLedger(
             String name, OpenReadOnlyManagedLedgerCallback cb, ManagedLedgerConfig config, Object ctx) {
-        openReadOnly(name, config)
+        // the callback reports both outcomes to the caller's callback.
+        var unused = openReadOnly(name, config)
                 .whenCompleteAsync(
                         (ml, e) -> {
                             if (e != null) {
@@ -370,7 +375,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public void asyncGetManagedLedgerInfo(String name, ManagedLedgerInfoCallback cb, Object ctx) {
-        infoAsync(name)
+        // the callback reports both outcomes to the caller's callback.
+        var unused = infoAsync(name)
                 .whenCompleteAsync(
                         (info, e) -> {
                             if (e != null) {
@@ -488,7 +494,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public void asyncDelete(String name, DeleteLedgerCallback cb, Object ctx) {
-        deleteAsync(name)
+        // the callback reports both outcomes to the caller's callback.
+        var unused = deleteAsync(name)
                 .whenCompleteAsync(
                         (v, e) -> {
                             if (e != null) {

@@ -4,6 +4,7 @@ import dev.lakestream.core.StreamLog;
 import io.netty.buffer.ByteBuf;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.AsyncCallbacks;
@@ -101,7 +102,8 @@ final class CompactionRun {
                     return streams.create(topic);
                 })
                 .thenCompose(out -> writeAndCommit(input, plan, out, end)
-                        .handle((s, e) -> {
+                        // the stage to continue with, flattened at once below
+                        .<CompletionStage<CompactionState>>handle((s, e) -> {
                             if (e == null) {
                                 LOG.info(
                                         "Compaction of {} committed {} entries ({} keys) in {} up to {} in {} ms",

@@ -44,7 +44,8 @@ public final class LakestreamCompactionServiceFactory extends PulsarCompactionSe
                     + "this broker's storage is "
                     + (storage == null ? "not initialised" : storage.getClass().getName())));
         }
-        super.initialize(pulsarService);
+        // Pulsar's only keeps the service and fails only for a null one (checked above); it is already complete.
+        var unused = super.initialize(pulsarService);
         this.pulsar = pulsarService;
         this.log = ls.lakestream();
         this.stats = new CompactionStatsHolder(pulsarService.getConfiguration());
@@ -103,7 +104,8 @@ public final class LakestreamCompactionServiceFactory extends PulsarCompactionSe
                 || !TopicName.get(topic).isPersistent()) {
             return;
         }
-        streamsOf(topic).deleteAllBut(-1).whenComplete((n, e) -> {
+        // the callback logs both outcomes.
+        var unused = streamsOf(topic).deleteAllBut(-1).whenComplete((n, e) -> {
             if (e != null) {
                 LOG.warn("Topic {} was deleted but its compacted streams could not be deleted", topic, e);
             } else if (n > 0) {

@@ -81,7 +81,8 @@ public final class LakestreamTopicCompactionService implements TopicCompactionSe
                                 Optional.of(new CompactedView(s, streams.open(s.streamId()))));
                     }
                     // The new view is committed: the streams of earlier runs are garbage now.
-                    streams.deleteAllBut(s.streamId()).whenComplete((n, e) -> {
+                    // the callback logs a failure; the old streams are garbage either way.
+                    var unused = streams.deleteAllBut(s.streamId()).whenComplete((n, e) -> {
                         if (e != null) {
                             LOG.warn("Compaction of {}: could not delete the previous compacted streams", topic, e);
                         }

@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar.cursor;
 
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.cursor.DurableCursor;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +9,8 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.impl.AckSetStateUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A cursor's acknowledgements: mark-delete (everything up to a position; up to a partly acknowledged batch, whose ack
@@ -18,6 +21,8 @@ import org.apache.bookkeeper.mledger.impl.AckSetStateUtil;
  * monitor; the completion of a write is chained outside it.
  */
 final class CursorAcks {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CursorAcks.class);
 
     private final CursorOwner cursor;
     private final CursorLedger ml;
@@ -76,7 +81,8 @@ final class CursorAcks {
             // A batch partly acknowledged: everything before it is mark-deleted, the batch keeps its ack set.
             synchronized (cursor.monitor()) {
                 batchAcks.put(off, batchAcks.intersect(off, ackSet));
-                batchAcks.persist();
+                // Joins the cursor's next write, which the mark-delete below may not wait for (it can return early).
+                Futures.logFailure(batchAcks.persist(), LOG, "persisting the ack set of entry " + position);
             }
             off = off - 1;
         }

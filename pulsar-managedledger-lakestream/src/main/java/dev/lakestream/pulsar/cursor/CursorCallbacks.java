@@ -27,7 +27,8 @@ final class CursorCallbacks {
             Executor executor,
             Consumer<T> onSuccess,
             Consumer<ManagedLedgerException> onFailure) {
-        f.whenCompleteAsync(
+        // the callback reports both outcomes to the caller's callback.
+        var unused = f.whenCompleteAsync(
                 (v, e) -> {
                     if (e != null) {
                         onFailure.accept(Errors.toMl(e));

@@ -1,9 +1,12 @@
 package dev.lakestream.pulsar.cursor;
 
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.cursor.DurableCursor;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A cursor's two kinds of properties, both kept by the core cursor: the position properties (numbers stored with the
@@ -15,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
  * neither loses the other's change.
  */
 final class CursorProperties {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CursorProperties.class);
 
     private final Object guard;
     private final DurableCursor dc;
@@ -32,7 +37,8 @@ final class CursorProperties {
     boolean putPositionProperty(String key, Long value) {
         Map<String, Long> p = new HashMap<>(dc.positionProperties());
         p.put(key, value);
-        dc.markDelete(dc.ackedBefore(), p);
+        // Pulsar's call is synchronous: the change joins the cursor's next write; a failure of it is only logged.
+        Futures.logFailure(dc.markDelete(dc.ackedBefore(), p), LOG, "persisting position property '" + key + "'");
         return true;
     }
 
@@ -40,7 +46,8 @@ final class CursorProperties {
     boolean removePositionProperty(String key) {
         Map<String, Long> p = new HashMap<>(dc.positionProperties());
         boolean had = p.remove(key) != null;
-        dc.markDelete(dc.ackedBefore(), p);
+        // Pulsar's call is synchronous: the change joins the cursor's next write; a failure of it is only logged.
+        Futures.logFailure(dc.markDelete(dc.ackedBefore(), p), LOG, "removing position property '" + key + "'");
         return had;
     }
 

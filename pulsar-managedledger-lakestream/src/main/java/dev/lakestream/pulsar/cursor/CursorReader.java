@@ -79,7 +79,8 @@ final class CursorReader {
             return;
         }
         int want = (int) Math.min(op.entriesWanted(), bound - from + 1);
-        ml.readRaw(from, want, Math.max(1, op.bytesWanted())).whenComplete((list, e) -> {
+        // the callback completes or fails the read op either way.
+        var unused = ml.readRaw(from, want, Math.max(1, op.bytesWanted())).whenComplete((list, e) -> {
             if (e != null) {
                 if (op.hasEntries()) {
                     op.complete();

@@ -44,7 +44,8 @@ final class CursorReplay {
         for (Position p : toRead) {
             reads.add(ml.readOne(ml.offsetOf(p)));
         }
-        CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+        // the callback reports both outcomes to the caller's callback (releasing the entries read on failure).
+        var unused = CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
                 .whenCompleteAsync(
                         (v, e) -> {
                             if (e != null) {

@@ -59,7 +59,8 @@ final class CursorScan {
             result.complete(ScanOutcome.ABORTED);
             return;
         }
-        ml.readRaw(from, (int) Math.min(batchSize, lce - from + 1), Long.MAX_VALUE)
+        // the callback completes the result either way.
+        var unused = ml.readRaw(from, (int) Math.min(batchSize, lce - from + 1), Long.MAX_VALUE)
                 .whenCompleteAsync(
                         (list, e) -> {
                             if (e != null) {

@@ -1,6 +1,7 @@
 package dev.lakestream.pulsar.cursor;
 
 import com.google.common.collect.Range;
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.cursor.AckRanges;
 import dev.lakestream.core.cursor.DurableCursor;
 import dev.lakestream.pulsar.Errors;
@@ -33,6 +34,8 @@ import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionFactory;
 import org.apache.bookkeeper.mledger.ScanOutcome;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Pulsar cursor on a core {@link DurableCursor}: Pulsar's mark-delete position P (inclusive) is the core's
@@ -50,6 +53,8 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
  * monitor is a read request's own, for its completed flag). Never hold it while calling into the ledger.
  */
 public class LakestreamManagedCursor implements ManagedCursor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LakestreamManagedCursor.class);
 
     private final CursorLedger ml;
     private final String name;
@@ -708,7 +713,11 @@ public class LakestreamManagedCursor implements ManagedCursor {
             }
         }
         if (!acked.isEmpty()) {
-            ((LakestreamManagedCursor) c).deleteAsync(acked);
+            // Pulsar's call is synchronous and the copy is in memory only: a failure to copy the acks is logged.
+            Futures.logFailure(
+                    ((LakestreamManagedCursor) c).deleteAsync(acked),
+                    LOG,
+                    "copying the individual acks of cursor " + name + " to " + nonDurableCursorName);
         }
         return c;
     }

@@ -165,7 +165,8 @@ final class AppendPipeline {
         } catch (Throwable t) {
             f = CompletableFuture.failedFuture(t);
         }
-        f.whenComplete((r, e) -> onAppended(op, r, e));
+        // onAppended settles the add either way.
+        var unused = f.whenComplete((r, e) -> onAppended(op, r, e));
     }
 
     private void onAppended(AddOp op, AppendResult r, Throwable e) {
@@ -279,7 +280,8 @@ final class AppendPipeline {
         CompletableFuture<Long> endF = resync
                 ? appendsSettledLocked().thenCompose(v -> ledger.stream().endOffset())
                 : CompletableFuture.completedFuture(-1L);
-        endF.thenCompose(end -> ManagedLedgerRecord.newLedgerId(
+        // the callback handles both outcomes: logs and fails the adds, or sends the queued ones.
+        var unused = endF.thenCompose(end -> ManagedLedgerRecord.newLedgerId(
                                 factory.lakestream().metadataStore(), factory.root())
                         .thenCompose(id -> {
                             synchronized (state) {

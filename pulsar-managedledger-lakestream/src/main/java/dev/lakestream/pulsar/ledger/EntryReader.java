@@ -89,7 +89,8 @@ final class EntryReader {
             }
             offset = state.ledgersLocked().offsetOf(position);
         }
-        readOne(offset)
+        // the callback reports both outcomes to the caller's callback.
+        var unused = readOne(offset)
                 .whenCompleteAsync(
                         (entry, e) -> {
                             if (e != null) {

@@ -298,7 +298,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     private void propertiesCallback(CompletableFuture<Map<String, String>> f, UpdatePropertiesCallback cb, Object ctx) {
-        f.whenCompleteAsync(
+        // the callback reports both outcomes to the caller's callback.
+        var unused = f.whenCompleteAsync(
                 (props, e) -> {
                     try {
                         if (e != null) {
@@ -496,7 +497,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
             Map<String, String> cursorProperties,
             OpenCursorCallback cb,
             Object ctx) {
-        cursors.open(name, initialPosition, properties, cursorProperties)
+        // the callback reports both outcomes to the caller's callback.
+        var unused = cursors.open(name, initialPosition, properties, cursorProperties)
                 .whenCompleteAsync(
                         (c, e) -> {
                             if (e != null) {
@@ -533,7 +535,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncDeleteCursor(String cursorName, DeleteCursorCallback cb, Object ctx) {
-        cursors.delete(cursorName)
+        // the callback reports both outcomes to the caller's callback.
+        var unused = cursors.delete(cursorName)
                 .whenCompleteAsync(
                         (v, e) -> {
                             if (e != null) {
@@ -774,7 +777,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncClose(CloseCallback cb, Object ctx) {
-        closeAsync()
+        // the callback reports both outcomes to the caller's callback.
+        var unused = closeAsync()
                 .whenCompleteAsync(
                         (v, e) -> {
                             if (e != null) {
@@ -801,7 +805,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncDelete(DeleteLedgerCallback cb, Object ctx) {
-        deleteAsync()
+        // the callback reports both outcomes to the caller's callback.
+        var unused = deleteAsync()
                 .whenCompleteAsync(
                         (v, e) -> {
                             if (e != null) {

@@ -44,7 +44,9 @@ final class LedgerCursorView implements CursorLedger {
 
     @Override
     public void schedule(Runnable task, long delay, TimeUnit unit) {
-        ledger.factory().scheduler().schedule(() -> ledger.executor().execute(task), delay, unit);
+        // a timer: it only hands the task to the ledger's executor; the task reports its own outcome.
+        var unused =
+                ledger.factory().scheduler().schedule(() -> ledger.executor().execute(task), delay, unit);
     }
 
     @Override

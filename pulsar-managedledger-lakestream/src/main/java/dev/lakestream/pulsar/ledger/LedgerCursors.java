@@ -115,18 +115,22 @@ final class LedgerCursors {
         synchronized (state) {
             initial = initialPosition == InitialPosition.Earliest ? state.startOffset() : state.lceOffset() + 1;
         }
-        ledger.stream()
+        // the callback completes f either way.
+        var unused = ledger.stream()
                 .openCursor(cursorName, initial)
                 .thenCompose(dc -> {
                     if (reopen) {
                         return CompletableFuture.completedFuture(dc);
                     }
                     // Both changes join the cursor's next write; flush makes it now and completes when it is durable.
-                    dc.markDelete(dc.ackedBefore(), properties == null || properties.isEmpty() ? null : properties);
+                    // the flush below carries this change and reports its outcome.
+                    var unusedMarkDelete = dc.markDelete(
+                            dc.ackedBefore(), properties == null || properties.isEmpty() ? null : properties);
                     if (cursorProperties != null && !cursorProperties.isEmpty()) {
                         Map<String, String> merged = new LinkedHashMap<>(dc.properties());
                         merged.putAll(cursorProperties);
-                        dc.setProperties(merged);
+                        // the flush below carries this change and reports its outcome.
+                        var unusedProperties = dc.setProperties(merged);
                     }
                     return dc.flush().thenApply(v -> dc);
                 })

@@ -51,7 +51,8 @@ final class LedgerLifecycle {
                 synchronized (state) {
                     last = state.lceOffset();
                 }
-                ledger.updateRecord(r -> r.terminatedOffset = last)
+                // the callback reports both outcomes to the caller's callback.
+                var unused = ledger.updateRecord(r -> r.terminatedOffset = last)
                         .whenCompleteAsync(
                                 (v, e) -> {
                                     if (e != null) {

@@ -43,7 +43,8 @@ final class RetentionTrimmer {
             // The running trim may end between the failed swap and this read: then try the swap again.
             CompletableFuture<Void> running = trimming.get();
             if (running != null) {
-                running.whenComplete((v, e) -> trimConsumedLedgersInBackground(promise));
+                // only a signal that the running trim ended, whatever its outcome: then try again.
+                var unused = running.whenComplete((v, e) -> trimConsumedLedgersInBackground(promise));
                 return;
             }
         }
@@ -53,7 +54,8 @@ final class RetentionTrimmer {
         } catch (Throwable t) {
             run = CompletableFuture.failedFuture(t);
         }
-        run.whenComplete((v, e) -> {
+        // the callback handles both outcomes and completes the promise.
+        var unused = run.whenComplete((v, e) -> {
             trimming.set(null);
             mine.complete(null);
             if (e != null) {

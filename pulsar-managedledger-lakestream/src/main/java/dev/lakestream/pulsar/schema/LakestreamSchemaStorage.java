@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -104,6 +105,7 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
     private record HeadRecord(String key, Head head, long versionId) {}
 
     @Override
+    @SuppressWarnings("ReferenceEquality") // SchemaVersion.Latest is a sentinel instance, not a value
     public CompletableFuture<StoredSchema> get(String key, SchemaVersion version) {
         return deliver(() -> {
             checkId(key);
@@ -281,7 +283,8 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
                                 PutOptions.DEFAULT.partitionKey(headKey)),
                         "write of schema data record '" + dataKey + "'")
                 .thenCompose(written -> raw(() -> store.put(headKey, headBytes, headOptions))
-                        .handle((ok, err) -> {
+                        // the stage to continue with, flattened at once below
+                        .<CompletionStage<SchemaVersion>>handle((ok, err) -> {
                             if (err == null) {
                                 cache.put(dataKey, data);
                                 LOG.debug("schema '{}': version {} stored ({} bytes)", id, version, data.length);
@@ -367,7 +370,8 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
                     DeleteOptions options =
                             DeleteOptions.ifVersion(rec.version().versionId()).partitionKey(headKey);
                     return raw(() -> store.delete(headKey, options))
-                            .handle((deleted, err) -> {
+                            // the stage to continue with, flattened at once below
+                            .<CompletionStage<SchemaVersion>>handle((deleted, err) -> {
                                 if (err != null) {
                                     Throwable cause = unwrap(err);
                                     if (cause instanceof UnexpectedVersionException && attempt < MAX_ATTEMPTS) {
@@ -415,7 +419,8 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
     }
 
     private void deleteQuietly(String dataKey, String headKey, String why) {
-        raw(() -> store.delete(dataKey, DeleteOptions.DEFAULT.partitionKey(headKey)))
+        // the callback logs a failure: an orphan record is harmless.
+        var unused = raw(() -> store.delete(dataKey, DeleteOptions.DEFAULT.partitionKey(headKey)))
                 .whenComplete((ok, t) -> {
                     if (t != null) {
                         LOG.warn(
@@ -497,7 +502,8 @@ public final class LakestreamSchemaStorage implements SchemaStorage {
 
     private <T> CompletableFuture<T> deliver(CompletableFuture<T> f) {
         CompletableFuture<T> out = new CompletableFuture<>();
-        f.whenCompleteAsync(
+        // the callback completes out either way.
+        var unused = f.whenCompleteAsync(
                 (r, t) -> {
                     if (t != null) {
                         out.completeExceptionally(unwrap(t));

@@ -48,6 +48,7 @@ final class SchemaRecords {
     }
 
     /** One version in the head: its hash (maybe empty) and the nonce of its data record. */
+    @SuppressWarnings("ArrayRecordComponent") // never compared or hashed; the hash array is never changed
     record Entry(byte[] hash, long nonce) {}
 
     /** The decoded head: entry {@code i} is version {@code i} (versions are dense from 0). */
