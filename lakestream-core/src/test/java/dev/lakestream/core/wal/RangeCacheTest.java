@@ -68,11 +68,7 @@ class RangeCacheTest {
     /** Every range fetched is released once it is dropped and its readers released their slices. */
     private void assertAllReleasedAfterClear(RangeCache c) throws Exception {
         c.clear();
-        // Read-aheads still in flight release their buffers when they arrive.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!allocator.live().isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        allocator.awaitAllReleased();
         assertThat(allocator.live()).isEmpty();
     }
 

@@ -307,10 +307,7 @@ class WalBufferLifecycleTest {
         CompletableFuture<List<LogEntry>> read = reader.read(1, 0, 10, 1 << 20);
         assertThat(read.cancel(false)).isTrue();
         gate.complete(null);
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (allocator.handedOut() == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        allocator.awaitHandedOut();
         assertThat(allocator.handedOut())
                 .as("the GET did fetch into the allocator")
                 .isPositive();
@@ -319,11 +316,7 @@ class WalBufferLifecycleTest {
     }
 
     private static void awaitReleased(TrackingAllocator a) throws InterruptedException {
-        // Read-ahead GETs still in flight release their buffers when they arrive.
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!a.live().isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        a.awaitAllReleased();
         assertThat(a.live()).isEmpty();
     }
 }
