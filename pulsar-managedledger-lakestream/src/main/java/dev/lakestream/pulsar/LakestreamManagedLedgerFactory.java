@@ -143,6 +143,18 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
         while (true) {
             CompletableFuture<LakestreamManagedLedger> existing = ledgers.get(name);
             if (existing != null) {
+                LakestreamManagedLedger old =
+                        existing.isDone() && !existing.isCompletedExceptionally() ? existing.join() : null;
+                if (old != null && old.isClosedOrDeleted()) {
+                    // Being closed (Pulsar closes a topic after a failed write and opens it again at once): the
+                    // new instance must start after the old one's last append has landed or failed.
+                    return old.closeAsync()
+                            .handle((v, e) -> {
+                                evict(name, old);
+                                return null;
+                            })
+                            .thenCompose(v -> openAsync(name, cfg));
+                }
                 return existing;
             }
             CompletableFuture<LakestreamManagedLedger> f = new CompletableFuture<>();

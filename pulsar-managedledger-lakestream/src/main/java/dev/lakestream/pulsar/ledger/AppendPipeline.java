@@ -257,17 +257,27 @@ final class AppendPipeline {
                     LOG.warn("[{}] interceptor afterFailedAddEntry failed", name, t);
                 }
             }
-            ManagedLedgerException ex = op == first
-                    ? mle
-                    : (state.is(LedgerState.Phase.FENCED)
-                            ? new ManagedLedgerException.ManagedLedgerFencedException(mle.getMessage())
-                            : new ManagedLedgerException("an earlier add to " + name + " failed: " + mle.getMessage()));
-            op.failOn(ledger.executor(), () -> ex);
+            op.failOn(ledger.executor(), () -> answerFor(op == first, mle, c));
         }
         if (!onDrained.isEmpty()) {
             runOnDrainedLocked();
         }
         LOG.warn("[{}] add failed; state {}: {}", name, state.phase(), mle.getMessage());
+    }
+
+    /**
+     * What a failed add (or one queued behind it) answers. A ledger fenced by another owner says so; every other
+     * failure is a {@link WriteFailedException}, so Pulsar closes the topic and loads it again instead of resuming it
+     * (see there why).
+     */
+    private ManagedLedgerException answerFor(boolean first, ManagedLedgerException failure, Throwable cause) {
+        if (failure instanceof ManagedLedgerException.ManagedLedgerFencedException) {
+            return first ? failure : new ManagedLedgerException.ManagedLedgerFencedException(failure.getMessage());
+        }
+        String message = first
+                ? failure.getMessage()
+                : "an earlier add to " + ledger.name() + " failed: " + failure.getMessage();
+        return new WriteFailedException(message, cause);
     }
 
     /** Draws a new ledger id, rolls, persists; sends what queued meanwhile. Called under the lock. */

@@ -398,8 +398,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return switch (state.phase()) {
             case OPEN -> null;
             case WRITE_FAILED ->
-                new ManagedLedgerException("managed ledger " + name + " had a failed write; adds are"
-                        + " refused until readyToCreateNewLedger() is called");
+                new WriteFailedException(
+                        "managed ledger " + name + " had a failed write; adds are refused until"
+                                + " readyToCreateNewLedger() is called or it is opened again",
+                        null);
             case FENCED ->
                 new ManagedLedgerException.ManagedLedgerFencedException(
                         "managed ledger " + name + " was fenced by another owner");

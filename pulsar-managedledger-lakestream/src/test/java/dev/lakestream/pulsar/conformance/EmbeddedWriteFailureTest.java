@@ -7,6 +7,7 @@ import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectListing;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.ObjectStoreUnavailableException;
+import dev.lakestream.pulsar.ledger.WriteFailedException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.ManagedLedger;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.junit.jupiter.api.Test;
@@ -52,7 +54,10 @@ class EmbeddedWriteFailureTest extends ManagedLedgerConformanceTest {
         for (CompletableFuture<Position> f : refused) {
             assertThatThrownBy(() -> f.get(WAIT.toSeconds(), TimeUnit.SECONDS))
                     .as("an add while PUTs fail")
-                    .hasMessageContaining("unavailable");
+                    .hasMessageContaining("unavailable")
+                    // a "fenced" failure makes Pulsar close the topic and load it again, instead of un-fencing it
+                    .hasCauseInstanceOf(WriteFailedException.class)
+                    .hasCauseInstanceOf(ManagedLedgerException.ManagedLedgerFencedException.class);
         }
         failing.refuse = false;
         // What Pulsar's topic does once the failed adds are answered.
@@ -68,6 +73,46 @@ class EmbeddedWriteFailureTest extends ManagedLedgerConformanceTest {
         ManagedCursor again = reopened.openCursor("again", InitialPosition.Earliest);
         assertThat(texts(readAll(again))).as("after a reopen").isEqualTo(expected);
         addEntries(reopened, "reopened", 2);
+    }
+
+    @Test
+    void afterFailedAddsALedgerClosedAndOpenedAgainAtOnceIsANewOneThatTakesAdds() throws Exception {
+        ManagedLedger ml = open();
+        ManagedCursor cursor = ml.openCursor("c", InitialPosition.Earliest);
+        addEntries(ml, "before", 3);
+        failing.refuse = true;
+        CompletableFuture<Position> refused = addAsync(ml, bytes("refused"));
+        assertThatThrownBy(() -> refused.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+                .hasCauseInstanceOf(WriteFailedException.class);
+        failing.refuse = false;
+
+        // What Pulsar's topic does with a fenced add: close the ledger, and open it again when a producer comes back,
+        // which can be before the close has finished.
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        ml.asyncClose(
+                new org.apache.bookkeeper.mledger.AsyncCallbacks.CloseCallback() {
+                    @Override
+                    public void closeComplete(Object ctx) {
+                        closed.complete(null);
+                    }
+
+                    @Override
+                    public void closeFailed(ManagedLedgerException e, Object ctx) {
+                        closed.completeExceptionally(e);
+                    }
+                },
+                null);
+        ManagedLedger again = open();
+        assertThat(closed)
+                .as("the old instance closed before the new one opened")
+                .isDone();
+        assertThat(again).isNotSameAs(ml);
+        addEntries(again, "after", 3);
+        List<String> expected = new ArrayList<>(names("before", 0, 3));
+        expected.addAll(names("after", 0, 3));
+        assertThat(texts(readAll(again.openCursor("c2", InitialPosition.Earliest))))
+                .isEqualTo(expected);
+        assertThat(cursor).isNotNull();
     }
 
     /** Forwards to a real store; while {@link #refuse} is set every PUT fails as an unreachable S3 does. */

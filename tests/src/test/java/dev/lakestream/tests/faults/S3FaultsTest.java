@@ -93,6 +93,54 @@ class S3FaultsTest {
         assertSafe(o);
     }
 
+    /**
+     * S3 refusing connections 4 s out of every 6 s: each outage outlasts the S3 client's retries, so writes fail and
+     * topics recover again and again while producers re-send their backlog. With deduplication on, an earlier version
+     * lost acknowledged messages in such a recovery (Pulsar's un-fence after a failed write; see
+     * {@code WriteFailedException}).
+     */
+    @Test
+    @Order(5)
+    void s3FlappingFor30sLosesNothing() throws Exception {
+        java.util.concurrent.ScheduledExecutorService flapper =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        try {
+            List<FaultScenario.Outcome> o = FaultScenario.run(
+                    CLUSTER,
+                    "S3 flapping 30 s (refused 4 s of every 6 s)",
+                    "flapping",
+                    () -> inject(() -> {
+                        // cancelled by shutting the executor down when the fault ends
+                        var unused = flapper.scheduleAtFixedRate(
+                                () -> {
+                                    cluster().s3Proxy().dropNextRequests(Integer.MAX_VALUE);
+                                    sleepQuietly(Duration.ofSeconds(4));
+                                    cluster().s3Proxy().heal();
+                                },
+                                0,
+                                6,
+                                TimeUnit.SECONDS);
+                    }),
+                    Duration.ofSeconds(30),
+                    () -> {
+                        flapper.shutdownNow();
+                        flapper.awaitTermination(10, TimeUnit.SECONDS);
+                        heal();
+                    });
+            assertSafe(o);
+        } finally {
+            flapper.shutdownNow();
+        }
+    }
+
+    private static void sleepQuietly(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static void inject(Runnable fault) {
         cluster().s3Proxy().resetCounters();
         fault.run();
