@@ -26,8 +26,10 @@ public final class Errors {
             return mle;
         }
         if (e instanceof StreamFencedException || e instanceof UnexpectedVersionException) {
+            // Another owner raised the stream's fence or rewrote the ledger's record. Pulsar 5 then also stops
+            // serving the topic's bundle if this broker's metadata session was lost (a paused or partitioned owner).
             ManagedLedgerException.ManagedLedgerFencedException f =
-                    new ManagedLedgerException.ManagedLedgerFencedException(e.getMessage());
+                    new ManagedLedgerException.ManagedLedgerFencedByAnotherWriterException(e.getMessage());
             f.initCause(e);
             return f;
         }

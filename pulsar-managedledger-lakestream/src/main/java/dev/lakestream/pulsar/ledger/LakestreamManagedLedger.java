@@ -403,7 +403,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
                                 + " readyToCreateNewLedger() is called or it is opened again",
                         null);
             case FENCED ->
-                new ManagedLedgerException.ManagedLedgerFencedException(
+                new ManagedLedgerException.ManagedLedgerFencedByAnotherWriterException(
                         "managed ledger " + name + " was fenced by another owner");
             case TERMINATED ->
                 new ManagedLedgerException.ManagedLedgerTerminatedException(

@@ -76,8 +76,10 @@ final class ManagedLedgerRecordWriter {
                                     }
                                 }
                                 result.completeExceptionally(
-                                        new ManagedLedgerException.ManagedLedgerFencedException("managed ledger " + name
-                                                + " metadata was changed by another owner: " + c.getMessage()));
+                                        new ManagedLedgerException.ManagedLedgerFencedByAnotherWriterException(
+                                                "managed ledger "
+                                                        + name + " metadata was changed by another owner: "
+                                                        + c.getMessage()));
                             } else {
                                 result.completeExceptionally(c);
                             }
