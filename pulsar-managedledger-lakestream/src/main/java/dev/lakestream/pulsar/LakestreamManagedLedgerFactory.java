@@ -122,17 +122,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             OpenLedgerCallback cb,
             Supplier<CompletableFuture<Boolean>> mlOwnershipChecker,
             Object ctx) {
-        // the callback reports both outcomes to the caller's callback.
-        var unused = openAsync(name, config)
-                .whenCompleteAsync(
-                        (ml, e) -> {
-                            if (e != null) {
-                                cb.openLedgerFailed(Errors.toMl(e), ctx);
-                            } else {
-                                cb.openLedgerComplete(ml, ctx);
-                            }
-                        },
-                        pool);
+        Callbacks.deliver(
+                openAsync(name, config), pool, ml -> cb.openLedgerComplete(ml, ctx), e -> cb.openLedgerFailed(e, ctx));
     }
 
     CompletableFuture<LakestreamManagedLedger> openAsync(String name, ManagedLedgerConfig cfg) {
@@ -348,34 +339,21 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
             ManagedLedgerConfig config,
             OpenReadOnlyCursorCallback cb,
             Object ctx) {
-        // the callback reports both outcomes to the caller's callback.
-        var unused = openReadOnly(name, config)
-                .thenApply(ml -> LakestreamReadOnlyManagedLedger.cursor(ml, startPosition))
-                .whenCompleteAsync(
-                        (c, e) -> {
-                            if (e != null) {
-                                cb.openReadOnlyCursorFailed(Errors.toMl(e), ctx);
-                            } else {
-                                cb.openReadOnlyCursorComplete(c, ctx);
-                            }
-                        },
-                        pool);
+        Callbacks.deliver(
+                openReadOnly(name, config).thenApply(ml -> LakestreamReadOnlyManagedLedger.cursor(ml, startPosition)),
+                pool,
+                c -> cb.openReadOnlyCursorComplete(c, ctx),
+                e -> cb.openReadOnlyCursorFailed(e, ctx));
     }
 
     @Override
     public void asyncOpenReadOnlyManagedLedger(
             String name, OpenReadOnlyManagedLedgerCallback cb, ManagedLedgerConfig config, Object ctx) {
-        // the callback reports both outcomes to the caller's callback.
-        var unused = openReadOnly(name, config)
-                .whenCompleteAsync(
-                        (ml, e) -> {
-                            if (e != null) {
-                                cb.openReadOnlyManagedLedgerFailed(Errors.toMl(e), ctx);
-                            } else {
-                                cb.openReadOnlyManagedLedgerComplete(new LakestreamReadOnlyManagedLedger(ml), ctx);
-                            }
-                        },
-                        pool);
+        Callbacks.deliver(
+                openReadOnly(name, config),
+                pool,
+                ml -> cb.openReadOnlyManagedLedgerComplete(new LakestreamReadOnlyManagedLedger(ml), ctx),
+                e -> cb.openReadOnlyManagedLedgerFailed(e, ctx));
     }
 
     // ------------------------------------------------------------------ info
@@ -387,17 +365,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public void asyncGetManagedLedgerInfo(String name, ManagedLedgerInfoCallback cb, Object ctx) {
-        // the callback reports both outcomes to the caller's callback.
-        var unused = infoAsync(name)
-                .whenCompleteAsync(
-                        (info, e) -> {
-                            if (e != null) {
-                                cb.getInfoFailed(Errors.toMl(e), ctx);
-                            } else {
-                                cb.getInfoComplete(info, ctx);
-                            }
-                        },
-                        pool);
+        Callbacks.deliver(infoAsync(name), pool, info -> cb.getInfoComplete(info, ctx), e -> cb.getInfoFailed(e, ctx));
     }
 
     private CompletableFuture<LakestreamManagedLedger> openOrReadOnly(String name) {
@@ -506,17 +474,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public void asyncDelete(String name, DeleteLedgerCallback cb, Object ctx) {
-        // the callback reports both outcomes to the caller's callback.
-        var unused = deleteAsync(name)
-                .whenCompleteAsync(
-                        (v, e) -> {
-                            if (e != null) {
-                                cb.deleteLedgerFailed(Errors.toMl(e), ctx);
-                            } else {
-                                cb.deleteLedgerComplete(ctx);
-                            }
-                        },
-                        pool);
+        Callbacks.deliver(
+                deleteAsync(name), pool, v -> cb.deleteLedgerComplete(ctx), e -> cb.deleteLedgerFailed(e, ctx));
     }
 
     @Override

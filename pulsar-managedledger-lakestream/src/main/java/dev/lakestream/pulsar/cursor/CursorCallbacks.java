@@ -1,11 +1,8 @@
 package dev.lakestream.pulsar.cursor;
 
-import dev.lakestream.pulsar.Errors;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.function.Consumer;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.FindEntryCallback;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntryCallback;
@@ -13,31 +10,10 @@ import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 
-/**
- * Between the cursor's futures and Pulsar's callbacks: a future's outcome handed to a callback on the ledger's
- * executor (not on the store thread that completed it), and the callbacks the blocking API methods wait on.
- */
+/** The callbacks the cursor's blocking API methods wait on: each completes a future with the callback's outcome. */
 final class CursorCallbacks {
 
     private CursorCallbacks() {}
-
-    /** Runs {@code onSuccess} or {@code onFailure} (with the error as a ManagedLedgerException) on {@code executor}. */
-    static <T> void deliver(
-            CompletableFuture<T> f,
-            Executor executor,
-            Consumer<T> onSuccess,
-            Consumer<ManagedLedgerException> onFailure) {
-        // the callback reports both outcomes to the caller's callback.
-        var unused = f.whenCompleteAsync(
-                (v, e) -> {
-                    if (e != null) {
-                        onFailure.accept(Errors.toMl(e));
-                    } else {
-                        onSuccess.accept(v);
-                    }
-                },
-                executor);
-    }
 
     static ReadEntriesCallback completing(CompletableFuture<List<Entry>> f) {
         return new ReadEntriesCallback() {

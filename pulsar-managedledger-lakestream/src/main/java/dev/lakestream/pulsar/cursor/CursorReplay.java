@@ -1,6 +1,6 @@
 package dev.lakestream.pulsar.cursor;
 
-import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.Callbacks;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -44,26 +44,32 @@ final class CursorReplay {
         for (Position p : toRead) {
             reads.add(ml.readOne(ml.offsetOf(p)));
         }
-        // the callback reports both outcomes to the caller's callback (releasing the entries read on failure).
-        var unused = CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
-                .whenCompleteAsync(
-                        (v, e) -> {
-                            if (e != null) {
-                                for (CompletableFuture<Entry> r : reads) {
-                                    if (!r.isCompletedExceptionally()) {
-                                        r.join().release();
-                                    }
-                                }
-                                cb.readEntriesFailed(Errors.toMl(e), ctx);
-                                return;
-                            }
-                            List<Entry> out = new ArrayList<>(reads.size());
-                            for (CompletableFuture<Entry> r : reads) {
-                                out.add(r.join());
-                            }
-                            cb.readEntriesComplete(out, ctx);
-                        },
-                        ml.executor());
+        Callbacks.deliver(
+                CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)),
+                ml.executor(),
+                v -> cb.readEntriesComplete(joinAll(reads), ctx),
+                e -> {
+                    // all or nothing: the entries the other reads got are released before the failure is reported.
+                    releaseSucceeded(reads);
+                    cb.readEntriesFailed(e, ctx);
+                });
         return alreadyAcked;
+    }
+
+    /** The entries of reads that all succeeded, in order. */
+    private static List<Entry> joinAll(List<CompletableFuture<Entry>> reads) {
+        List<Entry> out = new ArrayList<>(reads.size());
+        for (CompletableFuture<Entry> r : reads) {
+            out.add(r.join());
+        }
+        return out;
+    }
+
+    private static void releaseSucceeded(List<CompletableFuture<Entry>> reads) {
+        for (CompletableFuture<Entry> r : reads) {
+            if (!r.isCompletedExceptionally()) {
+                r.join().release();
+            }
+        }
     }
 }

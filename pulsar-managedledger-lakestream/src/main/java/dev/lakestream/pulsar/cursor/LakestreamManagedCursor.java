@@ -4,6 +4,7 @@ import com.google.common.collect.Range;
 import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.cursor.AckRanges;
 import dev.lakestream.core.cursor.DurableCursor;
+import dev.lakestream.pulsar.Callbacks;
 import dev.lakestream.pulsar.Errors;
 import dev.lakestream.pulsar.Sync;
 import dev.lakestream.pulsar.metrics.LakestreamManagedCursorMXBean;
@@ -407,7 +408,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncMarkDelete(Position position, Map<String, Long> properties, MarkDeleteCallback cb, Object ctx) {
-        CursorCallbacks.deliver(
+        Callbacks.deliver(
                 markDeleteAsync(position, properties),
                 ml.executor(),
                 v -> cb.markDeleteComplete(ctx),
@@ -435,7 +436,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncDelete(Iterable<Position> positions, DeleteCallback cb, Object ctx) {
-        CursorCallbacks.deliver(
+        Callbacks.deliver(
                 deleteAsync(positions), ml.executor(), v -> cb.deleteComplete(ctx), e -> cb.deleteFailed(e, ctx));
     }
 
@@ -531,7 +532,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncResetCursor(Position position, boolean forceReset, ResetCursorCallback cb) {
-        CursorCallbacks.deliver(
+        Callbacks.deliver(
                 moves.reset(position, forceReset),
                 ml.executor(),
                 v -> cb.resetComplete(position),
@@ -545,7 +546,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncClearBacklog(ClearBacklogCallback cb, Object ctx) {
-        CursorCallbacks.deliver(
+        Callbacks.deliver(
                 moves.clearBacklog(),
                 ml.executor(),
                 v -> cb.clearBacklogComplete(ctx),
@@ -560,7 +561,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncSkipEntries(int n, IndividualDeletedEntries deletedEntries, SkipEntriesCallback cb, Object ctx) {
-        CursorCallbacks.deliver(
+        Callbacks.deliver(
                 moves.skip(n, deletedEntries),
                 ml.executor(),
                 v -> cb.skipEntriesComplete(ctx),
@@ -585,7 +586,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
             ml.executor().execute(() -> cb.readEntryComplete(null, ctx));
             return;
         }
-        CursorCallbacks.deliver(
+        Callbacks.deliver(
                 ml.readOne(off),
                 ml.executor(),
                 entry -> cb.readEntryComplete(entry, ctx),
@@ -640,7 +641,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
         if (endPosition != null) {
             hi = Math.min(hi, ml.offsetOf(endPosition));
         }
-        CursorCallbacks.deliver(
+        Callbacks.deliver(
                 Search.newestMatching(ml::readOne, condition, lo, hi),
                 ml.executor(),
                 found -> cb.findEntryComplete(found < 0 ? null : ml.positionOf(found), ctx),
@@ -690,7 +691,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void asyncClose(CloseCallback cb, Object ctx) {
-        CursorCallbacks.deliver(closeAsync(), ml.executor(), v -> cb.closeComplete(ctx), e -> cb.closeFailed(e, ctx));
+        Callbacks.deliver(closeAsync(), ml.executor(), v -> cb.closeComplete(ctx), e -> cb.closeFailed(e, ctx));
     }
 
     /** Closes the cursor: no longer waiting, flushed; completes when its state is stored. */

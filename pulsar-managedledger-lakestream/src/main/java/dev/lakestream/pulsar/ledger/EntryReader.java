@@ -1,7 +1,7 @@
 package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.core.log.LogEntry;
-import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.Callbacks;
 import dev.lakestream.pulsar.cursor.Search;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -89,17 +89,11 @@ final class EntryReader {
             }
             offset = state.ledgersLocked().offsetOf(position);
         }
-        // the callback reports both outcomes to the caller's callback.
-        var unused = readOne(offset)
-                .whenCompleteAsync(
-                        (entry, e) -> {
-                            if (e != null) {
-                                cb.readEntryFailed(Errors.toMl(e), ctx);
-                            } else {
-                                cb.readEntryComplete(entry, ctx);
-                            }
-                        },
-                        ledger.executor());
+        Callbacks.deliver(
+                readOne(offset),
+                ledger.executor(),
+                entry -> cb.readEntryComplete(entry, ctx),
+                e -> cb.readEntryFailed(e, ctx));
     }
 
     // ------------------------------------------------------------------ searches

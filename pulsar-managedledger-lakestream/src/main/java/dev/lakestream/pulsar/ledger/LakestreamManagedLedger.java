@@ -3,6 +3,7 @@ package dev.lakestream.pulsar.ledger;
 import com.google.common.collect.Range;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.pulsar.Callbacks;
 import dev.lakestream.pulsar.Errors;
 import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 import dev.lakestream.pulsar.ManagedLedgerRecord;
@@ -298,29 +299,29 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     private void propertiesCallback(CompletableFuture<Map<String, String>> f, UpdatePropertiesCallback cb, Object ctx) {
-        // the callback reports both outcomes to the caller's callback.
-        var unused = f.whenCompleteAsync(
-                (props, e) -> {
-                    try {
-                        if (e != null) {
-                            cb.updatePropertiesFailed(Errors.toMl(e), ctx);
-                        } else {
-                            // Pulsar's admin callback copies the new properties into the config's map
-                            // (getConfig().getProperties().putAll): the map the broker gave may be immutable.
-                            Map<String, String> configured = config.getProperties();
-                            if (configured != null) {
-                                config.setProperties(new java.util.HashMap<>(configured));
-                            }
-                            cb.updatePropertiesComplete(props, ctx);
-                        }
-                    } catch (RuntimeException ex) {
-                        // A callback that throws here would leave its caller (an admin request) waiting forever,
-                        // unseen.
-                        org.slf4j.LoggerFactory.getLogger(LakestreamManagedLedger.class)
-                                .warn("[{}] the properties-update callback threw", name, ex);
+        Callbacks.deliver(
+                f,
+                executor,
+                props -> logIfThrows(() -> {
+                    // Pulsar's admin callback copies the new properties into the config's map
+                    // (getConfig().getProperties().putAll): the map the broker gave may be immutable.
+                    Map<String, String> configured = config.getProperties();
+                    if (configured != null) {
+                        config.setProperties(new java.util.HashMap<>(configured));
                     }
-                },
-                executor);
+                    cb.updatePropertiesComplete(props, ctx);
+                }),
+                e -> logIfThrows(() -> cb.updatePropertiesFailed(e, ctx)));
+    }
+
+    private void logIfThrows(Runnable propertiesCallback) {
+        try {
+            propertiesCallback.run();
+        } catch (RuntimeException ex) {
+            // A callback that throws here would leave its caller (an admin request) waiting forever, unseen.
+            org.slf4j.LoggerFactory.getLogger(LakestreamManagedLedger.class)
+                    .warn("[{}] the properties-update callback threw", name, ex);
+        }
     }
 
     /** Applies {@code change} to a copy of the record and writes it by compare-and-set; writes are serialised. */
@@ -499,17 +500,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
             Map<String, String> cursorProperties,
             OpenCursorCallback cb,
             Object ctx) {
-        // the callback reports both outcomes to the caller's callback.
-        var unused = cursors.open(name, initialPosition, properties, cursorProperties)
-                .whenCompleteAsync(
-                        (c, e) -> {
-                            if (e != null) {
-                                cb.openCursorFailed(Errors.toMl(e), ctx);
-                            } else {
-                                cb.openCursorComplete(c, ctx);
-                            }
-                        },
-                        executor);
+        Callbacks.deliver(
+                cursors.open(name, initialPosition, properties, cursorProperties),
+                executor,
+                c -> cb.openCursorComplete(c, ctx),
+                e -> cb.openCursorFailed(e, ctx));
     }
 
     /** Loads the cursors persisted for the stream (at open). */
@@ -537,17 +532,11 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncDeleteCursor(String cursorName, DeleteCursorCallback cb, Object ctx) {
-        // the callback reports both outcomes to the caller's callback.
-        var unused = cursors.delete(cursorName)
-                .whenCompleteAsync(
-                        (v, e) -> {
-                            if (e != null) {
-                                cb.deleteCursorFailed(Errors.toMl(e), ctx);
-                            } else {
-                                cb.deleteCursorComplete(ctx);
-                            }
-                        },
-                        executor);
+        Callbacks.deliver(
+                cursors.delete(cursorName),
+                executor,
+                v -> cb.deleteCursorComplete(ctx),
+                e -> cb.deleteCursorFailed(e, ctx));
     }
 
     @Override
@@ -779,17 +768,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncClose(CloseCallback cb, Object ctx) {
-        // the callback reports both outcomes to the caller's callback.
-        var unused = closeAsync()
-                .whenCompleteAsync(
-                        (v, e) -> {
-                            if (e != null) {
-                                cb.closeFailed(Errors.toMl(e), ctx);
-                            } else {
-                                cb.closeComplete(ctx);
-                            }
-                        },
-                        executor);
+        Callbacks.deliver(closeAsync(), executor, v -> cb.closeComplete(ctx), e -> cb.closeFailed(e, ctx));
     }
 
     public CompletableFuture<Void> closeAsync() {
@@ -807,17 +786,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncDelete(DeleteLedgerCallback cb, Object ctx) {
-        // the callback reports both outcomes to the caller's callback.
-        var unused = deleteAsync()
-                .whenCompleteAsync(
-                        (v, e) -> {
-                            if (e != null) {
-                                cb.deleteLedgerFailed(Errors.toMl(e), ctx);
-                            } else {
-                                cb.deleteLedgerComplete(ctx);
-                            }
-                        },
-                        executor);
+        Callbacks.deliver(
+                deleteAsync(), executor, v -> cb.deleteLedgerComplete(ctx), e -> cb.deleteLedgerFailed(e, ctx));
     }
 
     public CompletableFuture<Void> deleteAsync() {

@@ -1,6 +1,6 @@
 package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.Callbacks;
 import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.TerminateCallback;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
@@ -51,17 +51,11 @@ final class LedgerLifecycle {
                 synchronized (state) {
                     last = state.lceOffset();
                 }
-                // the callback reports both outcomes to the caller's callback.
-                var unused = ledger.updateRecord(r -> r.terminatedOffset = last)
-                        .whenCompleteAsync(
-                                (v, e) -> {
-                                    if (e != null) {
-                                        cb.terminateFailed(Errors.toMl(e), ctx);
-                                    } else {
-                                        cb.terminateComplete(state.lastConfirmed(), ctx);
-                                    }
-                                },
-                                ledger.executor());
+                Callbacks.deliver(
+                        ledger.updateRecord(r -> r.terminatedOffset = last),
+                        ledger.executor(),
+                        v -> cb.terminateComplete(state.lastConfirmed(), ctx),
+                        e -> cb.terminateFailed(e, ctx));
                 synchronized (state) {
                     ledger.cursors().notifyAllWaitingLocked();
                 }
