@@ -275,6 +275,10 @@ class BrokerKilledMidOperationTest {
     @Test
     @Order(3)
     void killedDuringATransactionCommitLeavesItCommittedOrAborted() throws Exception {
+        // Not sampled: with /metrics/ scraped each second during this case, the next owner delivered the message
+        // before the transaction twice in 3 of 5 committed runs, never without (docs/reliability.md, "Not covered
+        // yet"). Until that is understood, the case runs as before and its row has no memory figures.
+        memory.close();
         cluster().restartStoppedBrokers();
         String topic = topic("killed-txn");
         PulsarClient client = CLUSTER.client();
