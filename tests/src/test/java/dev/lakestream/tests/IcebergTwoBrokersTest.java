@@ -10,19 +10,16 @@ import dev.lakestream.iceberg.TopicRef;
 import dev.lakestream.iceberg.schema.MetadataColumns;
 import dev.lakestream.iceberg.tool.MaterializeCommand;
 import dev.lakestream.iceberg.tool.StatusFile;
-import dev.lakestream.testkit.OxiaServer;
-import dev.lakestream.testkit.S3ProxyServer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -48,14 +45,15 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The broker-hosted Iceberg materializer on two brokers, each in its own JVM (killable with {@code SIGKILL}), sharing
- * one Oxia server, one S3Proxy bucket and one Iceberg catalog: transactions (aborted ones never become rows), a
- * standalone materializer process racing the owning broker, and the owning broker killed mid-stream while the other
- * takes the topic over. The table must end with every stored message exactly once. The kill comes last, so the class
+ * one Oxia server, one S3Proxy bucket (a {@link BrokerCluster}) and one Iceberg catalog: transactions (aborted ones
+ * never become rows), a standalone materializer process racing the owning broker, and the owning broker killed
+ * mid-stream while the other takes the topic over. The table must end with every stored message exactly once. The kill comes last, so the class
  * starts its brokers once and never restarts one.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
@@ -63,71 +61,44 @@ import org.slf4j.LoggerFactory;
 class IcebergTwoBrokersTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(IcebergTwoBrokersTest.class);
-    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+    /** The catalog database and warehouse every materializer here shares (the brokers' and the standalone's). */
+    private static final Path ICEBERG_DIR = createTempDirectory("iceberg-two-brokers-shared-");
 
-    private static S3ProxyServer s3;
-    private static OxiaServer oxia;
+    @RegisterExtension
+    static final BrokerClusterExtension CLUSTER = new BrokerClusterExtension("iceberg-two-brokers", 2)
+            // The topics here may have no subscriptions: Pulsar would delete them (and their streams) when idle.
+            .config("brokerDeleteInactiveTopicsEnabled", "false")
+            .config("lakestream.iceberg.enabled", "true")
+            .config("lakestream.iceberg.dataDir", ICEBERG_DIR.toString())
+            .config("lakestream.iceberg.commitInterval", "500ms")
+            .config("lakestream.iceberg.pollInterval", "100ms")
+            .config("lakestream.iceberg.topicCheckInterval", "500ms");
+
     private static Path workDir;
-    /** The catalog database and warehouse every materializer here shares. */
-    private static Path icebergDir;
-
-    private static Map<String, String> stores;
     private static BrokerProcess brokerA;
     private static BrokerProcess brokerB;
     private static Catalog catalog;
 
     @BeforeAll
-    static void startServersAndBrokers() throws Exception {
-        workDir = Files.createTempDirectory("iceberg-two-brokers-");
-        icebergDir = Files.createDirectories(workDir.resolve("shared"));
-        s3 = S3ProxyServer.start();
-        String bucket = s3.createBucket();
-        oxia = OxiaServer.create("iceberg-two-brokers").start();
-        stores = new LinkedHashMap<>();
-        stores.put("lakestream.s3.bucket", bucket);
-        stores.put("lakestream.s3.endpoint", s3.endpoint().toString());
-        stores.put("lakestream.s3.region", s3.region());
-        stores.put("lakestream.s3.pathStyleAccess", "true");
-        stores.put("lakestream.s3.accessKeyId", s3.accessKey());
-        stores.put("lakestream.s3.secretAccessKey", s3.secretKey());
-        stores.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
-        stores.put("lakestream.writer.flushDelay", "5ms");
-
-        Map<String, String> conf = new LinkedHashMap<>(stores);
-        String oxiaUrl = "oxia://" + oxia.serviceAddress() + "/default";
-        conf.put("metadataStoreUrl", oxiaUrl);
-        conf.put("configurationMetadataStoreUrl", oxiaUrl);
-        // A dead broker's ownership lapses with its metadata session: short, so the takeover comes quickly.
-        conf.put("metadataStoreSessionTimeoutMillis", "5000");
-        conf.put("loadBalancerSheddingEnabled", "false");
-        // The topics here may have no subscriptions: Pulsar would delete them (and their streams) when idle.
-        conf.put("brokerDeleteInactiveTopicsEnabled", "false");
-        conf.put("lakestream.iceberg.enabled", "true");
-        conf.put("lakestream.iceberg.dataDir", icebergDir.toString());
-        conf.put("lakestream.iceberg.commitInterval", "500ms");
-        conf.put("lakestream.iceberg.pollInterval", "100ms");
-        conf.put("lakestream.iceberg.topicCheckInterval", "500ms");
-        Path brokerConf = PulsarBrokerExtension.projectDir().resolve("conf/broker-diskless.conf");
-        brokerA = BrokerProcess.of("a", brokerConf, workDir, conf);
-        brokerB = BrokerProcess.of("b", brokerConf, workDir, conf);
-        // One after the other: the first writes the cluster metadata.
-        brokerA.start(START_TIMEOUT);
-        brokerB.start(START_TIMEOUT);
-        catalog = Catalogs.open(CatalogConfig.embedded(icebergDir));
-        LOG.info("Brokers up: {} and {}", brokerA, brokerB);
+    static void openCatalog() {
+        workDir = CLUSTER.cluster().workDir();
+        brokerA = CLUSTER.cluster().brokers().get(0);
+        brokerB = CLUSTER.cluster().brokers().get(1);
+        catalog = Catalogs.open(CatalogConfig.embedded(ICEBERG_DIR));
     }
 
     @AfterAll
-    static void stopEverything() {
-        for (AutoCloseable c :
-                new AutoCloseable[] {catalog instanceof AutoCloseable a ? a : null, brokerA, brokerB, oxia, s3}) {
-            if (c != null) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    LOG.warn("closing {}", c, e);
-                }
-            }
+    static void closeCatalog() throws Exception {
+        if (catalog instanceof AutoCloseable a) {
+            a.close();
+        }
+    }
+
+    private static Path createTempDirectory(String prefix) {
+        try {
+            return Files.createTempDirectory(prefix);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -365,8 +336,8 @@ class IcebergTwoBrokersTest {
         brokerConf.stringPropertyNames().stream()
                 .filter(k -> k.startsWith("lakestream.") && !k.startsWith("lakestream.iceberg."))
                 .forEach(k -> props.put(k, brokerConf.getProperty(k).trim()));
-        props.putAll(stores);
-        CatalogConfig shared = CatalogConfig.embedded(icebergDir);
+        props.putAll(CLUSTER.cluster().storeSettings());
+        CatalogConfig shared = CatalogConfig.embedded(ICEBERG_DIR);
         props.put("lakestream.iceberg.catalog.uri", shared.uri());
         props.put("lakestream.iceberg.warehouse", shared.warehouse());
         props.put("lakestream.iceberg.commitInterval", "300ms");

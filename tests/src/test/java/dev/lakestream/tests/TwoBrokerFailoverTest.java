@@ -2,26 +2,20 @@ package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lakestream.testkit.OxiaServer;
-import dev.lakestream.testkit.S3ProxyServer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.PulsarClient;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Two brokers, each in its own JVM, sharing one Oxia server and one S3Proxy bucket (conf/broker-diskless.conf), with a
+ * Two brokers, each in its own JVM, sharing one Oxia server and one S3Proxy bucket (a {@link BrokerCluster}), with a
  * producer and a consumer running while the topic is unloaded and its owning broker is killed with {@code SIGKILL}.
  * Every message the broker acknowledged to the producer must reach the consumer; duplicates are counted, and with
  * deduplication on the topic must hold each message exactly once.
@@ -30,56 +24,18 @@ import org.slf4j.LoggerFactory;
 class TwoBrokerFailoverTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(TwoBrokerFailoverTest.class);
-    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+    private static final Duration START_TIMEOUT = BrokerCluster.START_TIMEOUT;
 
-    private static S3ProxyServer s3;
-    private static OxiaServer oxia;
-    private static Path workDir;
+    @RegisterExtension
+    static final BrokerClusterExtension CLUSTER = new BrokerClusterExtension("failover", 2);
+
     private static BrokerProcess brokerA;
     private static BrokerProcess brokerB;
 
     @BeforeAll
-    static void startServersAndBrokers() throws Exception {
-        workDir = Files.createTempDirectory("failover-");
-        s3 = S3ProxyServer.start();
-        String bucket = s3.createBucket();
-        oxia = OxiaServer.create("failover").start();
-        Map<String, String> stores = new LinkedHashMap<>();
-        String oxiaUrl = "oxia://" + oxia.serviceAddress() + "/default";
-        stores.put("metadataStoreUrl", oxiaUrl);
-        stores.put("configurationMetadataStoreUrl", oxiaUrl);
-        // A dead broker's ownership lapses with its metadata session: short, so the test does not wait 30 s.
-        stores.put("metadataStoreSessionTimeoutMillis", "5000");
-        stores.put("lakestream.s3.bucket", bucket);
-        stores.put("lakestream.s3.endpoint", s3.endpoint().toString());
-        stores.put("lakestream.s3.region", s3.region());
-        stores.put("lakestream.s3.pathStyleAccess", "true");
-        stores.put("lakestream.s3.accessKeyId", s3.accessKey());
-        stores.put("lakestream.s3.secretAccessKey", s3.secretKey());
-        stores.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
-        stores.put("lakestream.writer.flushDelay", "5ms");
-        // No load shedding: the test decides when topics move.
-        stores.put("loadBalancerSheddingEnabled", "false");
-        Path conf = PulsarBrokerExtension.projectDir().resolve("conf/broker-diskless.conf");
-        brokerA = BrokerProcess.of("a", conf, workDir, stores);
-        brokerB = BrokerProcess.of("b", conf, workDir, stores);
-        // One after the other: the first writes the cluster metadata.
-        brokerA.start(START_TIMEOUT);
-        brokerB.start(START_TIMEOUT);
-        LOG.info("Brokers up: {} and {}", brokerA, brokerB);
-    }
-
-    @AfterAll
-    static void stopEverything() throws Exception {
-        for (AutoCloseable c : new AutoCloseable[] {brokerA, brokerB, oxia, s3}) {
-            if (c != null) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    LOG.warn("closing {}", c, e);
-                }
-            }
-        }
+    static void nameBrokers() {
+        brokerA = CLUSTER.cluster().brokers().get(0);
+        brokerB = CLUSTER.cluster().brokers().get(1);
     }
 
     @Test
@@ -204,16 +160,12 @@ class TwoBrokerFailoverTest {
     }
 
     private static void restartKilledBrokers() throws Exception {
-        for (BrokerProcess b : List.of(brokerA, brokerB)) {
-            if (!b.isAlive()) {
-                b.start(START_TIMEOUT);
-            }
-        }
+        CLUSTER.cluster().restartStoppedBrokers();
     }
 
     private static PulsarAdmin admin() throws Exception {
         return PulsarAdmin.builder()
-                .serviceHttpUrl("http://" + brokerA.webAddress() + "," + brokerB.webAddress())
+                .serviceHttpUrl(BrokerCluster.webServiceUrl(CLUSTER.cluster().brokers()))
                 .connectionTimeout(10, TimeUnit.SECONDS)
                 .readTimeout(60, TimeUnit.SECONDS)
                 .requestTimeout(90, TimeUnit.SECONDS)
@@ -222,7 +174,7 @@ class TwoBrokerFailoverTest {
 
     private static PulsarClient client() throws Exception {
         return PulsarClient.builder()
-                .serviceUrl("pulsar://" + brokerA.brokerAddress() + "," + brokerB.brokerAddress())
+                .serviceUrl(BrokerCluster.serviceUrl(CLUSTER.cluster().brokers()))
                 .operationTimeout(30, TimeUnit.SECONDS)
                 .build();
     }

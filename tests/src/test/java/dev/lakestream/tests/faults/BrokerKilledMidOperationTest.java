@@ -26,6 +26,8 @@ import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.api.schema.GenericRecord;
 import org.apache.pulsar.client.api.transaction.Transaction;
 import org.apache.pulsar.common.schema.SchemaInfo;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -53,7 +55,8 @@ class BrokerKilledMidOperationTest {
             "Two broker processes, S3Proxy, Oxia, `metadataStoreSessionTimeoutMillis=5000`; the owner of a topic (in "
                     + "the namespace with deduplication on) killed with SIGKILL while it compacts the topic, adds a "
                     + "schema version or commits a transaction; the other broker takes the topic over. *recover*: from "
-                    + "the kill to the first message acknowledged after it.");
+                    + "the kill to the first message acknowledged after it. *heap / direct max*: both brokers (the "
+                    + "killed one until the kill), from the start of the case to the end of its checks.");
 
     @RegisterExtension
     static final FaultClusterExtension CLUSTER = new FaultClusterExtension("killed", 2, REPORT);
@@ -65,6 +68,19 @@ class BrokerKilledMidOperationTest {
     private static final int COMPACTION_MESSAGES = 3000;
     private static final int COMPACTION_KEYS = 300;
     private static final int TXN_MESSAGES = 50;
+
+    /** The memory of the case running: both brokers, the killed one until the kill and the next owner throughout. */
+    private MemorySampler memory;
+
+    @BeforeEach
+    void sampleMemory() {
+        memory = new MemorySampler(cluster().brokers());
+    }
+
+    @AfterEach
+    void stopSampling() throws InterruptedException {
+        memory.close();
+    }
 
     @Test
     @Order(1)
@@ -126,6 +142,7 @@ class BrokerKilledMidOperationTest {
                 + "; compacted reader then read " + compacted.size() + " of "
                 + (COMPACTION_MESSAGES + 1) + " messages, the latest value of every key; compacted again on the new "
                 + "owner: " + after.size() + " messages, one per key";
+        memory.close();
         REPORT.add(new FaultReport.Row(
                 "Owner killed during compaction",
                 true,
@@ -138,8 +155,8 @@ class BrokerKilledMidOperationTest {
                 stored.idsNotRising(),
                 seconds(recoveredAt - killedAt),
                 Double.NaN,
-                0,
-                0,
+                memory.maxHeapBytes(),
+                memory.maxDirectBytes(),
                 note));
         assertThat(lost).as("acknowledged messages not in the topic").isEmpty();
         assertThat(stored.storedTwice()).as("messages stored twice").isZero();
@@ -236,6 +253,7 @@ class BrokerKilledMidOperationTest {
                 + (versionsAfterKill == 2 ? "new version stored" : "old version only") + "); producer with the new "
                 + "schema " + (newProducerBeforeTakeover ? "created" : "failed, created again after the takeover")
                 + "; old and new producers and a consumer of both versions worked on the new owner";
+        memory.close();
         REPORT.add(new FaultReport.Row(
                 "Owner killed during a schema update",
                 true,
@@ -248,8 +266,8 @@ class BrokerKilledMidOperationTest {
                 0,
                 seconds(recoveredAt - killedAt),
                 Double.NaN,
-                0,
-                0,
+                memory.maxHeapBytes(),
+                memory.maxDirectBytes(),
                 note));
         assertThat(received).as("every acknowledged message delivered once").containsExactlyInAnyOrderElementsOf(acked);
     }
@@ -257,6 +275,10 @@ class BrokerKilledMidOperationTest {
     @Test
     @Order(3)
     void killedDuringATransactionCommitLeavesItCommittedOrAborted() throws Exception {
+        // Not sampled: with /metrics/ scraped each second during this case, the next owner delivered the message
+        // before the transaction twice in 3 of 5 committed runs, never without (docs/reliability.md, "Not covered
+        // yet"). Until that is understood, the case runs as before and its row has no memory figures.
+        memory.close();
         cluster().restartStoppedBrokers();
         String topic = topic("killed-txn");
         PulsarClient client = CLUSTER.client();
@@ -332,10 +354,17 @@ class BrokerKilledMidOperationTest {
         }
         long txnDelivered =
                 received.keySet().stream().filter(k -> k.startsWith("txn-")).count();
-        long twice = received.values().stream().filter(c -> c > 1).count();
+        List<String> deliveredTwice = received.entrySet().stream()
+                .filter(e -> e.getValue() > 1)
+                .map(Map.Entry::getKey)
+                .sorted()
+                .toList();
+        long twice = deliveredTwice.size();
         String outcome = txnDelivered == TXN_MESSAGES ? "committed" : txnDelivered == 0 ? "aborted" : "PARTIAL";
         String note = "transaction " + outcome + " (" + txnDelivered + " of " + TXN_MESSAGES + " delivered); the "
-                + "client's commit " + (commitAnswered ? "succeeded" : "failed");
+                + "client's commit " + (commitAnswered ? "succeeded" : "failed")
+                + (deliveredTwice.isEmpty() ? "" : "; delivered twice: " + deliveredTwice);
+        memory.close();
         REPORT.add(new FaultReport.Row(
                 "Owner killed during a transaction commit",
                 true,
@@ -348,8 +377,8 @@ class BrokerKilledMidOperationTest {
                 0,
                 seconds(recoveredAt - killedAt),
                 Double.NaN,
-                0,
-                0,
+                memory.maxHeapBytes(),
+                memory.maxDirectBytes(),
                 note));
         assertThat(received).as("the messages outside the transaction").containsKeys("before", "after");
         assertThat(txnDelivered)
@@ -358,7 +387,7 @@ class BrokerKilledMidOperationTest {
         if (commitAnswered) {
             assertThat(txnDelivered).as("a commit the client saw succeed").isEqualTo(TXN_MESSAGES);
         }
-        assertThat(twice).as("messages delivered twice").isZero();
+        assertThat(deliveredTwice).as("messages delivered twice").isEmpty();
     }
 
     // ------------------------------------------------------------------------------------------------- helpers

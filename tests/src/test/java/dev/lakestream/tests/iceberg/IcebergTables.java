@@ -40,6 +40,15 @@ final class IcebergTables {
         return out;
     }
 
+    /** The id of the table's current snapshot; fails when there is no table or it has no snapshot. */
+    long currentSnapshotId(String topic) {
+        Table table = catalog.loadTable(TableNames.of(TopicRef.parse(topic)));
+        if (table.currentSnapshot() == null) {
+            throw new IllegalStateException("the table of " + topic + " has no snapshot");
+        }
+        return table.currentSnapshot().snapshotId();
+    }
+
     boolean exists(String topic) {
         return catalog.tableExists(TableNames.of(TopicRef.parse(topic)));
     }

@@ -212,8 +212,8 @@ class ComposeQuickstartTest {
         Files.write(testConf, out);
 
         for (BrokerService b : services) {
-            int brokerPort = StockPulsarInstallTest.freePort();
-            int webPort = StockPulsarInstallTest.freePort();
+            int brokerPort = StockBrokerExtension.freePort();
+            int webPort = StockBrokerExtension.freePort();
             StockPulsarHome home = StockPulsarHome.copyTo(workDir.resolve(b.name()));
             List<String> args = new ArrayList<>();
             for (int i = 0; i < b.installArgs().size(); i++) {

@@ -6,13 +6,8 @@ import dev.lakestream.core.catalog.StreamCatalog;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
-import dev.lakestream.testkit.OxiaServer;
-import dev.lakestream.testkit.S3ProxyServer;
 import dev.lakestream.tests.Await;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -39,13 +33,12 @@ import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.api.transaction.Transaction;
 import org.apache.pulsar.common.policies.data.PersistencePolicies;
 import org.apache.pulsar.common.policies.data.TenantInfo;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The release bundle installed into a stock Pulsar 5.0.1 home (module stock-pulsar: Pulsar's lib/ and launcher, none
@@ -57,110 +50,18 @@ import org.junit.jupiter.api.Timeout;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class StockPulsarInstallTest {
 
-    private static final Duration START = Duration.ofMinutes(3);
     private static final String CLUSTER = "stock";
     private static final String NS = "acme/events";
 
-    private static Path workDir;
-    private static S3ProxyServer s3;
-    private static String bucket;
-    private static OxiaServer oxia;
-    private static StockPulsarHome home;
-    private static StockBroker broker;
-    private static int brokerPort;
-    private static int webPort;
-    private static String installArgsTranscript;
+    @RegisterExtension
+    static final StockBrokerExtension STOCK = new StockBrokerExtension("stock-install", CLUSTER);
+
     private static final List<String> published = new ArrayList<>();
-
-    @BeforeAll
-    static void installAndStart() throws Exception {
-        workDir = Files.createDirectories(StockPulsarHome.projectDir().resolve("tests/target/stock-install"));
-        TestDirs.clean(workDir);
-        s3 = S3ProxyServer.start();
-        bucket = s3.createBucket();
-        oxia = OxiaServer.create("stock-install").start();
-        brokerPort = freePort();
-        webPort = freePort();
-        home = StockPulsarHome.copyTo(workDir.resolve("apache-pulsar-5.0.1"));
-
-        // The user's Pulsar, before Lakestream: its own metadata in Oxia, its addresses, its cluster.
-        String oxiaUrl = "oxia://" + oxia.serviceAddress() + "/default";
-        Map<String, String> users = new LinkedHashMap<>();
-        users.put("clusterName", CLUSTER);
-        users.put("metadataStoreUrl", oxiaUrl);
-        users.put("configurationMetadataStoreUrl", oxiaUrl);
-        users.put("bindAddress", "127.0.0.1");
-        users.put("advertisedAddress", "127.0.0.1");
-        users.put("brokerServicePort", Integer.toString(brokerPort));
-        users.put("webServicePort", Integer.toString(webPort));
-        users.put("narExtractionDirectory", workDir.resolve("nar").toString());
-        users.put("numIOThreads", "2");
-        users.put("numHttpServerThreads", "8");
-        users.put("managedLedgerCacheSizeMB", "32");
-        users.put("loadBalancerEnabled", "false");
-        home.editBrokerConf(users);
-        StockPulsarHome.CommandResult setup = home.bin(
-                "pulsar",
-                Map.of("PULSAR_LOG_DIR", workDir.toString()),
-                180,
-                "initialize-cluster-metadata",
-                "--cluster",
-                CLUSTER,
-                "--metadata-store",
-                oxiaUrl,
-                "--configuration-metadata-store",
-                oxiaUrl,
-                "--web-service-url",
-                "http://127.0.0.1:" + webPort,
-                "--broker-service-url",
-                "pulsar://127.0.0.1:" + brokerPort);
-        assertThat(setup.exitCode())
-                .as("Pulsar's cluster metadata setup: %s", setup)
-                .isZero();
-
-        // The install, as the README says, with this test's addresses.
-        String[] args = installArgs();
-        StockPulsarHome.CommandResult install = home.install(args);
-        assertThat(install.exitCode()).as("%s", install).isZero();
-        installArgsTranscript =
-                "$ bin/lakestream-install " + home.dir() + " " + String.join(" ", args) + "\n" + install.output();
-        Files.writeString(workDir.resolve("install-transcript.txt"), installArgsTranscript);
-
-        broker = new StockBroker(home, webPort, workDir.resolve("broker.log"))
-                .start()
-                .awaitServing(START);
-    }
-
-    private static String[] installArgs() {
-        return new String[] {
-            "--diskless",
-            "lakestream.s3.bucket=" + bucket,
-            "lakestream.s3.endpoint=" + s3.endpoint(),
-            "lakestream.s3.region=" + s3.region(),
-            "lakestream.s3.accessKeyId=" + s3.accessKey(),
-            "lakestream.s3.secretAccessKey=" + s3.secretKey(),
-            "lakestream.oxia.serviceAddress=" + oxia.serviceAddress(),
-            "lakestream.writer.flushDelay=5ms",
-        };
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-        if (oxia != null) {
-            oxia.close();
-        }
-        if (s3 != null) {
-            s3.close();
-        }
-    }
 
     @Test
     @Order(1)
     void theInstallerCopiesThreeThingsAndMergesTheConfigurationOnce() throws Exception {
-        Path dir = home.dir();
+        Path dir = STOCK.home().dir();
         assertThat(dir.resolve("lib/lakestream-pulsar-" + StockPulsarHome.VERSION + ".jar"))
                 .isRegularFile();
         assertThat(dir.resolve("protocols/lakestream-" + StockPulsarHome.VERSION + ".nar"))
@@ -168,7 +69,7 @@ class StockPulsarInstallTest {
         assertThat(dir.resolve("interceptors/lakestream-" + StockPulsarHome.VERSION + ".nar"))
                 .isRegularFile();
         assertThat(dir.resolve("conf/broker.conf.before-lakestream")).isRegularFile();
-        String conf = Files.readString(home.brokerConf());
+        String conf = Files.readString(STOCK.home().brokerConf());
         assertThat(activeValues(conf, "managedLedgerStorageClassName"))
                 .containsExactly("dev.lakestream.pulsar.LakestreamManagedLedgerStorage");
         assertThat(activeValues(conf, "messagingProtocols")).containsExactly("lakestream");
@@ -179,12 +80,12 @@ class StockPulsarInstallTest {
                         + "org.apache.pulsar.broker.ManagedLedgerClientFactory");
 
         // Twice is once.
-        StockPulsarHome.CommandResult again = home.install(installArgs());
+        StockPulsarHome.CommandResult again = STOCK.home().install(STOCK.installArgs());
         assertThat(again.exitCode()).isZero();
         assertThat(again.output())
                 .contains("already has these settings: unchanged")
                 .contains("is up to date");
-        assertThat(Files.readString(home.brokerConf())).isEqualTo(conf);
+        assertThat(Files.readString(STOCK.home().brokerConf())).isEqualTo(conf);
     }
 
     @Test
@@ -281,7 +182,7 @@ class StockPulsarInstallTest {
 
         // A transaction, through the coordinator whose log is on Lakestream.
         try (PulsarClient client = PulsarClient.builder()
-                .serviceUrl("pulsar://127.0.0.1:" + brokerPort)
+                .serviceUrl(STOCK.serviceUrl())
                 .enableTransaction(true)
                 .build()) {
             String txnTopic = "persistent://" + NS + "/txn";
@@ -309,8 +210,11 @@ class StockPulsarInstallTest {
         }
 
         // The data is in the bucket, its index and catalog in Oxia.
-        assertThat(objectsInBucket()).as("WAL objects in bucket %s", bucket).isPositive();
-        Map<String, String> props = Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, oxia.serviceAddress());
+        assertThat(objectsInBucket())
+                .as("WAL objects in bucket %s", STOCK.bucket())
+                .isPositive();
+        Map<String, String> props =
+                Map.of(OxiaMetadataStoreConfig.SERVICE_ADDRESS, STOCK.oxia().serviceAddress());
         try (OxiaMetadataStore store =
                 OxiaMetadataStore.open(OxiaMetadataStoreConfig.fromProperties(new ConfigReader(props)))) {
             List<Long> streams =
@@ -324,7 +228,7 @@ class StockPulsarInstallTest {
     void theBrokersMetricsHaveTheStoragesSeries() throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient()
                 .send(
-                        HttpRequest.newBuilder(URI.create(broker.webServiceUrl() + "/metrics/"))
+                        HttpRequest.newBuilder(URI.create(STOCK.webServiceUrl() + "/metrics/"))
                                 .timeout(Duration.ofSeconds(30))
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
@@ -355,10 +259,7 @@ class StockPulsarInstallTest {
     @Test
     @Order(4)
     void aRestartedBrokerServesTheSameData() throws Exception {
-        broker.stop();
-        broker = new StockBroker(home, webPort, workDir.resolve("broker-restarted.log"))
-                .start()
-                .awaitServing(START);
+        STOCK.restart("broker-restarted.log");
         try (PulsarClient client = client();
                 Consumer<String> consumer = client.newConsumer(Schema.STRING)
                         .topic("persistent://" + NS + "/plain")
@@ -403,7 +304,7 @@ class StockPulsarInstallTest {
     }
 
     private static long objectsInBucket() throws IOException {
-        try (Stream<Path> files = Files.walk(s3.dataDir().resolve(bucket))) {
+        try (Stream<Path> files = Files.walk(STOCK.s3().dataDir().resolve(STOCK.bucket()))) {
             return files.filter(Files::isRegularFile).count();
         }
     }
@@ -416,21 +317,10 @@ class StockPulsarInstallTest {
     }
 
     private static PulsarAdmin admin() throws IOException {
-        return PulsarAdmin.builder().serviceHttpUrl(broker.webServiceUrl()).build();
+        return PulsarAdmin.builder().serviceHttpUrl(STOCK.webServiceUrl()).build();
     }
 
     private static PulsarClient client() throws IOException {
-        return PulsarClient.builder()
-                .serviceUrl("pulsar://127.0.0.1:" + brokerPort)
-                .build();
-    }
-
-    static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return PulsarClient.builder().serviceUrl(STOCK.serviceUrl()).build();
     }
 }

@@ -39,8 +39,8 @@ class StockPulsarRefusalsTest {
         users.put("configurationMetadataStoreUrl", "rocksdb://" + workDir.resolve(name + "-metadata"));
         users.put("bindAddress", "127.0.0.1");
         users.put("advertisedAddress", "127.0.0.1");
-        users.put("brokerServicePort", Integer.toString(StockPulsarInstallTest.freePort()));
-        users.put("webServicePort", Integer.toString(StockPulsarInstallTest.freePort()));
+        users.put("brokerServicePort", Integer.toString(StockBrokerExtension.freePort()));
+        users.put("webServicePort", Integer.toString(StockBrokerExtension.freePort()));
         users.put("narExtractionDirectory", workDir.resolve(name + "-nar").toString());
         home.editBrokerConf(users);
         StockPulsarHome.CommandResult install = home.install("--diskless");
