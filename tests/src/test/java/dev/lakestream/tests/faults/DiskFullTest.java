@@ -37,7 +37,8 @@ class DiskFullTest {
     static final FaultReport REPORT = new FaultReport(
             "## Measured: local disk full",
             "Embedded default, one in-process broker; its objects (`lakestream.fs.root`) on a 32 MiB tmpfs that a file "
-                    + "fills for 15 s; " + FaultScenario.RATE + " keyed messages/s on a plain topic.");
+                    + "fills for 15 s; " + FaultScenario.RATE + " keyed messages/s on a plain topic. Heap and direct "
+                    + "memory are the whole test JVM's (broker, client and test), from the broker's `/metrics/`.");
 
     private static final ConcurrentLinkedQueue<String> WARNINGS = new ConcurrentLinkedQueue<>();
     private static final AbstractAppender CAPTURE =
@@ -83,7 +84,9 @@ class DiskFullTest {
         Path filler = mount.resolve("filler");
         try {
             broker.start();
-            try (PulsarClient client = broker.newClient();
+            try (MemorySampler memory = MemorySampler.ofWebAddresses(
+                            List.of(broker.webServiceUrl().substring("http://".length())));
+                    PulsarClient client = broker.newClient();
                     KeyedTraffic t = new KeyedTraffic(client, "persistent://public/default/disk-full", "disk-full")
                             .start(FaultScenario.RATE)) {
                 Await.until("200 acknowledgements before the disk fills", 60, () -> t.ackedCount() >= 200);
@@ -118,8 +121,8 @@ class DiskFullTest {
                         stored.idsNotRising(),
                         (t.firstAckAtOrAfter(freed) - freed) / 1e9,
                         t.latencyMs(0.99, full, freed),
-                        0,
-                        0,
+                        memory.maxHeapBytes(),
+                        memory.maxDirectBytes(),
                         "stored and acked while full: " + storedWhileFull
                                 + "; broker warnings naming the device's complaint: " + noSpace.size()));
                 assertThat(settled)

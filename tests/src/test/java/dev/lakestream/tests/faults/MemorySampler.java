@@ -19,7 +19,9 @@ final class MemorySampler implements AutoCloseable {
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
-    private final List<BrokerProcess> brokers;
+    /** The brokers' web addresses ({@code host:port}). */
+    private final List<String> brokers;
+
     private final AtomicLong maxHeap = new AtomicLong();
     private final AtomicLong maxDirect = new AtomicLong();
     private final AtomicLong samples = new AtomicLong();
@@ -27,13 +29,25 @@ final class MemorySampler implements AutoCloseable {
     private volatile boolean stopped;
 
     MemorySampler(List<BrokerProcess> brokers) {
-        this.brokers = brokers;
+        this(brokers.stream().map(BrokerProcess::webAddress).toArray(String[]::new));
+    }
+
+    /**
+     * Samples brokers by web address ({@code host:port}), e.g. an in-process broker, whose figures are those of the
+     * whole JVM it shares with the test.
+     */
+    static MemorySampler ofWebAddresses(List<String> webAddresses) {
+        return new MemorySampler(webAddresses.toArray(String[]::new));
+    }
+
+    private MemorySampler(String[] webAddresses) {
+        this.brokers = List.of(webAddresses);
         this.thread = Thread.ofPlatform().daemon().name("memory-sampler").start(this::loop);
     }
 
     private void loop() {
         while (!stopped) {
-            for (BrokerProcess b : brokers) {
+            for (String b : brokers) {
                 sample(b);
             }
             try {
@@ -44,9 +58,9 @@ final class MemorySampler implements AutoCloseable {
         }
     }
 
-    private void sample(BrokerProcess b) {
+    private void sample(String webAddress) {
         try {
-            HttpRequest r = HttpRequest.newBuilder(URI.create("http://" + b.webAddress() + "/metrics/"))
+            HttpRequest r = HttpRequest.newBuilder(URI.create("http://" + webAddress + "/metrics/"))
                     .timeout(Duration.ofSeconds(2))
                     .build();
             HttpResponse<String> resp = HTTP.send(r, HttpResponse.BodyHandlers.ofString());

@@ -56,7 +56,8 @@ class ZombieBrokerTest {
     @Test
     void aPausedOwnerThatWakesAfterTheTakeoverLosesNothingAndDuplicatesNothing() throws Exception {
         String topic = "persistent://" + FaultScenario.DEDUP_NAMESPACE + "/zombie";
-        try (PulsarClient client = cluster().client();
+        try (MemorySampler memory = new MemorySampler(cluster().brokers());
+                PulsarClient client = cluster().client();
                 KeyedTraffic traffic = new KeyedTraffic(client, topic, "zombie-main").start(FaultScenario.RATE)) {
             Await.until("200 acknowledgements before the pause", 60, () -> traffic.ackedCount() >= 200);
             BrokerProcess owner;
@@ -174,8 +175,8 @@ class ZombieBrokerTest {
                         stored.idsNotRising(),
                         (takeover - pausedAt) / 1e9,
                         traffic.latencyMs(0.99, pausedAt, resumed),
-                        0,
-                        0,
+                        memory.maxHeapBytes(),
+                        memory.maxDirectBytes(),
                         note);
                 REPORT.add(row);
                 LOG.info("Zombie scenario: {}; zombie failures {}", row, FaultScenario.head(zombieFailures));
