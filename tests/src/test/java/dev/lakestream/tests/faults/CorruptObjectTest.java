@@ -78,7 +78,8 @@ class CorruptObjectTest {
             "## Measured: damaged WAL object",
             "Embedded default (objects are files of the broker's data directory), one in-process broker; 100 "
                     + "messages on the damaged topic, the object holding message 50 damaged while the broker was "
-                    + "stopped.");
+                    + "stopped. Heap and direct memory are the whole test JVM's (broker, client and test), from the "
+                    + "broker's `/metrics/`.");
 
     @AfterAll
     static void detach() throws IOException {
@@ -148,7 +149,9 @@ class CorruptObjectTest {
         LOG_LINES.clear();
         BROKER.start();
 
-        try (PulsarClient client = BROKER.newClient();
+        try (MemorySampler memory = MemorySampler.ofWebAddresses(
+                        List.of(BROKER.webServiceUrl().substring("http://".length())));
+                PulsarClient client = BROKER.newClient();
                 PulsarAdmin admin = BROKER.newAdmin();
                 Consumer<byte[]> byReset = subscribe(client, damaged, "by-reset");
                 Consumer<byte[]> bySkip = subscribe(client, damaged, "by-skip")) {
@@ -197,8 +200,8 @@ class CorruptObjectTest {
                     0,
                     Double.NaN,
                     Double.NaN,
-                    0,
-                    0,
+                    memory.maxHeapBytes(),
+                    memory.maxDirectBytes(),
                     "consumers got 0-49 then nothing; objects named in the broker log: " + named.size() + "/"
                             + damagedFiles.size() + "; message 50 skipped by reset-cursor and by skip, then 51-99 "
                             + "delivered; the other topic unaffected"));
