@@ -73,46 +73,51 @@ class EmbeddedWriteFailureTest extends ManagedLedgerConformanceTest {
     }
 
     @Test
-    void afterFailedAddsALedgerClosedAndOpenedAgainAtOnceIsANewOneThatTakesAdds() throws Exception {
+    void aLedgerOpenedWhileItsCloseWaitsForAnAppendIsANewOneStartingAfterThatAppend() throws Exception {
         ManagedLedger ml = open();
         addEntries(ml, "before", 3);
-        failing.refuse = true;
-        CompletableFuture<Position> refused = addAsync(ml, bytes("refused"));
-        assertThatThrownBy(() -> refused.get(WAIT.toSeconds(), TimeUnit.SECONDS))
-                .hasCauseInstanceOf(WriteFailedException.class);
-        failing.refuse = false;
-
-        // What Pulsar's topic does with a fenced add: close the ledger, and open it again when a producer comes back,
-        // which can be before the close has finished.
-        CompletableFuture<Void> closed = new CompletableFuture<>();
-        ml.asyncClose(
-                new org.apache.bookkeeper.mledger.AsyncCallbacks.CloseCallback() {
-                    @Override
-                    public void closeComplete(Object ctx) {
-                        closed.complete(null);
-                    }
-
-                    @Override
-                    public void closeFailed(ManagedLedgerException e, Object ctx) {
-                        closed.completeExceptionally(e);
-                    }
-                },
-                null);
-        ManagedLedger again = open();
-        assertThat(closed)
-                .as("the old instance closed before the new one opened")
-                .isDone();
-        assertThat(again).isNotSameAs(ml);
+        // An add whose PUT is held: the close below must wait for it (Pulsar closes a topic after a failed write
+        // and a producer coming back opens it again, possibly before the close is over).
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        failing.hold = release;
+        CompletableFuture<Position> held = addAsync(ml, bytes("held"));
+        CompletableFuture<Void> closed = closeAsync(ml);
+        CompletableFuture<ManagedLedger> reopened = CompletableFuture.supplyAsync(() -> {
+            try {
+                return open();
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        try {
+            Thread.sleep(QUIET.toMillis());
+            assertThat(closed).as("the close, waiting for the held append").isNotDone();
+            assertThat(reopened).as("the open, waiting for the close").isNotDone();
+        } finally {
+            // also when an assertion failed, or the held append would keep the fixture's shutdown waiting
+            failing.hold = null;
+            release.complete(null);
+        }
+        held.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        ManagedLedger again = reopened.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(closed).isDone();
+        assertThat(again).as("a new instance, not the closed one").isNotSameAs(ml);
         addEntries(again, "after", 3);
         List<String> expected = new ArrayList<>(names("before", 0, 3));
+        expected.add("held");
         expected.addAll(names("after", 0, 3));
         assertThat(texts(readAll(again.openCursor("c2", InitialPosition.Earliest))))
                 .isEqualTo(expected);
     }
 
-    /** Forwards to a real store; while {@link #refuse} is set every PUT fails as an unreachable S3 does. */
+    /**
+     * Forwards to a real store; while {@link #refuse} is set every PUT fails as an unreachable S3 does, while
+     * {@link #hold} is set every PUT waits for it.
+     */
     static final class FailingPuts extends ForwardingObjectStore {
         volatile boolean refuse;
+        /** While set, PUTs wait for it before going to the store. */
+        volatile CompletableFuture<Void> hold;
 
         FailingPuts(ObjectStore store) {
             super("failing-puts", store);
@@ -125,6 +130,10 @@ class EmbeddedWriteFailureTest extends ManagedLedgerConformanceTest {
 
         @Override
         public CompletableFuture<Void> put(String key, ByteBuffer data) {
+            CompletableFuture<Void> h = hold;
+            if (h != null) {
+                return h.thenCompose(v -> super.put(key, data));
+            }
             return refuse ? refused(key) : super.put(key, data);
         }
 

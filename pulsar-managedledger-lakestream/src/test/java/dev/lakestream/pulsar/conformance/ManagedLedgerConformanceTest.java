@@ -420,6 +420,24 @@ public abstract class ManagedLedgerConformanceTest {
         return f;
     }
 
+    protected static CompletableFuture<Void> closeAsync(ManagedLedger ml) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        ml.asyncClose(
+                new AsyncCallbacks.CloseCallback() {
+                    @Override
+                    public void closeComplete(Object ctx) {
+                        f.complete(null);
+                    }
+
+                    @Override
+                    public void closeFailed(ManagedLedgerException exception, Object ctx) {
+                        f.completeExceptionally(exception);
+                    }
+                },
+                null);
+        return f;
+    }
+
     protected static CompletableFuture<Void> markDeleteAsync(ManagedCursor c, Position p, Map<String, Long> props) {
         CompletableFuture<Void> f = new CompletableFuture<>();
         c.asyncMarkDelete(
