@@ -223,11 +223,18 @@ public final class WalReader {
     /** Which entries of which records a read returns: entries {@code [first, last]} of one index record. */
     private record Selection(IndexRecord record, int recordIndex, int first, int last) {}
 
+    /**
+     * Which entries a read returns: a contiguous run from the entry holding {@code from}, within the budgets. It ends at
+     * the first entry the budgets refuse, and never goes on to a later record past one: a read whose last entry is not
+     * the next one's predecessor would make its caller, which reads on from the last entry's end, step over what lies
+     * between. It also ends where the index itself is not contiguous (the next read starts there).
+     */
     private static List<Selection> plan(List<IndexRecord> records, long from, int maxEntries, long maxBytes) {
         List<Selection> plan = new ArrayList<>();
         int entries = 0;
         long bytes = 0;
-        for (int r = 0; r < records.size() && entries < maxEntries; r++) {
+        long expected = -1; // where the next entry must start: the end of the last one planned
+        for (int r = 0; r < records.size(); r++) {
             IndexRecord rec = records.get(r);
             long[] offsets = rec.entryOffsets();
             int[] counts = rec.value().entryRecordCounts();
@@ -235,11 +242,23 @@ public final class WalReader {
             long avg = Math.max(1, rec.value().entrySizeBytes() / Math.max(1, counts.length));
             int first = -1;
             int last = -1;
-            for (int i = 0; i < offsets.length && entries < maxEntries; i++) {
+            boolean full = false;
+            for (int i = 0; i < offsets.length; i++) {
                 if (offsets[i] + counts[i] <= from) {
                     continue;
                 }
-                if (entries > 0 && bytes + avg > maxBytes) {
+                if (expected >= 0 && offsets[i] != expected) {
+                    log.warn(
+                            "Offset index of stream {} is not contiguous: record at offset {} follows entries ending"
+                                    + " at {}; the read ends there",
+                            rec.streamId(),
+                            offsets[i],
+                            expected);
+                    full = true;
+                    break;
+                }
+                if (entries >= maxEntries || (entries > 0 && bytes + avg > maxBytes)) {
+                    full = true;
                     break;
                 }
                 if (first < 0) {
@@ -248,11 +267,12 @@ public final class WalReader {
                 last = i;
                 entries++;
                 bytes += avg;
+                expected = offsets[i] + counts[i];
             }
             if (first >= 0) {
                 plan.add(new Selection(rec, r, first, last));
             }
-            if (entries > 0 && bytes >= maxBytes) {
+            if (full || entries >= maxEntries || (entries > 0 && bytes >= maxBytes)) {
                 break;
             }
         }
