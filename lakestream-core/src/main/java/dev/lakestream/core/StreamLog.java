@@ -65,6 +65,11 @@ public final class StreamLog {
         return log.index().endOffset(id);
     }
 
+    /** Payload bytes of the entries starting in {@code [from, to)}, from the offset index (see {@code OffsetIndex}). */
+    public CompletableFuture<Long> payloadBytes(long from, long to) {
+        return log.index().payloadBytes(id, from, to);
+    }
+
     /** The first offset still readable. */
     public CompletableFuture<Long> startOffset() {
         return log.trimmer().startOffset(id);

@@ -7,6 +7,7 @@ import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
+import dev.lakestream.pulsar.ledger.LedgerSizes;
 import dev.lakestream.pulsar.ledger.VirtualLedgers;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -220,7 +221,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
         return ManagedLedgerRecord.load(log.metadataStore(), root(), info.id())
                 .thenCompose(rec -> stream.endOffset()
                         .thenCombine(stream.startOffset(), (end, start) -> new long[] {end, start})
-                        .thenApply(r -> {
+                        .thenCompose(r -> {
                             long end = r[0];
                             long start = r[1];
                             ManagedLedgerRecord record = rec.orElseGet(() -> {
@@ -243,10 +244,11 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                                 // Data without ledgers (a stream written by another program): one covering ledger.
                                 ls.add(new VirtualLedgers.Ledger(0, start, 0, 0));
                             }
-                            VirtualLedgers v = new VirtualLedgers(ls, end);
-                            v.removeBelow(start);
-                            return new LakestreamManagedLedger(
-                                    this, name, stream, config, record, v, Math.min(start, end), readOnly);
+                            return LedgerSizes.measured(stream, ls, start, end).thenApply(v -> {
+                                v.removeBelow(start);
+                                return new LakestreamManagedLedger(
+                                        this, name, stream, config, record, v, Math.min(start, end), readOnly);
+                            });
                         }));
     }
 

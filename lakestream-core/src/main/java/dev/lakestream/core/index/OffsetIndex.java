@@ -35,6 +35,50 @@ public final class OffsetIndex {
                         .toList());
     }
 
+    /** Records asked for per scan when {@link #payloadBytes} walks a range. */
+    static final int PAYLOAD_SCAN_PAGE = 1000;
+
+    /**
+     * Payload bytes of the entries that start in {@code [from, to)}, from the index alone (no object is read). Exact
+     * for records wholly inside the range; a record partly inside counts its share of entries at its average entry
+     * size. Walks the range a page of records at a time, each page going on from where the last one ended.
+     */
+    public CompletableFuture<Long> payloadBytes(long streamId, long from, long to) {
+        return payloadBytes(streamId, from, to, 0L);
+    }
+
+    private CompletableFuture<Long> payloadBytes(long streamId, long from, long to, long sum) {
+        if (from >= to) {
+            return CompletableFuture.completedFuture(sum);
+        }
+        return recordsFrom(streamId, from, PAYLOAD_SCAN_PAGE).thenCompose(records -> {
+            long total = sum;
+            long next = to;
+            for (IndexRecord r : records) {
+                long[] offsets = r.entryOffsets();
+                int inside = 0;
+                for (long offset : offsets) {
+                    if (offset >= from && offset < to) {
+                        inside++;
+                    }
+                }
+                if (inside == offsets.length) {
+                    total += r.value().entrySizeBytes();
+                } else if (inside > 0) {
+                    total += r.value().entrySizeBytes() * inside / offsets.length;
+                }
+                if (r.endOffset() >= to) {
+                    return CompletableFuture.completedFuture(total);
+                }
+                next = r.endOffset();
+            }
+            // A short page is the index's end; a full one goes on from where it ended.
+            return records.size() < PAYLOAD_SCAN_PAGE || next <= from
+                    ? CompletableFuture.completedFuture(total)
+                    : payloadBytes(streamId, next, to, total);
+        });
+    }
+
     /** The stream's last record, or empty when it has none. Its end offset is the stream's end offset. */
     public CompletableFuture<Optional<IndexRecord>> last(long streamId) {
         return edge(streamId, IndexKey.highest(streamId), Comparison.LOWER);

@@ -167,6 +167,30 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
     }
 
     @Test
+    void theTotalSizeSurvivesRestartsAndCrashes() throws Exception {
+        ManagedLedgerConfig cfg = config().setMaxEntriesPerLedger(4);
+        ManagedLedger ml = open(cfg);
+        byte[] payload = new byte[100_000];
+        for (int i = 0; i < 10; i++) {
+            ml.addEntry(payload);
+        }
+        assertThat(ml.getTotalSize()).isEqualTo(1_000_000L);
+
+        // The ledger open at the stop has no stored size; the next owner measures it (and keeps it when it closes it).
+        ml = restart().open(name, cfg);
+        assertThat(ml.getTotalSize()).as("after a restart").isEqualTo(1_000_000L);
+        ml.addEntry(payload);
+        ml.addEntry(payload);
+        assertThat(ml.getTotalSize()).isEqualTo(1_200_000L);
+        ml = crash().open(name, cfg);
+        assertThat(ml.getTotalSize()).as("after a crash").isEqualTo(1_200_000L);
+        ml = restart().open(name, cfg);
+        assertThat(ml.getTotalSize()).as("after a second restart").isEqualTo(1_200_000L);
+        ml.openCursor("backlog", InitialPosition.Earliest);
+        assertThat(ml.getEstimatedBacklogSize()).as("backlog of a cursor at the start").isEqualTo(1_200_000L);
+    }
+
+    @Test
     void trimWithoutConsumptionKeepsEverything() throws Exception {
         ManagedLedger ml = open(config().setMaxEntriesPerLedger(2));
         ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
