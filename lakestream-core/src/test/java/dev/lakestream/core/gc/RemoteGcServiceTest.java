@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.index.OffsetIndex;
+import dev.lakestream.core.log.RemoteTestStores;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
-import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.testkit.OxiaServerExtension;
 import dev.lakestream.testkit.S3ProxyExtension;
 import java.util.List;
@@ -30,14 +30,7 @@ class RemoteGcServiceTest extends GcServiceTest {
 
     @Override
     protected Stores openStores() {
-        S3ObjectStore objects = new S3ObjectStore(S3ObjectStoreConfig.builder()
-                .bucket(S3.createBucket())
-                .prefix("wal")
-                .endpoint(S3.endpoint())
-                .region(S3.region())
-                .pathStyleAccess(true)
-                .credentials(S3.accessKey(), S3.secretKey())
-                .build());
+        S3ObjectStore objects = RemoteTestStores.freshBucket(S3);
         return new Stores(objects, session());
     }
 

@@ -3,7 +3,6 @@ package dev.lakestream.core.log;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
-import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.testkit.OxiaServerExtension;
 import dev.lakestream.testkit.S3ProxyExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,14 +18,7 @@ class RemoteStreamReadCompletenessTest extends StreamReadCompletenessTest {
 
     @Override
     protected LakestreamLogTest.Stores openStores() {
-        S3ObjectStore objects = new S3ObjectStore(S3ObjectStoreConfig.builder()
-                .bucket(S3.createBucket())
-                .prefix("wal")
-                .endpoint(S3.endpoint())
-                .region(S3.region())
-                .pathStyleAccess(true)
-                .credentials(S3.accessKey(), S3.secretKey())
-                .build());
+        S3ObjectStore objects = RemoteTestStores.freshBucket(S3);
         return new LakestreamLogTest.Stores(
                 objects, OxiaMetadataStore.open(OxiaMetadataStoreConfig.of(OXIA.serviceAddress())));
     }
