@@ -75,7 +75,11 @@ import org.apache.pulsar.common.api.proto.CompressionType;
  *       10 s commit interval; a watcher refreshes the table every 100 ms and, at each new snapshot, counts the new
  *       rows with a table scan; an entry's freshness is from the start of its append to that moment.</li>
  * </ol>
- * Options: {@code --quick} (short runs, report only), {@code --no-doc}, {@code --doc FILE}, {@code --command CMD}.
+ * Both count the rows read back against the rows appended (every append acknowledged): rows committed and rows
+ * scanned from the table in the throughput run, rows scanned by the watcher in the freshness run. A shortfall (or
+ * a surplus) fails the benchmark: LOST lines after the report, exit status 1, the doc not written.
+ *
+ * <p>Options: {@code --quick} (short runs, report only), {@code --no-doc}, {@code --doc FILE}, {@code --command CMD}.
  */
 public final class IcebergBenchmark {
 
@@ -98,6 +102,8 @@ public final class IcebergBenchmark {
     private final ExecutorService executor = Executors.newCachedThreadPool();
     private final LakestreamSchemaStorage schemas;
     private final OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    /** The counts that did not match what was appended. */
+    private final List<String> rowFailures = new ArrayList<>();
 
     private IcebergBenchmark(Path dir) {
         this.dir = dir;
@@ -152,13 +158,21 @@ public final class IcebergBenchmark {
         CoreBenchAccess.Usage usage = others.stop();
         String section = report(warm, t, f, command, load0, CoreBenchAccess.loadAverage(), usage);
         System.out.println(section);
-        if (writeDoc) {
+        List<String> failures = b.rowFailures;
+        if (writeDoc && failures.isEmpty()) {
             BenchmarksDoc.writeSection(doc, HEADING, section);
             System.out.println("[bench-iceberg] wrote the section '" + HEADING + "' of " + doc);
         }
         b.close();
         try (var files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+        if (!failures.isEmpty()) {
+            // After the report, so that its figures are visible; the doc keeps its last passing run.
+            failures.forEach(System.out::println);
+            System.out.println(
+                    "[bench-iceberg] FAILED: the rows appended were not all read back; the doc was not" + " written");
+            System.exit(1);
         }
         System.exit(0);
     }
@@ -324,9 +338,11 @@ public final class IcebergBenchmark {
         m.close();
         double seconds = (System.nanoTime() - t0) / 1e9;
         double cpu = (cpuNanos() - cpu0) / 1e9;
-        if (m.status().lastError() != null || m.status().rowsCommitted() != rows) {
+        if (m.status().lastError() != null) {
             throw new IllegalStateException("materialization of " + name + " did not complete: " + m.status());
         }
+        checkRows(
+                name + ": rows committed by the materializer", rows, m.status().rowsCommitted());
         Table table = catalog.loadTable(m.tableId());
         long bytes = 0;
         int files = 0;
@@ -340,6 +356,7 @@ public final class IcebergBenchmark {
         try (CloseableIterable<Record> it = IcebergGenerics.read(table).build()) {
             it.forEach(r -> same.add(r.copy()));
         }
+        checkRows(name + ": rows scanned from the table", rows, same.size());
         same.sort(Comparator.comparingLong(r -> (Long) r.getField("_pulsar_sequence_id")));
         TableIdentifier aloneId = TableIdentifier.of("bench", "iceberg", name + "_writer_alone");
         Table alone = catalog.createTable(aloneId, table.schema(), table.spec(), table.properties());
@@ -484,7 +501,23 @@ public final class IcebergBenchmark {
         done.set(true);
         watcher.join(120_000);
         runner.close();
+        checkRows("freshness: rows scanned by the watcher", total * BATCH, rowsSeen[0]);
         return new Freshness(rate, seconds, total, latency, commits[0], rowsSeen[0]);
+    }
+
+    /** Records a failure when {@code read} rows are not the {@code appended} ones (all acknowledged appends). */
+    private void checkRows(String what, long appended, long read) {
+        if (read != appended) {
+            rowFailures.add(String.format(
+                    Locale.ROOT,
+                    "%s: %,d rows %s (%s: %,d appended, %,d read)",
+                    read < appended ? "LOST" : "EXTRA",
+                    Math.abs(appended - read),
+                    read < appended ? "appended and not read" : "read more than appended",
+                    what,
+                    appended,
+                    read));
+        }
     }
 
     // ---- the report ----
@@ -567,7 +600,10 @@ public final class IcebergBenchmark {
                 Locale.ROOT,
                 "%d messages/s (%d entries/s of %d) for %d s, a MaterializerRunner"
                         + " with the default settings (commit interval 10 s, poll interval 1 s); a watcher refreshes"
-                        + " the table every 100 ms and scans the rows each new snapshot adds.%n%n",
+                        + " the table every 100 ms and scans the rows each new snapshot adds. Here and in the"
+                        + " throughput run the rows read back (committed, scanned) are counted against the rows"
+                        + " appended; a shortfall fails the benchmark (a LOST line, exit status 1, this section not"
+                        + " written).%n%n",
                 f.rate(),
                 f.rate() / BATCH,
                 BATCH,

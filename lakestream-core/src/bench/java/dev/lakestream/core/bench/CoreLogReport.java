@@ -480,7 +480,9 @@ final class CoreLogReport {
                         + "%,d WAL objects and %,d index records, written at full speed by the writer just before; each "
                         + "run opens a fresh `Lakestream` (empty cache) on the same stores and reads every stream from "
                         + "offset 0 to its end, all streams at once, each stream sequentially with reads of up to %d "
-                        + "entries / %s, checking every entry's offset and bytes. Median run: %,d entries in %.1f s, "
+                        + "entries / %s, checking every entry's offset and bytes and counting the entries read against "
+                        + "those written (a read short of them fails the benchmark: a LOST line, exit status 1, this "
+                        + "section not written). Median run: %,d entries in %.1f s, "
                         + "%d mismatches; %,d whole-object GETs and %,d ranged GETs fetching %.0f MiB (%.2f bytes "
                         + "fetched per payload byte); ranged GETs took p50 %.0f ms, p99 %.0f ms from the call (waiting "
                         + "for one of the store's %d request slots included), %.0f in flight on average; %,d index "
@@ -897,7 +899,8 @@ final class CoreLogReport {
                         + "reads a topic for a subscription catching up (`dispatcherMaxReadBatchSize`), with every "
                         + "object GET delayed as in the injected latency run below (lognormal, p50 %.0f ms, p99 %.0f "
                         + "ms). Read-ahead off (`lakestream.reader.readAheadSize=0`) and at its default (%s) "
-                        + "alternate, %d times each; both check every entry's offset and bytes.\n\n",
+                        + "alternate, %d times each; both check every entry's offset and bytes and count the entries "
+                        + "read against those written (a shortfall fails the benchmark).\n\n",
                 dispatchSet.ends()[0],
                 dispatchSet.ends()[0] * (double) o.entryBytes / MIB,
                 dispatchSet.objects(),

@@ -67,6 +67,7 @@ public final class LogBenchmark {
     private final LakestreamConfig config = LakestreamConfig.DEFAULT;
     private final CpuMeter cpu = new CpuMeter();
     private final ProgressLog progress = new ProgressLog();
+    private final ReadCheck readCheck = new ReadCheck();
     private BenchContext ctx;
 
     private LogBenchmark(BenchOptions o) {
@@ -78,9 +79,16 @@ public final class LogBenchmark {
         // are stopped by then).
         try {
             BenchOptions o = BenchOptions.parse(args);
-            String report = new LogBenchmark(o).run();
+            LogBenchmark benchmark = new LogBenchmark(o);
+            String report = benchmark.run();
             System.out.println();
             System.out.println(report);
+            if (benchmark.readCheck.failed()) {
+                // After the report, so that its figures are visible; the doc keeps its last passing run.
+                benchmark.readCheck.failures().forEach(System.out::println);
+                System.out.println("[bench] FAILED: what was written was not read back; the doc was not written");
+                System.exit(1);
+            }
             if (o.doc != null && o.quick) {
                 System.out.println("[bench] quick mode: " + o.doc + " left as it was");
             } else if (o.doc != null) {
@@ -284,11 +292,13 @@ public final class LogBenchmark {
 
         // Warm-up of the read path (JIT), not measured: one whole catch-up read of the same data set.
         ReadRun warmRead = catchUp.read(backlog);
+        readCheck.check("catch-up warm-up read", warmRead.written(), warmRead.entries(), warmRead.mismatches());
         log("catch-up warm-up read: %.1f MiB/s (not counted)", warmRead.mibPerSecond());
         String rawPrefix = "raw/run1/";
         for (int rep = 1; rep <= o.reps; rep++) {
             ReadRun r = catchUp.read(backlog);
             reads.add(r);
+            readCheck.check("catch-up read, run " + rep, r.written(), r.entries(), r.mismatches());
             log(
                     "run %d catch-up read: %.1f MiB/s, %.0f entries/s, %d GETs + %d ranged GETs, %.1f MiB fetched, "
                             + "%d mismatches; ranged GET p50 %.1f ms p99 %.1f ms, %.1f in flight; index scan p50 %.1f ms "
@@ -368,6 +378,16 @@ public final class LogBenchmark {
                 DispatchRun on = catchUp.dispatch(dispatchSet, slowI, config.reader());
                 dispatchOff.add(off);
                 dispatchOn.add(on);
+                readCheck.check(
+                        "dispatcher-sized reads, read-ahead off, run " + rep,
+                        off.written(),
+                        off.entries(),
+                        off.mismatches());
+                readCheck.check(
+                        "dispatcher-sized reads, read-ahead on, run " + rep,
+                        on.written(),
+                        on.entries(),
+                        on.mismatches());
                 log(
                         "run %d dispatcher-sized reads, injected latency: read-ahead off %.1f MiB/s (%d ranged GETs), "
                                 + "on %.1f MiB/s (%d ranged GETs); mismatches %d",

@@ -1,8 +1,12 @@
 package dev.lakestream.core.bench;
 
-/** One catch-up read of the whole data set: what it read, the GETs and index scans it took, its mismatches. */
+/**
+ * One catch-up read of the whole data set: what it read (against the entries written), the GETs and index scans it
+ * took, its mismatches.
+ */
 record ReadRun(
         double seconds,
+        long written,
         long entries,
         long bytes,
         long gets,

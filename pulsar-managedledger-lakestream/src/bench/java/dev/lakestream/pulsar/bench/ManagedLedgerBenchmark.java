@@ -30,6 +30,8 @@ import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
  * The managed ledger over the core, against the core alone, in one run on real S3Proxy and Oxia servers: add
  * throughput (closed loop, 3 runs alternating core / ML, medians), add latency at a fixed rate, and catch-up reads
  * of one data set through the core reader and through managed cursors, each from a fresh instance (empty cache).
+ * Every catch-up read is counted against the entries written (and acknowledged): one that reads fewer (or more)
+ * fails the benchmark, with a LOST line after the report, and the doc is not written.
  *
  * <p>Usage: {@code ManagedLedgerBenchmark [--doc docs/benchmarks.md | --no-doc] [--command TEXT] [--quick]};
  * {@code --quick} shortens every phase and never writes the doc.
@@ -46,6 +48,9 @@ public final class ManagedLedgerBenchmark {
     private final long startNanos = System.nanoTime();
     private final WriteLoad load = new WriteLoad(ENTRY_BYTES);
     private final MetadataStoreExtended broker;
+    /** The catch-up reads that did not read back exactly what was written. */
+    private final List<String> readFailures = new ArrayList<>();
+
     private S3ObjectStore objects;
     private OxiaMetadataStore metadata;
 
@@ -68,9 +73,16 @@ public final class ManagedLedgerBenchmark {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        Results r = new ManagedLedgerBenchmark(quick).run(command);
+        ManagedLedgerBenchmark benchmark = new ManagedLedgerBenchmark(quick);
+        Results r = benchmark.run(command);
         String section = r.render();
         System.out.println(section);
+        if (!benchmark.readFailures.isEmpty()) {
+            // After the report, so that its figures are visible; the doc keeps its last passing run.
+            benchmark.readFailures.forEach(System.out::println);
+            System.out.println("[bench] FAILED: what was written was not read back; the doc was not written");
+            System.exit(1);
+        }
         if (doc != null && !quick) {
             BenchmarksDoc.writeSection(doc, Results.HEADING, section);
             System.out.println("[bench] wrote the '" + Results.HEADING + "' section of " + doc.toAbsolutePath());
@@ -117,7 +129,9 @@ public final class ManagedLedgerBenchmark {
                         + "%.0f s warm-up then %.0f s measured, each add timed from its call to its completion. Catch-up: "
                         + "%d ledgers x %,d entries written through the ML, then %d runs alternating core then ML, each on "
                         + "a fresh `Lakestream` (and, for the ML, a fresh factory and a new cursor at the earliest entry), "
-                        + "reading all ledgers at once in batches of up to %,d entries (core: also 1 MiB).",
+                        + "reading all ledgers at once in batches of up to %,d entries (core: also 1 MiB); every read "
+                        + "counted against the entries written, a shortfall failing the benchmark (a LOST line, exit "
+                        + "status 1, this section not written).",
                 STREAMS,
                 STREAMS,
                 ENTRY_BYTES,
@@ -173,15 +187,39 @@ public final class ManagedLedgerBenchmark {
             try (Lakestream fresh = Lakestream.open(objects, metadata, LakestreamConfig.DEFAULT)) {
                 CatchUp.Read c = CatchUp.core(fresh, names);
                 r.coreReads.add(c);
+                checkRead("core catch-up read, run " + rep, c);
                 log("read %d core: %.1f MiB/s, %,d entries in %.1f s", rep, c.mibPerSecond(), c.entries(), c.seconds());
             }
             try (Lakestream fresh = Lakestream.open(objects, metadata, LakestreamConfig.DEFAULT)) {
                 LakestreamManagedLedgerFactory f = factory(fresh);
                 CatchUp.Read m = CatchUp.managedLedger(f, names, "bench-" + rep);
                 r.mlReads.add(m);
+                checkRead("ML catch-up read, run " + rep, m);
                 log("read %d ML:   %.1f MiB/s, %,d entries in %.1f s", rep, m.mibPerSecond(), m.entries(), m.seconds());
                 f.shutdown();
             }
+        }
+    }
+
+    /** Counts one catch-up read against the entries {@code load.fill} wrote (every one acknowledged, or it threw). */
+    private void checkRead(String what, CatchUp.Read read) {
+        long written = (long) STREAMS * readEntries();
+        if (read.entries() < written) {
+            readFailures.add(String.format(
+                    Locale.ROOT,
+                    "LOST: %,d written entries not read (%s: %,d written, %,d read)",
+                    written - read.entries(),
+                    what,
+                    written,
+                    read.entries()));
+        } else if (read.entries() > written) {
+            readFailures.add(String.format(
+                    Locale.ROOT,
+                    "EXTRA: %,d entries read more than written (%s: %,d written, %,d read)",
+                    read.entries() - written,
+                    what,
+                    written,
+                    read.entries()));
         }
     }
 

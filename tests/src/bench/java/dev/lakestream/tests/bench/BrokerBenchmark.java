@@ -30,7 +30,9 @@ import org.apache.pulsar.common.policies.data.TenantInfo;
  * processes)
  * and the same publish/consume workload through a BookKeeper namespace and a Lakestream namespace, side by side in
  * the same run, alternating which goes first. Writes the "## Broker: Lakestream vs BookKeeper" section of
- * docs/benchmarks.md.
+ * docs/benchmarks.md. Every publish/consume run counts what was acknowledged against what was received
+ * ({@link DeliveryCheck}): a run that lost an acknowledged message fails the benchmark (exit status 1, after the
+ * report is printed; the doc is not written).
  *
  * <p>{@code BrokerBenchmark [--doc FILE | --no-doc] [--command TEXT] [--quick] [--reps N] [--producers N]
  * [--consumers N] [--rate MSG_PER_S] [--seconds S]}
@@ -46,6 +48,9 @@ public final class BrokerBenchmark {
 
     /** One fixed-rate Lakestream run and the PUTs and index commits it made. */
     record RateRun(double rate, PublishConsumeRun.Result result, LakestreamCalls.Window calls) {}
+
+    /** One max-rate run with 1 MiB batches, and the mean entry the broker stored (from its internal stats). */
+    record LargeBatchRun(PublishConsumeRun.Result result, double meanEntryKiB) {}
 
     private BrokerBenchmark() {}
 
@@ -89,7 +94,10 @@ public final class BrokerBenchmark {
         Map<String, List<SyncProducerRun.Result>> sync = new LinkedHashMap<>();
         List<LakestreamCalls.Window> fixedCalls = new ArrayList<>();
         List<RateRun> lowRates = new ArrayList<>();
+        Map<String, List<LargeBatchRun>> large = new LinkedHashMap<>();
+        DeliveryCheck delivery = new DeliveryCheck();
         for (String s : STORAGES) {
+            large.put(s, new ArrayList<>());
             max.put(s, new ArrayList<>());
             fixed.put(s, new ArrayList<>());
             sync.put(s, new ArrayList<>());
@@ -126,8 +134,19 @@ public final class BrokerBenchmark {
                     "[bench-broker] broker up; warm-up runs (%d s each)%n",
                     TimeUnit.NANOSECONDS.toSeconds(warmup + measure / 2));
             for (String s : STORAGES) {
-                PublishConsumeRun.run(
-                        client, topic(admin, s, "warm"), producers, consumers, MESSAGE_BYTES, 0, warmup, measure / 2);
+                delivery.add(
+                        s,
+                        "warm-up",
+                        PublishConsumeRun.run(
+                                client,
+                                topic(admin, s, "warm"),
+                                producers,
+                                consumers,
+                                MESSAGE_BYTES,
+                                0,
+                                PublishConsumeRun.Batching.CLIENT_DEFAULT,
+                                warmup,
+                                measure / 2));
             }
             try (client) {
                 for (int rep = 1; rep <= reps; rep++) {
@@ -141,13 +160,15 @@ public final class BrokerBenchmark {
                                 consumers,
                                 MESSAGE_BYTES,
                                 0,
+                                PublishConsumeRun.Batching.CLIENT_DEFAULT,
                                 warmup,
                                 measure);
                         max.get(s).add(m);
+                        delivery.add(s, "max-" + rep, m);
                         System.out.printf(
                                 Locale.ROOT,
                                 "[bench-broker] run %d %-10s max rate: %,.0f msg/s (%.1f MiB/s),"
-                                        + " publish p50 %.1f ms p99 %.1f ms, e2e p50 %.1f ms p99 %.1f ms%n",
+                                        + " publish p50 %.1f ms p99 %.1f ms, e2e p50 %.1f ms p99 %.1f ms; %s%n",
                                 rep,
                                 s,
                                 m.messagesPerSecond(),
@@ -155,7 +176,8 @@ public final class BrokerBenchmark {
                                 m.publish().percentileMillis(0.5),
                                 m.publish().percentileMillis(0.99),
                                 m.endToEnd().percentileMillis(0.5),
-                                m.endToEnd().percentileMillis(0.99));
+                                m.endToEnd().percentileMillis(0.99),
+                                counts(m));
                         LakestreamCalls.Mark mark = calls.mark();
                         PublishConsumeRun.Result f = PublishConsumeRun.run(
                                 client,
@@ -164,16 +186,18 @@ public final class BrokerBenchmark {
                                 consumers,
                                 MESSAGE_BYTES,
                                 rate,
+                                PublishConsumeRun.Batching.CLIENT_DEFAULT,
                                 warmup,
                                 measure);
                         fixed.get(s).add(f);
+                        delivery.add(s, "fixed-" + rep, f);
                         if (s.equals("lakestream")) {
                             fixedCalls.add(calls.since(mark));
                         }
                         System.out.printf(
                                 Locale.ROOT,
                                 "[bench-broker] run %d %-10s at %,.0f msg/s: %,.0f msg/s acked,"
-                                        + " publish p50 %.1f ms p99 %.1f ms, e2e p50 %.1f ms p99 %.1f ms%n",
+                                        + " publish p50 %.1f ms p99 %.1f ms, e2e p50 %.1f ms p99 %.1f ms; %s%n",
                                 rep,
                                 s,
                                 rate,
@@ -181,7 +205,41 @@ public final class BrokerBenchmark {
                                 f.publish().percentileMillis(0.5),
                                 f.publish().percentileMillis(0.99),
                                 f.endToEnd().percentileMillis(0.5),
-                                f.endToEnd().percentileMillis(0.99));
+                                f.endToEnd().percentileMillis(0.99),
+                                counts(f));
+                    }
+                }
+                // Max rate with 1 MiB producer batches: entries of about 1 MiB, where a reader's byte budget
+                // refuses entries part-way through an index record.
+                for (int rep = 1; rep <= reps; rep++) {
+                    String[] order = rep % 2 == 1 ? STORAGES : new String[] {STORAGES[1], STORAGES[0]};
+                    for (String s : order) {
+                        String t = topic(admin, s, "large-" + rep);
+                        PublishConsumeRun.Result m = PublishConsumeRun.run(
+                                client,
+                                t,
+                                producers,
+                                consumers,
+                                MESSAGE_BYTES,
+                                0,
+                                PublishConsumeRun.Batching.LARGE,
+                                warmup,
+                                measure);
+                        LargeBatchRun run = new LargeBatchRun(m, meanEntryKiB(admin, t, m));
+                        large.get(s).add(run);
+                        delivery.add(s, "large-" + rep, m);
+                        System.out.printf(
+                                Locale.ROOT,
+                                "[bench-broker] run %d %-10s max rate, 1 MiB batches: %,.0f msg/s (%.1f MiB/s),"
+                                        + " publish p50 %.1f ms p99 %.1f ms, mean entry %.0f KiB; %s%n",
+                                rep,
+                                s,
+                                m.messagesPerSecond(),
+                                m.mibPerSecond(),
+                                m.publish().percentileMillis(0.5),
+                                m.publish().percentileMillis(0.99),
+                                run.meanEntryKiB(),
+                                counts(m));
                     }
                 }
                 // One message in flight: the synchronous producer.
@@ -223,18 +281,21 @@ public final class BrokerBenchmark {
                             consumers,
                             MESSAGE_BYTES,
                             low,
+                            PublishConsumeRun.Batching.CLIENT_DEFAULT,
                             warmup,
                             measure);
                     LakestreamCalls.Window w = calls.since(mark);
+                    delivery.add("lakestream", "rate-" + (int) low, f);
                     lowRates.add(new RateRun(low, f, w));
                     System.out.printf(
                             Locale.ROOT,
                             "[bench-broker] lakestream at %,.0f msg/s: publish p50 %.1f ms p99 %.1f"
-                                    + " ms, %.1f PUTs/s%n",
+                                    + " ms, %.1f PUTs/s; %s%n",
                             low,
                             f.publish().percentileMillis(0.5),
                             f.publish().percentileMillis(0.99),
-                            w.putsPerSecond());
+                            w.putsPerSecond(),
+                            counts(f));
                 }
             }
         }
@@ -253,12 +314,49 @@ public final class BrokerBenchmark {
                         measure,
                         max,
                         fixed)
+                + largeBatchReport(large)
+                + delivery.render()
                 + latencyReport(reps, rate, fixed, fixedCalls, sync, lowRates);
         System.out.println();
         System.out.println(section);
+        if (delivery.failed()) {
+            // After the report, so that the figures are visible; the doc keeps its last passing run.
+            delivery.lostLines().forEach(System.out::println);
+            System.out.println("[bench-broker] FAILED: acknowledged messages were not delivered; "
+                    + (doc == null || quick ? "no doc to write" : doc + " not written"));
+            System.exit(1);
+        }
         if (doc != null && !quick) {
             writeSection(doc, section);
             System.out.println("[bench-broker] wrote the '" + HEADING + "' section of " + doc.toAbsolutePath());
+        }
+    }
+
+    /** A run's delivery counts for the progress lines. */
+    private static String counts(PublishConsumeRun.Result r) {
+        DeliveryTracker.Delivery d = r.delivery();
+        return String.format(
+                Locale.ROOT,
+                "%,d acknowledged, %,d received, %,d duplicates, %,d lost",
+                d.acknowledged(),
+                d.received(),
+                d.duplicates(),
+                d.lost());
+    }
+
+    /**
+     * The mean payload per stored entry: acknowledged messages' bytes over the entries the topic's partitions added
+     * (Pulsar's batch metadata not counted); NaN if the broker's stats are not available.
+     */
+    private static double meanEntryKiB(PulsarAdmin admin, String topic, PublishConsumeRun.Result r) {
+        try {
+            long entries = admin.topics().getPartitionedInternalStats(topic).partitions.values().stream()
+                    .mapToLong(p -> p.entriesAddedCounter)
+                    .sum();
+            return entries == 0 ? Double.NaN : r.delivery().acknowledged() * (double) MESSAGE_BYTES / entries / 1024;
+        } catch (Exception e) {
+            System.out.println("[bench-broker] no internal stats of " + topic + ": " + e);
+            return Double.NaN;
         }
     }
 
@@ -310,7 +408,7 @@ public final class BrokerBenchmark {
                 Locale.ROOT,
                 "- **Workload:** per run a new topic with %d partitions in namespace "
                         + "`bench/bookkeeper` (persistence 1/1/1, `-c bookkeeper`) or `bench/lakestream` (1/1/1, "
-                        + "`-c lakestream`); %d producers (one thread each, default batching, at most %,d pending each, "
+                        + "`-c lakestream`); %d producers (one thread each, the client's default batching except in the 1 MiB runs, at most %,d pending each, "
                         + "client memory limit 1 GiB), "
                         + "%d-byte messages; %d consumers of one failover subscription (the partitions spread over them, one "
                         + "thread each, acknowledging each message). Max rate: "
@@ -364,16 +462,6 @@ public final class BrokerBenchmark {
         ratio(b, "publish latency " + at + ", p99", fixed, r -> r.publish().percentileMillis(0.99));
         ratio(b, "end-to-end latency " + at + ", p50", fixed, r -> r.endToEnd().percentileMillis(0.5));
         ratio(b, "end-to-end latency " + at + ", p99", fixed, r -> r.endToEnd().percentileMillis(0.99));
-        long lost = 0;
-        for (var m : List.of(max, fixed)) {
-            for (var l : m.values()) {
-                lost += l.stream().mapToLong(PublishConsumeRun.Result::lost).sum();
-            }
-        }
-        b.append("\nMessages sent in a run but not yet received 120 s after its producers stopped (the consumers "
-                        + "fell behind; nothing is lost, the backlog stays in the topic): ")
-                .append(lost)
-                .append(".\n");
         b.append("\n### Reading the figures\n\n");
         b.append("- Lakestream acknowledges a publish once its WAL object is in the bucket and indexed in Oxia: a PUT "
                 + "(group commit: sealed at once when no PUT is in flight, else when the one in flight completes, at "
@@ -397,6 +485,45 @@ public final class BrokerBenchmark {
         b.append("- The bookie runs with a 256 MiB write cache: with `LocalBookkeeperEnsemble`'s development settings "
                 + "(2 MiB, what the tests use) the closed-loop runs stalled for 20 s and more on BookKeeper, a "
                 + "set-up artefact rather than BookKeeper's behaviour.\n");
+        return b.toString();
+    }
+
+    /** The max-rate runs with 1 MiB producer batches, side by side. */
+    private static String largeBatchReport(Map<String, List<LargeBatchRun>> large) {
+        PublishConsumeRun.Batching batching = PublishConsumeRun.Batching.LARGE;
+        StringBuilder b = new StringBuilder();
+        b.append("\n### Max rate with 1 MiB batches, BookKeeper vs Lakestream\n\n");
+        b.append(String.format(
+                Locale.ROOT,
+                "The max-rate workload above with large producer batches: `batchingMaxBytes` %d KiB, "
+                        + "`batchingMaxMessages` %,d (so the bytes bind), `batchingMaxPublishDelay` %d ms, %d-byte "
+                        + "messages; entries of about 1 MiB are where a reader's byte budget refuses an entry part-way "
+                        + "through an index record. Mean entry: acknowledged payload bytes over the entries the "
+                        + "partitions added (the broker's internal stats; batch metadata not counted).%n%n",
+                batching.maxBytes() >> 10,
+                batching.maxMessages(),
+                batching.maxDelayMillis(),
+                MESSAGE_BYTES));
+        int reps = large.get(STORAGES[0]).size();
+        b.append("| | storage |");
+        for (int i = 1; i <= reps; i++) {
+            b.append(" run ").append(i).append(" |");
+        }
+        b.append(" median |\n|---|---|").append("---|".repeat(reps + 1)).append("\n");
+        row(b, "max publish rate (msg/s)", large, r -> r.result().messagesPerSecond(), "%,.0f");
+        row(b, "max publish rate (MiB/s)", large, r -> r.result().mibPerSecond(), "%.1f");
+        row(b, "publish p50 (ms)", large, r -> r.result().publish().percentileMillis(0.5), "%.1f");
+        row(b, "publish p99 (ms)", large, r -> r.result().publish().percentileMillis(0.99), "%.1f");
+        row(b, "mean entry (KiB)", large, LargeBatchRun::meanEntryKiB, "%.0f");
+        row(b, "acknowledged", large, r -> r.result().delivery().acknowledged(), "%,.0f");
+        row(b, "received", large, r -> r.result().delivery().received(), "%,.0f");
+        row(b, "duplicates", large, r -> r.result().delivery().duplicates(), "%,.0f");
+        row(b, "lost", large, r -> r.result().delivery().lost(), "%,.0f");
+        b.append(String.format(
+                Locale.ROOT,
+                "%nLakestream / BookKeeper max publish rate with 1 MiB batches (medians): **%.2f**.%n",
+                median(large.get("lakestream"), r -> r.result().messagesPerSecond())
+                        / median(large.get("bookkeeper"), r -> r.result().messagesPerSecond())));
         return b.toString();
     }
 
@@ -528,15 +655,11 @@ public final class BrokerBenchmark {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
-    private static void row(
-            StringBuilder b,
-            String name,
-            Map<String, List<PublishConsumeRun.Result>> runs,
-            ToDoubleFunction<PublishConsumeRun.Result> f,
-            String format) {
+    private static <T> void row(
+            StringBuilder b, String name, Map<String, List<T>> runs, ToDoubleFunction<T> f, String format) {
         for (String s : STORAGES) {
             b.append("| ").append(name).append(" | ").append(s).append(" |");
-            for (PublishConsumeRun.Result r : runs.get(s)) {
+            for (T r : runs.get(s)) {
                 b.append(' ')
                         .append(String.format(Locale.ROOT, format, f.applyAsDouble(r)))
                         .append(" |");
@@ -561,7 +684,7 @@ public final class BrokerBenchmark {
                 .append("**\n");
     }
 
-    static double median(List<PublishConsumeRun.Result> runs, ToDoubleFunction<PublishConsumeRun.Result> f) {
+    static <T> double median(List<T> runs, ToDoubleFunction<T> f) {
         double[] v = runs.stream().mapToDouble(f).sorted().toArray();
         if (v.length == 0) {
             return Double.NaN;

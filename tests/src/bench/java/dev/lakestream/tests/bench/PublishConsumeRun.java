@@ -22,6 +22,11 @@ import org.apache.pulsar.client.api.SubscriptionType;
  * spread over them) receive and acknowledge them, each on its own thread. After the warm-up, the measured window counts the publishes acknowledged in it (throughput) and records, for
  * messages sent in it, the publish latency (send call to the broker's acknowledgement) and the end-to-end latency
  * (send call to receipt by the consumer; producer and consumer share the JVM's clock).
+ *
+ * <p>Every message carries its producer's index and sequence number (bytes 8-15), so the run also counts which
+ * acknowledged messages were received ({@link DeliveryTracker}): after the producers stop, the consumers drain until
+ * every acknowledged message has arrived, or nothing arrived for {@link #DRAIN_QUIET_SECONDS}, or
+ * {@link #DRAIN_MAX_SECONDS} passed; what is still missing then is reported as lost by the caller.
  */
 final class PublishConsumeRun {
 
@@ -32,7 +37,27 @@ final class PublishConsumeRun {
      */
     static final int MAX_PENDING = 10_000;
 
-    record Result(double messagesPerSecond, double mibPerSecond, Latencies publish, Latencies endToEnd, long lost) {}
+    /** The drain ends this long after the last receipt: a consumer that caught up gets nothing more. */
+    static final int DRAIN_QUIET_SECONDS = 30;
+    /** ... and at the latest this long after the producers stopped, so that a run always ends. */
+    static final int DRAIN_MAX_SECONDS = 120;
+
+    /**
+     * Producer batching. {@link #CLIENT_DEFAULT} is the Pulsar client's own (128 KiB, 1,000 messages, 1 ms);
+     * {@link #LARGE} seals a batch at 1 MiB: the message limit is far above what 1 MiB holds, and the delay long
+     * enough that a producer fills the batch before it is due, so the bytes bind.
+     */
+    record Batching(int maxBytes, int maxMessages, int maxDelayMillis) {
+        static final Batching CLIENT_DEFAULT = new Batching(128 * 1024, 1000, 1);
+        static final Batching LARGE = new Batching(1 << 20, 100_000, 100);
+    }
+
+    record Result(
+            double messagesPerSecond,
+            double mibPerSecond,
+            Latencies publish,
+            Latencies endToEnd,
+            DeliveryTracker.Delivery delivery) {}
 
     private PublishConsumeRun() {}
 
@@ -43,14 +68,14 @@ final class PublishConsumeRun {
             int consumers,
             int messageBytes,
             double rate,
+            Batching batching,
             long warmupNanos,
             long measureNanos)
             throws Exception {
         Latencies publish = new Latencies();
         Latencies e2e = new Latencies();
-        AtomicLong acked = new AtomicLong();
-        AtomicLong sent = new AtomicLong();
-        AtomicLong received = new AtomicLong();
+        AtomicLong ackedInWindow = new AtomicLong();
+        DeliveryTracker delivery = new DeliveryTracker(producers);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicBoolean consumerStop = new AtomicBoolean();
         List<Throwable> failures = new ArrayList<>();
@@ -71,6 +96,9 @@ final class PublishConsumeRun {
                     .topic(topic)
                     .maxPendingMessages(MAX_PENDING)
                     .blockIfQueueFull(true)
+                    .batchingMaxBytes(batching.maxBytes())
+                    .batchingMaxMessages(batching.maxMessages())
+                    .batchingMaxPublishDelay(batching.maxDelayMillis(), TimeUnit.MILLISECONDS)
                     .sendTimeout(120, TimeUnit.SECONDS)
                     .create());
         }
@@ -89,11 +117,12 @@ final class PublishConsumeRun {
                                     continue;
                                 }
                                 long now = System.nanoTime();
-                                long sentAt = ByteBuffer.wrap(m.getValue()).getLong(0);
+                                ByteBuffer payload = ByteBuffer.wrap(m.getValue());
+                                long sentAt = payload.getLong(0);
                                 if (sentAt >= t0 && sentAt < t1) {
                                     e2e.record(now - sentAt);
                                 }
-                                received.incrementAndGet();
+                                delivery.received(payload.getInt(8), payload.getInt(12));
                                 // a failed ack only means a redelivery; receiving is what is measured
                                 var unused = consumer.acknowledgeAsync(m);
                             }
@@ -109,11 +138,14 @@ final class PublishConsumeRun {
         }
 
         List<Thread> producerThreads = new ArrayList<>();
-        for (Producer<byte[]> p : ps) {
+        for (int i = 0; i < ps.size(); i++) {
+            Producer<byte[]> p = ps.get(i);
+            int producer = i;
             Thread thread = new Thread(
                     () -> {
                         long intervalNanos = rate > 0 ? (long) (1e9 * producers / rate) : 0;
                         long next = start;
+                        int sequence = 0;
                         try {
                             while (!stop.get() && System.nanoTime() < t1) {
                                 if (intervalNanos > 0) {
@@ -125,8 +157,12 @@ final class PublishConsumeRun {
                                 }
                                 byte[] payload = new byte[messageBytes];
                                 long sentAt = System.nanoTime();
-                                ByteBuffer.wrap(payload).putLong(0, sentAt);
-                                sent.incrementAndGet();
+                                int seq = sequence++;
+                                ByteBuffer.wrap(payload)
+                                        .putLong(0, sentAt)
+                                        .putInt(8, producer)
+                                        .putInt(12, seq);
+                                delivery.sent();
                                 // the callback records a failed send
                                 var unused = p.sendAsync(payload).whenComplete((id, e) -> {
                                     long now = System.nanoTime();
@@ -136,8 +172,9 @@ final class PublishConsumeRun {
                                         }
                                         return;
                                     }
+                                    delivery.acknowledged(producer, seq);
                                     if (now >= t0 && now < t1) {
-                                        acked.incrementAndGet();
+                                        ackedInWindow.incrementAndGet();
                                     }
                                     if (sentAt >= t0 && sentAt < t1) {
                                         publish.record(now - sentAt);
@@ -160,11 +197,7 @@ final class PublishConsumeRun {
         for (Producer<byte[]> p : ps) {
             p.flush();
         }
-        // Let the consumer take everything that was sent (bounded), so the next run starts on a quiet broker.
-        long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (received.get() < sent.get() && System.nanoTime() < drainDeadline && failures.isEmpty()) {
-            Thread.sleep(50);
-        }
+        drain(delivery, failures);
         consumerStop.set(true);
         for (Thread t : consumerThreads) {
             t.join();
@@ -183,8 +216,31 @@ final class PublishConsumeRun {
             }
         }
         double seconds = measureNanos / 1e9;
-        double mps = acked.get() / seconds;
-        return new Result(
-                mps, mps * messageBytes / (1024.0 * 1024.0), publish, e2e, Math.max(0, sent.get() - received.get()));
+        double mps = ackedInWindow.get() / seconds;
+        return new Result(mps, mps * messageBytes / (1024.0 * 1024.0), publish, e2e, delivery.snapshot());
+    }
+
+    /** Waits until every acknowledged message was received, the consumers go quiet, or the deadline passes. */
+    private static void drain(DeliveryTracker delivery, List<Throwable> failures) throws InterruptedException {
+        long now = System.nanoTime();
+        long deadline = now + TimeUnit.SECONDS.toNanos(DRAIN_MAX_SECONDS);
+        long lastReceipts = delivery.receipts();
+        long lastProgress = now;
+        while (delivery.missing() > 0
+                && now < deadline
+                && now - lastProgress < TimeUnit.SECONDS.toNanos(DRAIN_QUIET_SECONDS)) {
+            synchronized (failures) {
+                if (!failures.isEmpty()) {
+                    return;
+                }
+            }
+            Thread.sleep(100);
+            now = System.nanoTime();
+            long receipts = delivery.receipts();
+            if (receipts != lastReceipts) {
+                lastReceipts = receipts;
+                lastProgress = now;
+            }
+        }
     }
 }
