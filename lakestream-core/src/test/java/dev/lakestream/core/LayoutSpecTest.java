@@ -140,7 +140,7 @@ class LayoutSpecTest {
                 false,
                 3,
                 8,
-                244,
+                208,
                 new int[] {1, 2},
                 Map.of(IndexValue.EXTRA_INDEX_LENGTH, "32"));
         byte[] documented = example("index-value-stream-7");
@@ -241,12 +241,14 @@ class LayoutSpecTest {
                 assertThat(object)
                         .as("object %s of %s", value.location(), r.key())
                         .isNotNull();
-                assertThat(value.fileSize()).isEqualTo(object.length);
-
                 String indexLength = value.extraData().get("lakestream.indexLength");
                 assertThat(indexLength).matches("0|[1-9][0-9]*");
                 assertThat(Integer.parseInt(indexLength))
                         .isEqualTo(ByteBuffer.wrap(object).getInt());
+                // Ursa's rule: file_size is the data section (the object less its length prefix and index).
+                assertThat(value.fileSize())
+                        .as("file_size of %s", value.location())
+                        .isEqualTo(object.length - 4L - Integer.parseInt(indexLength));
 
                 List<IndependentLayoutReader.WalEntry> entries =
                         IndependentLayoutReader.walIndex(object).get(streamId);

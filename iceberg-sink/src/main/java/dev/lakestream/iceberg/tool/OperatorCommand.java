@@ -226,7 +226,7 @@ public final class OperatorCommand {
         for (IndexRecord r : records) {
             bytes += r.value().entrySizeBytes();
             out.printf(
-                    "    [%d, %d) %d entries, %d B of this stream in %s (%d B), committed %s%n",
+                    "    [%d, %d) %d entries, %d B of this stream in %s (data section %d B), committed %s%n",
                     r.startOffset(),
                     r.endOffset(),
                     r.value().entryCount(),

@@ -30,8 +30,11 @@ public final class WalObjectFormat {
     /** Where one entry's payload sits in the data section, and how many records it holds. */
     public record EntryLocation(long dataOffset, int size, int records) {}
 
-    /** The parsed index of a WAL object: per stream, its entries in append order. */
-    public record Index(int dataStart, Map<Long, List<EntryLocation>> streams) {
+    /**
+     * The parsed index of a WAL object: per stream, its entries in append order; {@code dataEnd} is where the last
+     * entry of any stream ends, relative to the data section (the data section's length: writers pack it).
+     */
+    public record Index(int dataStart, long dataEnd, Map<Long, List<EntryLocation>> streams) {
 
         public List<EntryLocation> entriesOf(long streamId) {
             return streams.getOrDefault(streamId, List.of());
@@ -100,6 +103,7 @@ public final class WalObjectFormat {
                     objectKey, "unknown WAL format version " + version + " (this reader knows " + FORMAT_VERSION + ")");
         }
         Map<Long, List<EntryLocation>> streams = new LinkedHashMap<>();
+        long dataEnd = 0;
         try {
             while (index.hasRemaining()) {
                 long streamId = index.getLong();
@@ -127,6 +131,7 @@ public final class WalObjectFormat {
                                         + objectSize + " bytes");
                     }
                     entries.add(new EntryLocation(dataOffset, (int) size, (int) records));
+                    dataEnd = Math.max(dataEnd, dataOffset + size);
                 }
                 if (streams.put(streamId, List.copyOf(entries)) != null) {
                     throw new WalObjectFormatException(objectKey, "stream " + streamId + " appears twice in the index");
@@ -138,6 +143,6 @@ public final class WalObjectFormat {
             }
             throw new WalObjectFormatException(objectKey, "index is malformed: " + e.getMessage());
         }
-        return new Index(dataStart, Map.copyOf(streams));
+        return new Index(dataStart, dataEnd, Map.copyOf(streams));
     }
 }

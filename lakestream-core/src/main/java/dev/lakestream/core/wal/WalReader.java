@@ -317,7 +317,7 @@ public final class WalReader {
                 // a failed prefetch is only a missed cache fill: the read fetches the object itself.
                 var unused = objects.get(v.location(), allocator).thenAccept(b -> {
                     try {
-                        if (b.readableBytes() == v.fileSize()) {
+                        if (FileSize.matchesObject(v.fileSize(), b.readableBytes(), FileSize.dataStart(b))) {
                             cache.put(v.location(), b);
                         }
                     } finally {
@@ -346,14 +346,15 @@ public final class WalReader {
                 if (e != null) {
                     throw unreadable(streamId, offset, key, e);
                 }
-                if (b.readableBytes() != v.fileSize()) {
+                if (!FileSize.matchesObject(v.fileSize(), b.readableBytes(), FileSize.dataStart(b))) {
                     int size = b.readableBytes();
                     b.release();
                     throw new EntryUnreadableException(
                             streamId,
                             offset,
                             key,
-                            "is " + size + " bytes, the offset index says " + v.fileSize() + " (truncated or replaced)",
+                            "is " + size + " bytes, which fits neither meaning of the offset index's file_size "
+                                    + v.fileSize() + " (its data section, or the whole object) (truncated or replaced)",
                             null);
                 }
                 ObjectView view = ObjectView.whole(decoded, b, s.record, offset);
@@ -458,7 +459,7 @@ public final class WalReader {
                     long length = Math.max(0, object.getInt(at));
                     indexEnd = (int) Math.min(readable, WalObjectFormat.LENGTH_PREFIX_BYTES + length);
                 }
-                view = indexOnly(decoded, object.nioBuffer(at, indexEnd), record, offset);
+                view = indexOnly(decoded, object.nioBuffer(at, indexEnd), record, offset, readable);
             } catch (RuntimeException e) {
                 object.release();
                 throw e;
@@ -477,13 +478,32 @@ public final class WalReader {
             }
         }
 
+        /** As {@link #indexOnly(DecodedIndexes, ByteBuffer, IndexRecord, long, long)}, the object's length unknown. */
         static ObjectView indexOnly(DecodedIndexes decoded, ByteBuffer header, IndexRecord record, long offset) {
+            return indexOnly(decoded, header, record, offset, -1);
+        }
+
+        /**
+         * A view of an object's index, checked against the record: entries inside the object's real length when it is
+         * known ({@code objectLength} >= 0), else inside the data section the record's {@code file_size} allows.
+         */
+        static ObjectView indexOnly(
+                DecodedIndexes decoded, ByteBuffer header, IndexRecord record, long offset, long objectLength) {
             String key = record.value().location();
             WalObjectFormat.Index idx;
             try {
-                idx = decoded.decode(header, key, record.value().fileSize());
+                idx = decoded.decode(header, key, objectLength);
             } catch (WalObjectFormatException e) {
                 throw unreadable(record.streamId(), offset, key, e);
+            }
+            if (!FileSize.matchesIndex(record.value().fileSize(), idx)) {
+                throw new EntryUnreadableException(
+                        record.streamId(),
+                        offset,
+                        key,
+                        "has entries up to byte " + idx.dataEnd() + " of its data section, past the offset index's"
+                                + " file_size " + record.value().fileSize(),
+                        null);
             }
             List<WalObjectFormat.EntryLocation> entries = idx.entriesOf(record.streamId());
             int[] counts = record.value().entryRecordCounts();

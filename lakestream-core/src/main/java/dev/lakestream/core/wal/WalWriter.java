@@ -462,7 +462,8 @@ public final class WalWriter implements AutoCloseable {
                 compact,
                 records,
                 bytes,
-                objectSize,
+                // Ursa's meaning of file_size: the data section, without the length prefix and the index.
+                FileSize.of(objectSize, WalObjectFormat.LENGTH_PREFIX_BYTES + indexLength),
                 counts,
                 Map.of(IndexValue.EXTRA_INDEX_LENGTH, Integer.toString(indexLength)));
         PartCommit part = new PartCommit(streamId, appends, objectKey, records, bytes, knownEnd(streamId));

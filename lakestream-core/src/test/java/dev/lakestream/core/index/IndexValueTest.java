@@ -12,9 +12,9 @@ class IndexValueTest {
 
     @Test
     void singleEntryValueEncodesByteForByte() {
-        IndexValue v = new IndexValue("a/b", true, 3, 100, 140, new int[] {3}, Map.of());
+        IndexValue v = new IndexValue("a/b", true, 3, 100, 100, new int[] {3}, Map.of());
         assertThat(HexFormat.of().formatHex(v.encode()))
-                .isEqualTo("0803" + "1203612f62" + "1800" + "2001" + "2803" + "3064" + "38" + "8c01" + "40"
+                .isEqualTo("0803" + "1203612f62" + "1800" + "2001" + "2803" + "3064" + "38" + "64" + "40"
                         + "ffffffffffffffffff01" + "4801");
         assertThat(IndexValue.decode(v.encode(), "k")).isEqualTo(v);
     }
