@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lakestream.iceberg.CatalogConfig;
-import dev.lakestream.iceberg.Catalogs;
 import dev.lakestream.iceberg.CommitSummary;
 import dev.lakestream.iceberg.tool.MaterializeCommand;
 import dev.lakestream.iceberg.tool.StatusFile;
@@ -96,38 +95,20 @@ class IcebergStandaloneTest {
               {"name": "attrs", "type": {"type": "map", "values": "int"}},
               {"name": "note", "type": ["null", "string"], "default": null}]}""");
 
-    private static Path conf(String statusFile) throws IOException {
-        Properties props = new Properties();
-        BROKER.configuration().getProperties().forEach((k, v) -> {
-            if (k.toString().startsWith("lakestream.")) {
-                props.put(k.toString(), v.toString());
-            }
-        });
-        props.put("lakestream.iceberg.catalog.uri", "jdbc:sqlite:" + catalogDb());
-        props.put("lakestream.iceberg.warehouse", warehouse());
-        props.put("lakestream.iceberg.commitInterval", "300ms");
-        props.put("lakestream.iceberg.pollInterval", "100ms");
-        props.put("lakestream.materialize.topics", "public/default");
-        props.put("lakestream.materialize.discoveryInterval", "1s");
-        props.put("lakestream.materialize.dataDir", dir.toString());
-        props.put("lakestream.materialize.statusFile", dir.resolve(statusFile).toString());
-        Path file = dir.resolve(statusFile + ".conf");
-        StringBuilder sb = new StringBuilder();
-        new TreeMap<>(props)
-                .forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
-        Files.writeString(file, sb.toString());
-        return file;
+    private static StandaloneToolsConf tools() {
+        return new StandaloneToolsConf(BROKER, dir);
     }
 
-    /** java.util.Properties without the import clash with Iceberg's names. */
-    private static final class Properties extends HashMap<String, String> {}
+    private static Path conf(String statusFile) throws IOException {
+        return tools().write(statusFile, "public/default");
+    }
 
     private static Path catalogDb() {
-        return dir.resolve("iceberg/catalog.db");
+        return tools().catalogDb();
     }
 
     private static String warehouse() {
-        return dir.resolve("iceberg/warehouse").toUri().toString();
+        return tools().warehouse();
     }
 
     static byte[] order(long id) {
@@ -201,8 +182,7 @@ class IcebergStandaloneTest {
     }
 
     private static Catalog catalog() {
-        return Catalogs.open(new CatalogConfig(
-                CatalogConfig.DEFAULT_NAME, "jdbc", "jdbc:sqlite:" + catalogDb(), warehouse(), Map.of()));
+        return tools().catalog();
     }
 
     private static List<Record> rows(Table table) throws IOException {

@@ -15,16 +15,16 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.CloseableIterable;
 
 /** Reads a topic's table with Iceberg's own generic reader, as any engine would see it now. */
-final class IcebergTables {
+public final class IcebergTables {
 
     private final Catalog catalog;
 
-    IcebergTables(Catalog catalog) {
+    public IcebergTables(Catalog catalog) {
         this.catalog = catalog;
     }
 
     /** Every row of the topic's table (empty if there is no table yet). */
-    List<Record> rows(String topic) {
+    public List<Record> rows(String topic) {
         Table table;
         try {
             table = catalog.loadTable(TableNames.of(TopicRef.parse(topic)));
