@@ -187,7 +187,9 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         ml = restart().open(name, cfg);
         assertThat(ml.getTotalSize()).as("after a second restart").isEqualTo(1_200_000L);
         ml.openCursor("backlog", InitialPosition.Earliest);
-        assertThat(ml.getEstimatedBacklogSize()).as("backlog of a cursor at the start").isEqualTo(1_200_000L);
+        assertThat(ml.getEstimatedBacklogSize())
+                .as("backlog of a cursor at the start")
+                .isEqualTo(1_200_000L);
     }
 
     @Test
