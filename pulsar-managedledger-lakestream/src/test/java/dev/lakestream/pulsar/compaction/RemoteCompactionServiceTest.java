@@ -1,9 +1,9 @@
 package dev.lakestream.pulsar.compaction;
 
+import dev.lakestream.core.log.RemoteTestStores;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
-import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.testkit.OxiaServer;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.nio.file.Path;
@@ -38,14 +38,7 @@ class RemoteCompactionServiceTest extends CompactionServiceTest {
 
     @Override
     protected Stores openStores(Path scratch) {
-        S3ObjectStore objects = new S3ObjectStore(S3ObjectStoreConfig.builder()
-                .bucket(s3.createBucket())
-                .prefix("wal")
-                .endpoint(s3.endpoint())
-                .region(s3.region())
-                .pathStyleAccess(true)
-                .credentials(s3.accessKey(), s3.secretKey())
-                .build());
+        S3ObjectStore objects = RemoteTestStores.freshBucket(s3);
         return new Stores(
                 objects,
                 OxiaMetadataStore.open(new OxiaMetadataStoreConfig(

@@ -1,9 +1,9 @@
 package dev.lakestream.pulsar.conformance;
 
+import dev.lakestream.core.log.RemoteTestStores;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
-import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.testkit.OxiaServer;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.time.Duration;
@@ -93,14 +93,7 @@ public final class SharedRemoteServers implements BeforeAllCallback {
         if (s == null) {
             throw new IllegalStateException("register SharedRemoteServers with @ExtendWith on the test class");
         }
-        S3ObjectStore objects = new S3ObjectStore(S3ObjectStoreConfig.builder()
-                .bucket(s.s3.createBucket())
-                .prefix("wal")
-                .endpoint(s.s3.endpoint())
-                .region(s.s3.region())
-                .pathStyleAccess(true)
-                .credentials(s.s3.accessKey(), s.s3.secretKey())
-                .build());
+        S3ObjectStore objects = RemoteTestStores.freshBucket(s.s3);
         try {
             return new ManagedLedgerConformanceTest.Stores(
                     objects, OxiaMetadataStore.open(oxiaConfig(s.oxia.serviceAddress())));
