@@ -1,5 +1,7 @@
 package dev.lakestream.core.wal;
 
+import io.netty.buffer.ByteBuf;
+
 /**
  * What an index record's {@code file_size} (field 7) says of its WAL object. Ursa, the Lakestream reference, writes the
  * size of the object's data section (the entries, without the length prefix and the index), and so does this
@@ -30,7 +32,7 @@ final class FileSize {
     }
 
     /** Where the data section of a fetched object starts (after its length prefix and index), or -1 if it is too short. */
-    static int dataStart(io.netty.buffer.ByteBuf object) {
+    static int dataStart(ByteBuf object) {
         if (object.readableBytes() < WalObjectFormat.LENGTH_PREFIX_BYTES) {
             return -1;
         }
