@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -65,6 +66,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     private final NoopEntryCacheManager cacheManager;
     private volatile long cacheEvictionTimeThresholdNanos;
     private volatile boolean closed;
+    private volatile InitialHolds initialHolds = InitialHolds.NONE;
 
     /** A factory serving managed ledgers from {@code log}; {@code brokerMetadataStore} holds the /managed-ledgers nodes. The caller owns and closes {@code log}. */
     public LakestreamManagedLedgerFactory(
@@ -92,6 +94,14 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     public String root() {
         return log.config().metadataRoot();
+    }
+
+    /**
+     * Sets who holds a new managed ledger's stream from its first entry on (the broker plugin's materializer);
+     * {@link InitialHolds#NONE} to stop. Ledgers opened before keep what they have.
+     */
+    public void setInitialHolds(InitialHolds holds) {
+        this.initialHolds = Objects.requireNonNull(holds, "holds");
     }
 
     static String brokerPath(String name) {
@@ -219,6 +229,9 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     private CompletableFuture<LakestreamManagedLedger> loadLedger(
             String name, StreamInfo info, StreamLog stream, ManagedLedgerConfig config, boolean readOnly) {
         return ManagedLedgerRecord.load(log.metadataStore(), root(), info.id())
+                .thenCompose(rec -> rec.isPresent() || readOnly
+                        ? CompletableFuture.completedFuture(rec)
+                        : placeInitialHolds(name, info.id(), config).thenApply(v -> rec))
                 .thenCompose(rec -> stream.endOffset()
                         .thenCombine(stream.startOffset(), (end, start) -> new long[] {end, start})
                         .thenCompose(r -> {
@@ -250,6 +263,22 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                                         this, name, stream, config, record, v, Math.min(start, end), readOnly);
                             });
                         }));
+    }
+
+    /**
+     * At a ledger's first open (no record stored yet, so no entry either; also after a crash between the stream's
+     * creation and its first record): the initial holds at offset 0, before {@code initializeForWriting} lets entries
+     * in. A hold that is there already (an earlier attempt) is set again at 0, which is where it was.
+     */
+    private CompletableFuture<Void> placeInitialHolds(String name, long streamId, ManagedLedgerConfig config) {
+        Map<String, String> properties = config.getProperties() == null ? Map.of() : config.getProperties();
+        return initialHolds.holders(name, properties).thenCompose(holders -> {
+            List<CompletableFuture<Void>> holds = new ArrayList<>();
+            for (String holder : holders) {
+                holds.add(log.retentionHolds().hold(streamId, holder, 0));
+            }
+            return CompletableFuture.allOf(holds.toArray(CompletableFuture[]::new));
+        });
     }
 
     // ---- Storage binding (hybrid mode): a managed ledger stays in the storage that created it. The broker node of a

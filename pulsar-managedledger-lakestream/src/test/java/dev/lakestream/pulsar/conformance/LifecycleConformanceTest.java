@@ -3,6 +3,7 @@ package dev.lakestream.pulsar.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lakestream.pulsar.InitialHolds;
 import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,6 +97,59 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         trim(ml);
         assertThat(ledgerIds(ml)).doesNotContain(ledgers.get(3));
         assertThat(log.retentionHolds().floor(stream).join()).isEmpty();
+    }
+
+    @Test
+    void initialHoldsHoldANewLedgerFromItsFirstEntryAndOnlyAtItsFirstOpen() throws Exception {
+        // The broker plugin's materializer finds a new topic only at its next topic check: until then retention 0
+        // without a cursor would trim every full ledger of it, entries it never read.
+        List<String> asked = new ArrayList<>();
+        InitialHolds holds = (ledger, properties) -> {
+            asked.add(ledger);
+            return CompletableFuture.completedFuture(
+                    "disabled".equals(properties.get("materialize")) ? Set.of() : Set.of("iceberg"));
+        };
+        ((LakestreamManagedLedgerFactory) factory).setInitialHolds(holds);
+        ManagedLedger ml = open(withProperties(config().setMaxEntriesPerLedger(2), Map.of("materialize", "yes")));
+        long stream = streamId(name);
+        assertThat(log.retentionHolds().get(stream, "iceberg").join())
+                .as("the hold of a new ledger, before its first entry")
+                .hasValue(0);
+        List<Position> ps = addEntries(ml, "e", 10);
+        trim(ml);
+        assertThat(ledgerIds(ml)).containsAll(byLedger(ps).keySet());
+        assertThat(ml.getNumberOfEntries()).isEqualTo(10);
+
+        // Its holder moves it; a later open of the same ledger does not put it back.
+        log.retentionHolds().hold(stream, "iceberg", 6).join();
+        ml.close();
+        ((LakestreamManagedLedgerFactory) restart()).setInitialHolds(holds);
+        ManagedLedger again = factory.open(name, config().setMaxEntriesPerLedger(2));
+        assertThat(log.retentionHolds().get(stream, "iceberg").join()).hasValue(6);
+        assertThat(asked).as("ledgers the factories asked about").containsExactly(name);
+
+        // A ledger its holder says no to gets no hold; a factory set back to NONE asks nobody.
+        String off = name + "-off";
+        factory.open(off, withProperties(config(), Map.of("materialize", "disabled")));
+        assertThat(log.retentionHolds().floor(streamId(off)).join()).isEmpty();
+        ((LakestreamManagedLedgerFactory) factory).setInitialHolds(InitialHolds.NONE);
+        factory.open(name + "-none", config());
+        assertThat(log.retentionHolds().floor(streamId(name + "-none")).join()).isEmpty();
+        assertThat(asked).containsExactly(name, off);
+        again.close();
+    }
+
+    private static ManagedLedgerConfig withProperties(ManagedLedgerConfig c, Map<String, String> properties) {
+        c.setProperties(properties);
+        return c;
+    }
+
+    private long streamId(String ledger) {
+        return log.catalog()
+                .lookup(LakestreamManagedLedgerFactory.NAMESPACE, ledger)
+                .join()
+                .orElseThrow()
+                .id();
     }
 
     @Test

@@ -6,7 +6,9 @@ import dev.lakestream.iceberg.HostConfig;
 import dev.lakestream.iceberg.MaterializerConfig;
 import dev.lakestream.iceberg.MaterializerRunner;
 import dev.lakestream.iceberg.Materializers;
+import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +47,11 @@ final class HostedRunners {
     private final Map<String, HostedTopic> hosted = new ConcurrentHashMap<>();
     /** Managed ledgers of owned topics that are not on Lakestream (hybrid mode): nothing to materialize. */
     private final Set<String> notOnLakestream = ConcurrentHashMap.newKeySet();
+    /**
+     * Owned topics decided not to be materialized whose hold is known to be gone (a new topic may have been given
+     * one at creation, {@link NewTopicHolds}): released once per load of the topic, not at every check.
+     */
+    private final Map<String, PersistentTopic> unheld = new HashMap<>();
 
     HostedRunners(
             Lakestream log,
@@ -103,6 +110,48 @@ final class HostedRunners {
             if (h.closing == null) {
                 updateHold(h);
             }
+        }
+        releaseUnwanted(now.unwanted());
+    }
+
+    /**
+     * Releases the hold of each owned topic decided not to be materialized, once per load: a hold it was given at
+     * creation would otherwise keep its retention from trimming for good.
+     */
+    @SuppressWarnings("ReferenceEquality") // a topic unloaded and loaded again is a new PersistentTopic object
+    private void releaseUnwanted(Map<String, PersistentTopic> unwanted) {
+        unheld.entrySet().removeIf(e -> unwanted.get(e.getKey()) != e.getValue());
+        for (Map.Entry<String, PersistentTopic> u : unwanted.entrySet()) {
+            String ml = u.getKey();
+            if (unheld.containsKey(ml) || hosted.containsKey(ml)) {
+                continue; // released already, or its runner is still closing (that releases it)
+            }
+            if (!(u.getValue().getManagedLedger() instanceof LakestreamManagedLedger ledger)) {
+                continue; // another storage (hybrid mode): no holds
+            }
+            PersistentTopic topic = u.getValue();
+            // Ignoring the returned future is right: a failure is logged and the release is tried at the next check.
+            var unused = log.retentionHolds()
+                    .release(ledger.stream().id(), HOLDER)
+                    .whenCompleteAsync(
+                            (released, e) -> {
+                                if (e != null) {
+                                    LOG.warn(
+                                            "Iceberg materializer: releasing the retention hold of {} failed ({});"
+                                                    + " trying again",
+                                            topic.getName(),
+                                            e.toString());
+                                } else {
+                                    unheld.put(ml, topic);
+                                    if (released) {
+                                        LOG.info(
+                                                "Iceberg materializer: {} is not materialized; its retention hold"
+                                                        + " is released",
+                                                topic.getName());
+                                    }
+                                }
+                            },
+                            control);
         }
     }
 

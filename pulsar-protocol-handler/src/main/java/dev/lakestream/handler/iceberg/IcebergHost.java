@@ -10,6 +10,9 @@ import dev.lakestream.iceberg.IcebergConfigKeys;
 import dev.lakestream.iceberg.MaterializerConfig;
 import dev.lakestream.iceberg.Materializers;
 import dev.lakestream.iceberg.TableMaintenance;
+import dev.lakestream.pulsar.InitialHolds;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
+import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashSet;
@@ -61,6 +64,9 @@ public final class IcebergHost implements AutoCloseable {
     private final java.util.concurrent.ExecutorService callbacks;
 
     private final OwnedTopics ownership;
+    /** The broker's Lakestream managed-ledger factory (null only when the broker's storage is not ours). */
+    private final LakestreamManagedLedgerFactory factory;
+
     private final HostedRunners runners;
     private final IcebergMetrics metrics;
     private volatile boolean closed;
@@ -74,7 +80,15 @@ public final class IcebergHost implements AutoCloseable {
         this.pool = Executors.newScheduledThreadPool(host.threads(), named("lakestream-iceberg"));
         this.callbacks = Executors.newSingleThreadExecutor(named("lakestream-iceberg-callbacks"));
         Materializers materializers = new Materializers(log, catalog, config, DeadLetters.log(), callbacks);
-        this.ownership = new OwnedTopics(pulsar, host);
+        TopicEnablement enablement = new TopicEnablement(pulsar, host);
+        this.ownership = new OwnedTopics(pulsar, enablement);
+        this.factory = pulsar.getManagedLedgerStorage() instanceof LakestreamManagedLedgerStorage s
+                ? s.lakestreamFactory()
+                : null;
+        if (factory != null && host.retainUntilMaterialized()) {
+            // New topics are held from their first entry: this host's topic check finds them only later.
+            factory.setInitialHolds(new NewTopicHolds(pulsar, enablement));
+        }
         this.runners = new HostedRunners(log, host, config, materializers, pool, control);
         this.metrics = new IcebergMetrics(runners::all, materializers.budget(), Clock.systemUTC());
     }
@@ -187,6 +201,9 @@ public final class IcebergHost implements AutoCloseable {
     @SuppressWarnings("FutureReturnValueIgnored") // both the submitted task's future and the one it returns are awaited
     public void close() {
         closed = true;
+        if (factory != null) {
+            factory.setInitialHolds(InitialHolds.NONE);
+        }
         CompletableFuture<Void> all;
         try {
             all = control.submit(runners::closeAll).get(10, TimeUnit.SECONDS);

@@ -8,7 +8,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.service.Topic;
@@ -33,17 +35,22 @@ final class OwnedTopics {
      *
      * @param owned every persistent, non-system topic partition loaded here (managed-ledger name to topic)
      * @param wanted those of them to materialize
+     * @param unwanted those of them decided not to be materialized (not: whose properties cannot be read now, nor
+     *     those not on Lakestream)
      */
-    record Ownership(Map<String, PersistentTopic> owned, Map<String, PersistentTopic> wanted) {}
+    record Ownership(
+            Map<String, PersistentTopic> owned,
+            Map<String, PersistentTopic> wanted,
+            Map<String, PersistentTopic> unwanted) {}
 
     private final PulsarService pulsar;
-    private final HostConfig host;
+    private final TopicEnablement enablement;
     /** Problems already logged (a bad property value), so that each is logged once, not every check. */
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
-    OwnedTopics(PulsarService pulsar, HostConfig host) {
+    OwnedTopics(PulsarService pulsar, TopicEnablement enablement) {
         this.pulsar = pulsar;
-        this.host = host;
+        this.enablement = enablement;
     }
 
     /**
@@ -54,6 +61,7 @@ final class OwnedTopics {
     Ownership look(Predicate<String> skip, Predicate<String> running) {
         Map<String, PersistentTopic> wanted = new LinkedHashMap<>();
         Map<String, PersistentTopic> owned = new HashMap<>();
+        Map<String, PersistentTopic> unwanted = new HashMap<>();
         for (Map.Entry<String, CompletableFuture<Optional<Topic>>> e :
                 pulsar.getBrokerService().getTopics().entrySet()) {
             CompletableFuture<Optional<Topic>> f = e.getValue();
@@ -76,43 +84,36 @@ final class OwnedTopics {
             Boolean enabled = enabled(name, pt);
             if (enabled == null ? running.test(ml) : enabled) {
                 wanted.put(ml, pt);
+            } else if (enabled != null) {
+                unwanted.put(ml, pt);
             }
         }
-        return new Ownership(owned, wanted);
+        return new Ownership(owned, wanted, unwanted);
     }
 
     /** Whether the topic is materialized; null when its properties cannot be read now. */
     private Boolean enabled(TopicName name, PersistentTopic topic) {
         try {
-            String topicProperty = topic.getManagedLedger().getProperties().get(HostConfig.PROPERTY);
-            if (topicProperty == null && name.isPartitioned()) {
-                topicProperty = pulsar.getPulsarResources()
-                        .getNamespaceResources()
-                        .getPartitionedTopicResources()
-                        .getPartitionedTopicMetadataAsync(TopicName.get(name.getPartitionedTopicName()))
-                        .get(METADATA_TIMEOUT_S, TimeUnit.SECONDS)
-                        .map(m -> m.properties)
-                        .map(p -> p.get(HostConfig.PROPERTY))
-                        .orElse(null);
-            }
-            String namespaceProperty = pulsar.getPulsarResources()
-                    .getNamespaceResources()
-                    .getPoliciesAsync(name.getNamespaceObject())
-                    .get(METADATA_TIMEOUT_S, TimeUnit.SECONDS)
-                    .map(p -> p.properties)
-                    .map(p -> p.get(HostConfig.PROPERTY))
-                    .orElse(null);
-            return host.materializes(topicProperty, namespaceProperty, name.toString());
-        } catch (IllegalArgumentException e) {
-            if (warned.add(e.getMessage())) {
-                LOG.warn("Iceberg materializer: {}; the topic is not materialized", e.getMessage());
-            }
-            return false;
+            return enablement
+                    .enabled(name, topic.getManagedLedger().getProperties())
+                    .get(METADATA_TIMEOUT_S, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;
-        } catch (Exception e) {
-            LOG.warn("Iceberg materializer: cannot read the properties of {} ({}); trying again", name, e.toString());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IllegalArgumentException bad) {
+                if (warned.add(bad.getMessage())) {
+                    LOG.warn("Iceberg materializer: {}; the topic is not materialized", bad.getMessage());
+                }
+                return false;
+            }
+            LOG.warn(
+                    "Iceberg materializer: cannot read the properties of {} ({}); trying again",
+                    name,
+                    e.getCause().toString());
+            return null;
+        } catch (TimeoutException e) {
+            LOG.warn("Iceberg materializer: cannot read the properties of {} (timed out); trying again", name);
             return null;
         }
     }
