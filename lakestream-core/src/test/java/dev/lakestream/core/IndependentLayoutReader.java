@@ -24,23 +24,44 @@ final class IndependentLayoutReader {
     // ---------------------------------------------------------------------------------------------
     // §1.3 The filesystem store
 
-    /** The objects under {@code root}, key to bytes, each checked against its trailer; temporary files skipped. */
+    /**
+     * The objects under {@code root}, key to bytes, each checked against its trailer, or against its sidecar
+     * {@code <file>.crc32c} when it has one (a file Ursa wrote); temporary files and sidecars skipped.
+     */
     static Map<String, byte[]> readFilesystemStore(Path root) throws IOException {
         Map<String, byte[]> objects = new LinkedHashMap<>();
         try (Stream<Path> files = Files.walk(root)) {
             for (Path file : (Iterable<Path>) files::iterator) {
+                String name = file.getFileName().toString();
                 if (!Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                        || file.getFileName().toString().startsWith(".lakestream-")) {
+                        || name.startsWith(".lakestream-")
+                        || name.endsWith(".crc32c")) {
                     continue;
                 }
                 StringBuilder key = new StringBuilder();
                 for (Path part : root.relativize(file)) {
                     key.append(key.isEmpty() ? "" : "/").append(part);
                 }
-                objects.put(key.toString(), objectOfFile(Files.readAllBytes(file)));
+                Path sidecar = file.resolveSibling(name + ".crc32c");
+                byte[] bytes = Files.readAllBytes(file);
+                objects.put(
+                        key.toString(),
+                        Files.isRegularFile(sidecar, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                                ? objectOfUrsaFile(bytes, Files.readString(sidecar, StandardCharsets.US_ASCII))
+                                : objectOfFile(bytes));
             }
         }
         return objects;
+    }
+
+    /** The object's bytes of a file with a sidecar: the whole file, whose CRC32C the sidecar holds in decimal. */
+    static byte[] objectOfUrsaFile(byte[] file, String sidecar) {
+        CRC32C c = new CRC32C();
+        c.update(file);
+        if ((int) c.getValue() != (int) Long.parseLong(sidecar.strip())) {
+            throw new IllegalArgumentException("CRC32C mismatch with the sidecar");
+        }
+        return file;
     }
 
     /** The object's bytes of one store file: the file less its 8-byte trailer, whose CRC32C and magic are checked. */

@@ -190,6 +190,34 @@ class LayoutSpecTest {
         }
     }
 
+    @Test
+    void filesUrsaWroteAreReadBesideOurs() throws Exception {
+        byte[] ursas = "Ursa's bytes, ending like a trailer: LSC1".getBytes(StandardCharsets.US_ASCII);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(ursas);
+        Files.createDirectories(dir.resolve("u"));
+        Files.write(dir.resolve("u/ursa"), ursas);
+        Files.writeString(dir.resolve("u/ursa.crc32c"), Long.toString(crc.getValue()));
+        try (FileSystemObjectStore store = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir))) {
+            store.put("u/ours", ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)))
+                    .join();
+            assertThat(store.list("", null, 100).join().objects())
+                    .extracting(ObjectInfo::key, ObjectInfo::size)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple("u/ours", 5L),
+                            org.assertj.core.groups.Tuple.tuple("u/ursa", (long) ursas.length));
+            assertThat(store.get("u/ursa").join()).isEqualTo(ByteBuffer.wrap(ursas));
+            assertThatThrownBy(() -> store.put("u/x.crc32c", ByteBuffer.wrap(new byte[1]))
+                            .join())
+                    .isInstanceOf(CompletionException.class)
+                    .hasCauseInstanceOf(InvalidObjectKeyException.class);
+        }
+        Map<String, byte[]> read = IndependentLayoutReader.readFilesystemStore(dir);
+        assertThat(read).containsOnlyKeys("u/ours", "u/ursa");
+        assertThat(read.get("u/ursa")).isEqualTo(ursas);
+        assertThat(read.get("u/ours")).isEqualTo("hello".getBytes(StandardCharsets.US_ASCII));
+    }
+
     // ---------------------------------------------------------------------------------------------
     // Everything together: what a real log wrote, read back with the document's rules only
 

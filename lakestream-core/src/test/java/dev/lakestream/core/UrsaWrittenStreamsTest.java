@@ -17,14 +17,18 @@ import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
 import dev.lakestream.core.wal.ReaderConfig;
 import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -99,10 +103,33 @@ class UrsaWrittenStreamsTest {
         return ByteBuffer.wrap(object).getInt();
     }
 
-    /** Stores the object and commits each stream's record as Ursa does (sequence-key put of [records, bytes]). */
-    private void write(String key, List<Entry> entries, boolean legacy) {
+    /** Where a fixture's objects go: through our store, or as Ursa's filesystem storage lays them down. */
+    enum Storage {
+        OUR_STORE,
+        URSA_FILES
+    }
+
+    /**
+     * Stores the object and commits each stream's record as Ursa does (sequence-key put of [records, bytes]). As
+     * {@link Storage#URSA_FILES} the object is written by hand beside our store's files: its bytes as the file, its
+     * CRC32C in decimal in the sidecar {@code <file>.crc32c}.
+     */
+    private void write(String key, List<Entry> entries, boolean legacy, Storage storage) {
         byte[] object = walObject(entries);
-        objects.put(key, ByteBuffer.wrap(object)).join();
+        if (storage == Storage.URSA_FILES) {
+            try {
+                Path file = dir.resolve("objects").resolve(key);
+                Files.createDirectories(file.getParent());
+                Files.write(file, object);
+                CRC32C crc = new CRC32C();
+                crc.update(object);
+                Files.writeString(file.resolveSibling(file.getFileName() + ".crc32c"), Long.toString(crc.getValue()));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        } else {
+            objects.put(key, ByteBuffer.wrap(object)).join();
+        }
         int indexLength = indexLength(object);
         long dataSection = object.length - 4L - indexLength;
         Map<Long, List<Entry>> byStream = new LinkedHashMap<>();
@@ -148,6 +175,10 @@ class UrsaWrittenStreamsTest {
 
     /** Writes objects of streams 11, 12 and 13 and returns each stream's entries in order. */
     private Map<Long, List<Entry>> writeFixtures(boolean legacy) {
+        return writeFixtures(legacy, Storage.OUR_STORE);
+    }
+
+    private Map<Long, List<Entry>> writeFixtures(boolean legacy, Storage storage) {
         Map<Long, List<Entry>> expected = new LinkedHashMap<>();
         int[] sizes = {1, 300, 40_000, 700_000, 5, 1_500_000, 20};
         for (int o = 0; o < 6; o++) {
@@ -167,7 +198,7 @@ class UrsaWrittenStreamsTest {
                 }
             }
             if (!object.isEmpty()) {
-                write(String.format("2026/12/03/10/00/%02d/fixture-%d", o, o), object, legacy);
+                write(String.format("2026/12/03/10/00/%02d/fixture-%d", o, o), object, legacy, storage);
             }
         }
         return expected;
@@ -220,6 +251,28 @@ class UrsaWrittenStreamsTest {
         // Objects read whole only, without a cache (every read fetches and checks the object again).
         try (Lakestream log = reader(new ReaderConfig(0, Long.MAX_VALUE, 0, 0))) {
             readsEveryEntry(log, expected);
+        }
+    }
+
+    @Test
+    void streamsUrsaWroteToItsFilesystemStorageAreReadWholeAndByRange() {
+        Map<Long, List<Entry>> expected = writeFixtures(false, Storage.URSA_FILES);
+        // Whole objects (checked against their sidecars), without a cache, then ranged reads of the large ones.
+        for (ReaderConfig config : List.of(
+                ReaderConfig.DEFAULT,
+                new ReaderConfig(0, Long.MAX_VALUE, 0, 0),
+                new ReaderConfig(64L << 20, 0, 4, 1 << 20))) {
+            try (Lakestream log = reader(config)) {
+                readsEveryEntry(log, expected);
+            }
+        }
+        // The store lists each object once, at its file's size, and no sidecar.
+        var listed = objects.list("2026/", null, 100).join().objects();
+        assertThat(listed).hasSize(5).allSatisfy(o -> assertThat(o.key()).doesNotEndWith(".crc32c"));
+        for (var o : listed) {
+            assertThat(o.size())
+                    .as(o.key())
+                    .isEqualTo(dir.resolve("objects").resolve(o.key()).toFile().length());
         }
     }
 

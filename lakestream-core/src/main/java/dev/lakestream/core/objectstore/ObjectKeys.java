@@ -20,7 +20,7 @@ import java.util.zip.CRC32C;
  * </ul>
  * S3 itself would take more, but both stores refuse the same keys so that data and code move between them
  * unchanged. A store may refuse more (the filesystem store limits a segment to 255 bytes and reserves
- * segments starting with {@code .lakestream-}).
+ * segments starting with {@code .lakestream-} or ending with {@code .crc32c}).
  */
 public final class ObjectKeys {
 

@@ -55,16 +55,39 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Layout</h2>
  * Key {@code a/b/c} is the file {@code root/a/b/c}. Keys follow {@link ObjectKeys}; in addition a segment
- * is at most 255 bytes in UTF-8 (the usual file-name limit) and may not start with {@code .lakestream-}
- * (reserved for temporary files). A key cannot name both an object and a "directory" of other objects
+ * is at most 255 bytes in UTF-8 (the usual file-name limit), may not start with {@code .lakestream-}
+ * (reserved for temporary files) and may not end with {@code .crc32c}, in any case (the name of Ursa's
+ * checksum files, below). A key cannot name both an object and a "directory" of other objects
  * ({@code a} and {@code a/b}): the second put fails with {@link InvalidObjectKeyException}.
  *
  * <h2>Checksums</h2>
- * Each file holds the object's bytes followed by an 8-byte trailer: the CRC32C of the bytes (4 bytes,
- * big-endian) and the magic {@code "LSC1"}. The object's size is the file's size less 8. A whole-object
- * get recomputes the CRC32C and checks the magic, so an altered, truncated or foreign file fails with
- * {@link ObjectCorruptedException} naming the root and the key. <b>Ranged gets are not verified</b>: they
- * read only the bytes asked for (like S3's, whose checksum also covers the whole object).
+ * Each file this store writes holds the object's bytes followed by an 8-byte trailer: the CRC32C of the
+ * bytes (4 bytes, big-endian) and the magic {@code "LSC1"}. The object's size is the file's size less 8. A
+ * whole-object get recomputes the CRC32C and checks the magic, so an altered, truncated or foreign file fails
+ * with {@link ObjectCorruptedException} naming the root and the key. <b>Ranged gets are not verified</b>:
+ * they read only the bytes asked for (like S3's, whose checksum also covers the whole object).
+ *
+ * <h2>Files Ursa wrote</h2>
+ * The store also reads the files of Ursa's filesystem storage, so a directory Ursa wrote (or a mix) can be
+ * read in place: the object's bytes as they are, no trailer, and beside the file a <em>sidecar</em>
+ * {@code <file>.crc32c} holding the CRC32C of those bytes in decimal (signed or unsigned, whitespace around
+ * it ignored). <b>The sidecar's presence decides the format</b>, never the file's last bytes (an object of
+ * Ursa's may well end in {@code LSC1}): a file with a sidecar is all object bytes, its size the file's size,
+ * checked on whole gets against the sidecar (a mismatch, or a sidecar holding no decimal CRC32C, is
+ * {@link ObjectCorruptedException} naming the key, the sidecar and both checksums); ranged gets are not
+ * verified, as for trailer files. A file with neither sidecar nor a valid trailer is corrupted, not read
+ * unverified: that is what an Ursa write cut between its two files can leave, and nothing would vouch for
+ * its bytes. Listings never return sidecars (nor a sidecar whose object is gone); a delete removes the
+ * object's sidecar after the object; a put or putIfAbsent removes a sidecar left at its key before it
+ * commits, so that it cannot be taken for the new file's checksum (while a put replaces an Ursa object, a
+ * whole get can find the old file without its sidecar and report it corrupted; nothing here overwrites WAL
+ * objects, whose keys are unique).
+ *
+ * <p>This store <b>writes only its own format</b>: one file, written under a temporary name and renamed (or
+ * linked) into place, so the bytes and their checksum appear together in one atomic step and a crash never
+ * leaves an object without its checksum, or beside the checksum of the object it replaced; create-if-absent
+ * is one hard link. Ursa's two files cannot be committed in one step. The cost: an Ursa reader of a directory
+ * this store wrote sees each object with 8 more bytes and no sidecar.
  *
  * <h2>Atomicity and durability</h2>
  * A put writes a temporary file {@code .lakestream-tmp-<uuid>} in the target's directory, forces it to
@@ -72,7 +95,8 @@ import org.slf4j.LoggerFactory;
  * object or the new one, never a part. {@link #putIfAbsent} instead hard-links the temporary file to the
  * target name, which the kernel does atomically and refuses when the name exists, so exactly one of any
  * number of racing writers — threads or processes — wins; the filesystem must support hard links. Listings
- * skip temporary files; a crash can leave some behind, harmless. With {@code fsync=false} nothing is forced.
+ * skip temporary files (any name starting with {@code .lakestream-}) and sidecars; a crash can leave
+ * temporary files behind, harmless. With {@code fsync=false} nothing is forced.
  *
  * <h2>Threads</h2>
  * All file I/O runs on a fixed pool of {@code ioThreads} daemon threads, and the futures complete there
@@ -230,6 +254,11 @@ public final class FileSystemObjectStore implements ObjectStore {
                     }
                 }
                 if (ifAbsent) {
+                    // A sidecar with no object beside it (Ursa's, orphaned) would be taken for our file's checksum.
+                    // One whose object is there stays: the link fails, the object is kept whole.
+                    if (UrsaSidecar.exists(target) && !Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+                        Files.deleteIfExists(UrsaSidecar.of(target));
+                    }
                     try {
                         Files.createLink(target, tmp);
                     } catch (FileAlreadyExistsException e) {
@@ -241,6 +270,11 @@ public final class FileSystemObjectStore implements ObjectStore {
                     }
                     Files.delete(tmp);
                 } else {
+                    // The file that replaces an Ursa object must not keep its sidecar: removed just before
+                    // the rename, after the new bytes are safely in the temporary file.
+                    if (UrsaSidecar.exists(target)) {
+                        Files.deleteIfExists(UrsaSidecar.of(target));
+                    }
                     try {
                         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
                     } catch (DirectoryNotEmptyException e) {
@@ -322,7 +356,10 @@ public final class FileSystemObjectStore implements ObjectStore {
                 ByteBuf::release);
     }
 
-    /** Reads a whole object into a buffer from {@code allocate}, checking its trailer; releases the buffer on failure. */
+    /**
+     * Reads a whole object into a buffer from {@code allocate}, checking its trailer or its Ursa sidecar; releases
+     * the buffer on failure.
+     */
     private <B> CompletableFuture<B> getWhole(
             String key,
             java.util.function.LongFunction<B> allocate,
@@ -336,7 +373,8 @@ public final class FileSystemObjectStore implements ObjectStore {
         }
         return submit("get", key, () -> {
             try (FileChannel ch = openForRead(key, path)) {
-                long size = objectSize(key, ch.size());
+                String sidecar = UrsaSidecar.read(path);
+                long size = objectSize(key, path, ch.size(), sidecar != null);
                 if (size > MAX_OBJECT_SIZE) {
                     throw new ObjectStoreException("Object " + ObjectKeys.printable(key) + " in " + location
                             + " is too large to read whole: " + size + " bytes");
@@ -346,14 +384,23 @@ public final class FileSystemObjectStore implements ObjectStore {
                 try {
                     ByteBuffer data = view.apply(out);
                     readFully(ch, data, 0);
+                    data.flip();
+                    if (sidecar != null) {
+                        checkSidecar(key, path, data, sidecar);
+                        done = true;
+                        return out;
+                    }
                     ByteBuffer trailer = ByteBuffer.allocate(TRAILER_LENGTH);
                     readFully(ch, trailer, size);
-                    data.flip();
                     trailer.flip();
                     int storedCrc = trailer.getInt();
                     int magic = trailer.getInt();
                     if (magic != TRAILER_MAGIC) {
-                        throw corrupted(key, path, "its checksum trailer is missing or damaged");
+                        throw corrupted(
+                                key,
+                                path,
+                                "its checksum trailer is missing or damaged, and it has no sidecar "
+                                        + UrsaSidecar.of(path).getFileName() + " (as the files Ursa writes have)");
                     }
                     CRC32C crc = new CRC32C();
                     crc.update(data.duplicate());
@@ -375,6 +422,34 @@ public final class FileSystemObjectStore implements ObjectStore {
                 }
             }
         });
+    }
+
+    /** Checks the bytes of an Ursa file, {@code data}, against the text of its sidecar. */
+    private void checkSidecar(String key, Path path, ByteBuffer data, String sidecar) {
+        Integer stored = UrsaSidecar.parse(sidecar);
+        if (stored == null) {
+            throw corrupted(
+                    key,
+                    path,
+                    "its sidecar " + UrsaSidecar.of(path) + " holds \"" + printable(sidecar.strip())
+                            + "\", not a decimal CRC32C");
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(data.duplicate());
+        int actual = (int) crc.getValue();
+        if (actual != stored) {
+            throw corrupted(
+                    key,
+                    path,
+                    "its " + data.remaining() + " bytes have CRC32C " + UrsaSidecar.describe(actual)
+                            + " but its sidecar " + UrsaSidecar.of(path) + " holds " + UrsaSidecar.describe(stored));
+        }
+    }
+
+    private static String printable(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        s.codePoints().forEach(c -> sb.appendCodePoint(Character.isISOControl(c) ? '?' : c));
+        return sb.toString();
     }
 
     @Override
@@ -413,7 +488,7 @@ public final class FileSystemObjectStore implements ObjectStore {
         }
         return submit("get range of", key, () -> {
             try (FileChannel ch = openForRead(key, path)) {
-                long size = objectSize(key, ch.size());
+                long size = objectSize(key, path, ch.size(), UrsaSidecar.exists(path));
                 if (offset >= size) {
                     throw new InvalidRangeException("Range starting at offset " + offset
                             + " is at or past the end of object " + ObjectKeys.printable(key) + " (" + size
@@ -464,7 +539,9 @@ public final class FileSystemObjectStore implements ObjectStore {
                 return Optional.empty();
             }
             return Optional.of(new ObjectInfo(
-                    key, objectSize(key, attrs.size()), attrs.lastModifiedTime().toInstant()));
+                    key,
+                    objectSize(key, path, attrs.size(), UrsaSidecar.exists(path)),
+                    attrs.lastModifiedTime().toInstant()));
         });
     }
 
@@ -489,6 +566,9 @@ public final class FileSystemObjectStore implements ObjectStore {
                 if (dir.equals(root)) {
                     return FileVisitResult.CONTINUE;
                 }
+                if (UrsaSidecar.isSidecarName(dir.getFileName().toString())) {
+                    return FileVisitResult.SKIP_SUBTREE; // no key can be under it
+                }
                 String dirKey = keyOf(dir) + "/";
                 boolean mayHold = dirKey.startsWith(prefix) || prefix.startsWith(dirKey);
                 // Every key under dir extends dirKey, so it compares with another key as dirKey does
@@ -503,8 +583,9 @@ public final class FileSystemObjectStore implements ObjectStore {
 
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-                if (!attrs.isRegularFile() || file.getFileName().toString().startsWith(RESERVED_PREFIX)) {
-                    return FileVisitResult.CONTINUE;
+                String name = file.getFileName().toString();
+                if (!attrs.isRegularFile() || name.startsWith(RESERVED_PREFIX) || UrsaSidecar.isSidecarName(name)) {
+                    return FileVisitResult.CONTINUE; // temporary files and Ursa's checksum files are no objects
                 }
                 String key = keyOf(file);
                 if (!key.startsWith(prefix)
@@ -515,7 +596,7 @@ public final class FileSystemObjectStore implements ObjectStore {
                         && ObjectKeys.compareUtf8(key, smallest.peek().key()) >= 0) {
                     return FileVisitResult.CONTINUE;
                 }
-                long size = Math.max(0, attrs.size() - TRAILER_LENGTH);
+                long size = UrsaSidecar.exists(file) ? attrs.size() : Math.max(0, attrs.size() - TRAILER_LENGTH);
                 smallest.add(new ObjectInfo(key, size, attrs.lastModifiedTime().toInstant()));
                 if (smallest.size() > maxKeys + 1) {
                     smallest.poll();
@@ -585,11 +666,18 @@ public final class FileSystemObjectStore implements ObjectStore {
                     Files.deleteIfExists(path);
                     touched.add(path.getParent());
                 } catch (NoSuchFileException e) {
-                    // already gone
+                    // already gone (its sidecar may not be)
                 } catch (FileSystemException e) {
                     if (!isNotDirectory(e)) {
                         throw e;
                     }
+                    continue;
+                }
+                // After the object, so that a crash in between leaves a sidecar alone (never listed) rather than
+                // Ursa's bytes without their checksum.
+                if (UrsaSidecar.exists(path)) {
+                    Files.deleteIfExists(UrsaSidecar.of(path));
+                    touched.add(path.getParent());
                 }
             }
             Set<Path> durable = new LinkedHashSet<>();
@@ -700,10 +788,17 @@ public final class FileSystemObjectStore implements ObjectStore {
         return FileChannel.open(path, StandardOpenOption.READ);
     }
 
-    private long objectSize(String key, long fileSize) {
+    /** The size of the object in {@code path}: the whole file when it has an Ursa sidecar, else less the trailer. */
+    private long objectSize(String key, Path path, long fileSize, boolean sidecar) {
+        if (sidecar) {
+            return fileSize;
+        }
         if (fileSize < TRAILER_LENGTH) {
             throw corrupted(
-                    key, root.resolve(key), "its file is " + fileSize + " bytes, shorter than the checksum trailer");
+                    key,
+                    path,
+                    "its file is " + fileSize + " bytes, shorter than the checksum trailer, and it has no sidecar "
+                            + UrsaSidecar.of(path).getFileName() + " (as the files Ursa writes have)");
         }
         return fileSize - TRAILER_LENGTH;
     }
@@ -720,6 +815,13 @@ public final class FileSystemObjectStore implements ObjectStore {
                         location,
                         "a segment starts with '" + RESERVED_PREFIX
                                 + "', reserved for the filesystem store's temporary files");
+            }
+            if (UrsaSidecar.isSidecarName(segment)) {
+                throw ObjectKeys.invalid(
+                        key,
+                        location,
+                        "a segment ends with '" + UrsaSidecar.SUFFIX + "' (in any case), the name of the checksum files"
+                                + " beside the objects of Ursa's filesystem storage, which this store reads");
             }
             if (ObjectKeys.utf8Length(segment) > MAX_SEGMENT_BYTES) {
                 throw ObjectKeys.invalid(
