@@ -115,6 +115,35 @@ class DelayedDeliverySeekAndReadersTest {
     }
 
     @Test
+    void subscriptionsCreatedByTheAdminStartAtLatestOrEarliest() throws Exception {
+        // pulsar-admin topics create-subscription defaults to --messageId latest: it once failed, "cannot reset
+        // cursor ... to 9223372036854775807:9223372036854775807: not within the ledger", after creating the cursor.
+        String t = topic("admin-created");
+        send(t, "old", 5);
+        BROKER.admin().topics().createSubscription(t, "at-latest", MessageId.latest);
+        BROKER.admin().topics().createSubscription(t, "at-earliest", MessageId.earliest);
+        assertThat(BROKER.admin().topics().getStats(t).getSubscriptions())
+                .hasEntrySatisfying(
+                        "at-latest", s -> assertThat(s.getMsgBacklog()).isZero())
+                .hasEntrySatisfying(
+                        "at-earliest", s -> assertThat(s.getMsgBacklog()).isEqualTo(5));
+        send(t, "new", 2);
+        try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "at-latest")) {
+            assertThat(RoundTrips.receive(c, 2)).isEqualTo(RoundTrips.expected("new", 0, 2));
+            RoundTrips.assertNothingMore(c, 1000);
+        }
+        // An admin reset to latest moves an existing subscription past everything.
+        BROKER.admin().topics().resetCursor(t, "at-earliest", MessageId.latest);
+        assertThat(BROKER.admin()
+                        .topics()
+                        .getStats(t)
+                        .getSubscriptions()
+                        .get("at-earliest")
+                        .getMsgBacklog())
+                .isZero();
+    }
+
+    @Test
     void seekByTimeFindsTheFirstMessageAtOrAfterIt() throws Exception {
         String t = topic("by-time");
         send(t, "early", 5);

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.ManagedCursor.IndividualDeletedEntries;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.PositionFactory;
 
 /**
  * Moves a cursor: the read position alone (rewind, seek), both positions to anywhere in the ledger (reset: forgets
@@ -63,7 +64,11 @@ final class CursorRepositioning {
         }
         long start = ml.startOffset();
         long lce = ml.lceOffset();
-        long off = ml.offsetOf(position);
+        // Pulsar's "latest" and "earliest" (pulsar-admin topics create-subscription and reset-cursor default to
+        // latest) stand for after the last entry and the first entry, as BookKeeper's cursor reads them.
+        long off = position.equals(PositionFactory.LATEST)
+                ? lce + 1
+                : position.equals(PositionFactory.EARLIEST) ? start : ml.offsetOf(position);
         if (!force && (off < start - 1 || off > lce + 1)) {
             return CompletableFuture.failedFuture(new ManagedLedgerException.InvalidCursorPositionException(
                     "cannot reset cursor " + cursor.name() + " to " + position + ": not within the ledger"));

@@ -12,6 +12,7 @@ import org.apache.bookkeeper.mledger.ManagedCursor.IndividualDeletedEntries;
 import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.PositionFactory;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +37,26 @@ public abstract class SeekFindConformanceTest extends ManagedLedgerConformanceTe
         assertThat(c.getNumberOfEntriesInBacklog(true)).isEqualTo(7);
         assertThat(c.getNumberOfEntriesInBacklog(false)).isEqualTo(7);
         assertThat(texts(readAll(c))).isEqualTo(names("e", 3, 10));
+    }
+
+    @Test
+    void resetCursorToLatestAndEarliestMeansAfterTheLastEntryAndTheFirst() throws Exception {
+        // pulsar-admin topics create-subscription (default --messageId latest) resets the new cursor to
+        // PositionFactory.LATEST; it was refused as "not within the ledger".
+        ManagedLedger ml = open(config().setMaxEntriesPerLedger(4));
+        ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
+        List<Position> ps = addEntries(ml, "e", 10);
+
+        c.resetCursor(PositionFactory.LATEST);
+        assertMarkDelete(c, ps.get(9));
+        assertThat(c.getNumberOfEntriesInBacklog(false)).isZero();
+        addEntries(ml, "f", 1);
+        assertThat(texts(readAll(c))).containsExactly("f-0");
+
+        c.resetCursor(PositionFactory.EARLIEST);
+        assertPos(c.getReadPosition(), ps.get(0));
+        assertThat(c.getNumberOfEntriesInBacklog(false)).isEqualTo(11);
+        assertThat(texts(readAll(c))).startsWith("e-0").endsWith("e-9", "f-0").hasSize(11);
     }
 
     @Test
