@@ -31,10 +31,12 @@ import java.util.concurrent.CompletionException;
  * <ul>
  *   <li>{@code /stream-id-generator}: written unconditionally to draw an id (its new version id).</li>
  *   <li>{@code /stream-id/<id>}: the id's registration, JSON {@code {"key": "<namespace>/<name>"}}, written
- *       put-if-absent; an id registered by anyone else (or handed out by the previous version's generator
- *       {@code <root>/stream-id-generator}, which this version no longer writes) is skipped, so ids are never
- *       handed out twice, even after deletes.</li>
+ *       put-if-absent.</li>
  * </ul>
+ * A drawn id that is registered already (by Ursa, another root, anyone) or has a back-pointer already (handed out
+ * by the previous version's generator {@code <root>/stream-id-generator}, which this version no longer writes) is
+ * skipped, so ids are never handed out twice, even after deletes; streams of the previous version keep their ids
+ * and are registered when looked up.
  *
  * <p>Delete leaves a tombstone: the name's record stays with {@code deleted = true}. {@link #open} of a
  * tombstoned name fails; {@link #create} of it makes a new stream with a new id, so data written under
@@ -147,7 +149,10 @@ public final class StreamCatalog {
                                 : unwrap(e)));
     }
 
-    /** Marks the stream deleted (a tombstone); its data is reclaimed by trimming and garbage collection. */
+    /**
+     * Marks the stream deleted (a tombstone); its data is reclaimed by trimming and garbage collection. The id's
+     * registration {@code /stream-id/<id>} and back-pointer stay, so the id is never handed out again.
+     */
     public CompletableFuture<StreamInfo> delete(String namespace, String name) {
         return open(namespace, name).thenCompose(info -> {
             StreamInfo tomb = new StreamInfo(

@@ -58,10 +58,13 @@ import org.slf4j.LoggerFactory;
  * ids is still done, for Ursa's listing of {@code /stream-id/} and for other roots: when a draw hits one, and
  * when a live stream is looked up ({@link #ensureRegistered}).
  *
- * <p>Limits: one create draws at most {@link #MAX_DRAWS} ids, then the create fails naming the generator
- * key (each draw moves the generator on, so a later create continues past the ids already tried). Nothing here
- * can protect an id from a writer that does not check: Ursa registers with an unconditional put, and a process
- * of the previous Lakestream version draws from its own generator without looking; see docs/layout.md.
+ * <p>Limits: one create draws at most {@link #MAX_DRAWS} ids, then it fails naming the generator key (each
+ * draw moves the generator on, so a later create continues past the ids already tried; right after an upgrade on
+ * a namespace of several shards the first draws may walk through the old ids). Nothing here can protect an id
+ * from a writer that does not check: Ursa registers with an unconditional put (but it draws from the same
+ * generator key, whose version ids never repeat), and a process of the previous Lakestream version draws from
+ * {@code <root>/stream-id-generator} and overwrites the back-pointer without looking: while processes of both
+ * versions create streams at once (a rolling upgrade), an id can be handed out twice.
  */
 final class StreamIds {
 
