@@ -9,7 +9,9 @@ public class CatalogException extends LogException {
         ALREADY_EXISTS,
         NOT_FOUND,
         DELETED,
-        CONCURRENT_UPDATE
+        CONCURRENT_UPDATE,
+        /** Every id a create drew was taken already (see {@link StreamIds}); creating again draws further. */
+        NO_FREE_ID
     }
 
     private final Reason reason;

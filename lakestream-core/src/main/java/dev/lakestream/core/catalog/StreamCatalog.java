@@ -26,13 +26,22 @@ import java.util.concurrent.CompletionException;
  *   <li>{@code <root>/streams/<namespace>/<name>}: JSON {@code {"id", "deleted", "createdAt", "properties"}}.
  *       Names are URL-encoded, so a name may hold {@code '/'} and still be one key level.</li>
  *   <li>{@code <root>/stream-ids/<id>}: JSON {@code {"namespace", "name"}}, the way back from an id.</li>
- *   <li>{@code <root>/stream-id-generator}: written unconditionally to draw an id: its new version id is
- *       the stream id, so ids increase and are never handed out twice, even after deletes.</li>
  * </ul>
+ * and, outside the root, shared with Ursa and every other root in the namespace (see {@link StreamIds}):
+ * <ul>
+ *   <li>{@code /stream-id-generator}: written unconditionally to draw an id (its new version id).</li>
+ *   <li>{@code /stream-id/<id>}: the id's registration, JSON {@code {"key": "<namespace>/<name>"}}, written
+ *       put-if-absent.</li>
+ * </ul>
+ * A drawn id that is registered already (by Ursa, another root, anyone) or has a back-pointer already (handed out
+ * by the previous version's generator {@code <root>/stream-id-generator}, which this version no longer writes) is
+ * skipped, so ids are never handed out twice, even after deletes; streams of the previous version keep their ids
+ * and are registered when looked up.
  *
  * <p>Delete leaves a tombstone: the name's record stays with {@code deleted = true}. {@link #open} of a
  * tombstoned name fails; {@link #create} of it makes a new stream with a new id, so data written under
- * the old id can never reappear under the name.
+ * the old id can never reappear under the name. The id's registration and back-pointer stay too (Ursa's older
+ * code deletes {@code /stream-id/<id>}): they are what keeps the id from ever being handed out again.
  */
 public final class StreamCatalog {
 
@@ -40,10 +49,17 @@ public final class StreamCatalog {
 
     private final MetadataStore metadata;
     private final String root;
+    private final StreamIds ids;
 
     public StreamCatalog(MetadataStore metadata, String root) {
+        this(metadata, root, StreamIds.MAX_DRAWS);
+    }
+
+    /** With at most {@code maxDraws} ids drawn per create (tests). */
+    StreamCatalog(MetadataStore metadata, String root, int maxDraws) {
         this.metadata = metadata;
         this.root = root;
+        this.ids = new StreamIds(metadata, root, maxDraws);
     }
 
     /** Creates a stream; fails with {@link CatalogException.Reason#ALREADY_EXISTS} when a live one has the name. */
@@ -58,11 +74,11 @@ public final class StreamCatalog {
                                 "stream " + namespace + "/" + name + " already exists");
                     }
                     long expected = existing.map(r -> r.version().versionId()).orElse(PutOptions.ABSENT);
-                    return newStreamId().thenCompose(id -> {
+                    // The id is claimed (registered, back-pointer written) before the name's record points at it.
+                    return ids.claim(namespace, name).thenCompose(id -> {
                         long now = System.currentTimeMillis();
                         StreamInfo info = new StreamInfo(namespace, name, id, false, now, properties, 0);
-                        return metadata.put(idKey(id), json(Map.of("namespace", namespace, "name", name)))
-                                .thenCompose(v -> metadata.put(key, encode(info), PutOptions.ifVersion(expected)))
+                        return metadata.put(key, encode(info), PutOptions.ifVersion(expected))
                                 .thenApply(
                                         put -> withVersion(info, put.version().versionId()));
                     });
@@ -95,9 +111,16 @@ public final class StreamCatalog {
         });
     }
 
-    /** The catalog record of that name, live or tombstone, or empty. */
+    /**
+     * The catalog record of that name, live or tombstone, or empty. A live stream's id is registered at
+     * {@code /stream-id/<id>} on the way if it is not yet (a stream the previous version created).
+     */
     public CompletableFuture<Optional<StreamInfo>> lookup(String namespace, String name) {
-        return metadata.get(streamKey(namespace, name)).thenApply(r -> r.map(rec -> decode(namespace, name, rec)));
+        return metadata.get(streamKey(namespace, name))
+                .thenApply(r -> r.map(rec -> decode(namespace, name, rec)))
+                .thenCompose(info -> info.isEmpty()
+                        ? CompletableFuture.completedFuture(info)
+                        : ids.ensureRegistered(info.get()).thenApply(Optional::of));
     }
 
     /** The live streams of a namespace, by name. */
@@ -126,7 +149,10 @@ public final class StreamCatalog {
                                 : unwrap(e)));
     }
 
-    /** Marks the stream deleted (a tombstone); its data is reclaimed by trimming and garbage collection. */
+    /**
+     * Marks the stream deleted (a tombstone); its data is reclaimed by trimming and garbage collection. The id's
+     * registration {@code /stream-id/<id>} and back-pointer stay, so the id is never handed out again.
+     */
     public CompletableFuture<StreamInfo> delete(String namespace, String name) {
         return open(namespace, name).thenCompose(info -> {
             StreamInfo tomb = new StreamInfo(
@@ -168,11 +194,6 @@ public final class StreamCatalog {
                                         && !info.get().deleted()));
     }
 
-    private CompletableFuture<Long> newStreamId() {
-        return metadata.put(root + "/stream-id-generator", new byte[0])
-                .thenApply(p -> p.version().versionId());
-    }
-
     private String streamKey(String namespace, String name) {
         if (namespace.isEmpty() || name.isEmpty()) {
             throw new IllegalArgumentException(
@@ -182,7 +203,7 @@ public final class StreamCatalog {
     }
 
     private String idKey(long id) {
-        return root + "/stream-ids/" + id;
+        return ids.backPointerKey(id);
     }
 
     static String encodeName(String s) {

@@ -16,7 +16,7 @@ import java.util.function.Consumer;
  * Shares a store with a second user that must not close it (the embedded store allows one instance per directory);
  * counts the records that user's range scans return.
  */
-final class NonClosingMetadataStore implements MetadataStore {
+public final class NonClosingMetadataStore implements MetadataStore {
 
     private final MetadataStore d;
     private final java.util.concurrent.atomic.AtomicLong scanned = new java.util.concurrent.atomic.AtomicLong();
@@ -26,7 +26,7 @@ final class NonClosingMetadataStore implements MetadataStore {
         return scanned.get();
     }
 
-    NonClosingMetadataStore(MetadataStore delegate) {
+    public NonClosingMetadataStore(MetadataStore delegate) {
         this.d = delegate;
     }
 
