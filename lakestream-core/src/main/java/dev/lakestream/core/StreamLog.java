@@ -75,7 +75,11 @@ public final class StreamLog {
         return log.trimmer().startOffset(id);
     }
 
-    /** Makes offsets below {@code offset} unreadable (never moves back); returns the start after the call. */
+    /**
+     * Makes offsets below {@code offset} unreadable (never moves back); returns the start after the call. Ursa's marker
+     * stops at the start of the last index record; the exact point is kept for this project's readers ({@code
+     * StreamTrimmer}).
+     */
     public CompletableFuture<Long> softTrim(long offset) {
         return log.trimmer().softTrim(id, offset);
     }
@@ -142,7 +146,7 @@ public final class StreamLog {
     }
 
     /**
-     * Removes the stream's index, trim marker, cursors and retention holds from the metadata store, and what this process keeps in
+     * Removes the stream's index, trim marker and trim point, cursors and retention holds from the metadata store, and what this process keeps in
      * memory for it. Its objects are reclaimed by garbage collection. The catalog record is the caller's (see
      * {@code StreamCatalog#delete}).
      */

@@ -256,6 +256,62 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         assertThat(texts(readAll(c))).isEqualTo(names("e", 0, 6));
     }
 
+    @Test
+    void trimmingEveryEntryKeepsTheStartAcrossAReopenThoughUrsasMarkerStopsAtTheLastRecord() throws Exception {
+        ManagedLedgerConfig cfg = config().setMaxEntriesPerLedger(2); // retention: none (0 / 0)
+        ManagedLedger ml = open(cfg);
+        ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
+        List<Position> ps = addEntries(ml, "e", 4);
+        ml.rollCurrentLedgerIfFull(); // an empty open ledger after the full ones, at offset 4
+        eventually(WAIT, () -> assertThat(ledgerIds(ml)).hasSize(3));
+        c.markDelete(ps.get(3)); // everything consumed
+        trim(ml); // up to the open ledger: the stream's end, past the start of its last record
+
+        long stream = log.catalog()
+                .lookup(LakestreamManagedLedgerFactory.NAMESPACE, name)
+                .join()
+                .orElseThrow()
+                .id();
+        long lastRecordStart = new dev.lakestream.core.index.OffsetIndex(stores.metadata())
+                .last(stream)
+                .join()
+                .orElseThrow()
+                .startOffset();
+        assertThat(lastRecordStart).isEqualTo(3);
+        assertThat(stores.metadata()
+                        .get(
+                                dev.lakestream.core.trim.StreamTrimmer.markerKey(stream),
+                                dev.lakestream.core.metadata.GetOptions.DEFAULT.partitionKey(Long.toString(stream)))
+                        .join()
+                        .map(r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8)))
+                .as("Ursa's marker, clamped to the start of the last record")
+                .hasValue("3");
+        assertThat(ml.getNumberOfEntries()).isZero();
+        Position first = ml.getFirstPosition();
+        long size = ml.getTotalSize();
+        assertThat(ledgerIds(ml)).hasSize(1);
+
+        // Reopening rolls to a new ledger (the empty one open at the stop is replaced), so the first position's ledger
+        // id changes; what must not change is that it is the start of that ledger and that nothing trimmed is back.
+        ManagedLedger reopened = restart().open(name, cfg);
+        assertThat(reopened.getNumberOfEntries()).as("after a restart").isZero();
+        Position firstAfter = reopened.getFirstPosition();
+        assertThat(firstAfter.getEntryId()).isEqualTo(first.getEntryId());
+        assertThat(ledgerIds(reopened)).containsExactly(firstAfter.getLedgerId());
+        assertThat(reopened.getTotalSize()).isEqualTo(size);
+        ManagedCursor again = reopened.openCursor("c", InitialPosition.Earliest);
+        assertThat(again.getNumberOfEntriesInBacklog(true)).isZero();
+        ManagedCursor late = reopened.openCursor("late", InitialPosition.Earliest);
+        assertThat(late.getNumberOfEntriesInBacklog(true))
+                .as("nothing trimmed comes back")
+                .isZero();
+        Position added = reopened.addEntry(bytes("after"));
+        assertThat(added.getLedgerId()).isEqualTo(firstAfter.getLedgerId());
+        assertThat(reopened.getNumberOfEntries()).isEqualTo(1);
+        assertThat(texts(readAll(late))).containsExactly("after");
+        assertThat(log.stream(stream).startOffset().join()).isEqualTo(4);
+    }
+
     // ------------------------------------------------------------------ termination
 
     @Test
