@@ -93,6 +93,14 @@ public final class PermanentWriteFences implements CommitGuard, AutoCloseable {
      */
     public CompletableFuture<Void> place(long streamId) {
         Watch w = watch(streamId);
+        return place(metadata, streamId).thenRun(() -> w.fenced = true);
+    }
+
+    /**
+     * Places the stream's fence in {@code metadata} if absent, for a process that writes no stream (garbage collection
+     * finishing a delete): an empty value, created if absent, partition key the stream id.
+     */
+    public static CompletableFuture<Void> place(MetadataStore metadata, long streamId) {
         return metadata.put(
                         key(streamId), NO_VALUE, PutOptions.ifAbsent().partitionKey(IndexKey.partitionKey(streamId)))
                 .handle((p, e) -> {
@@ -100,7 +108,6 @@ public final class PermanentWriteFences implements CommitGuard, AutoCloseable {
                     if (c != null && !(c instanceof KeyAlreadyExistsException)) {
                         throw new CompletionException(c);
                     }
-                    w.fenced = true;
                     return null;
                 });
     }

@@ -8,6 +8,9 @@ import dev.lakestream.core.LakestreamConfig;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.core.fence.PermanentWriteFences;
+import dev.lakestream.core.gc.DeleteGate;
+import dev.lakestream.core.gc.GcConfig;
+import dev.lakestream.core.gc.WalGarbageCollector;
 import dev.lakestream.core.metadata.GetOptions;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
@@ -314,6 +317,40 @@ public abstract class WriteFenceTest {
                 .isNotNull();
         // Deleting again (a retry) finds the fence in place and succeeds.
         s.deleteData().join();
+    }
+
+    @Test
+    void garbageCollectionFinishingAHalfDoneDeletePlacesTheFence() {
+        Lakestream owner = log(stores.metadata());
+        StreamLog s = create(owner, "half-deleted");
+        s.append(1, LakestreamLogTest.bytes("e0")).join();
+        // The delete stopped after the catalog record: the data and the writers are still there, no fence.
+        owner.catalog().delete("test", "half-deleted").join();
+        String key = "/stream-write-fences/" + s.id();
+        GetOptions byStream = GetOptions.DEFAULT.partitionKey(Long.toString(s.id()));
+        assertThat(ursa.get(key, byStream).join()).isEmpty();
+
+        new WalGarbageCollector(
+                        stores.objects(),
+                        new NonClosingMetadataStore(stores.metadata()),
+                        root,
+                        GcConfig.DEFAULT,
+                        java.time.Clock.systemUTC())
+                .runOnce(DeleteGate.UNLIMITED)
+                .join();
+
+        assertThat(ursa.get(key, byStream).join()).isPresent();
+        assertThat(s.endOffset().join()).as("leftover index cleared").isZero();
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        Throwable refused = null;
+        while (refused == null && System.nanoTime() < deadline) {
+            refused = s.append(1, LakestreamLogTest.bytes("late"))
+                    .handle((r, e) -> e)
+                    .join();
+        }
+        assertThat(fenceRefusal(refused))
+                .as("the writer is refused: %s", refused)
+                .isNotNull();
     }
 
     @Test
