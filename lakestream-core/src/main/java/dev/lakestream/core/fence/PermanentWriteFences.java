@@ -39,8 +39,8 @@ import java.util.concurrent.CompletionException;
  * every earlier one (sequence keys), so it is a valid, acknowledged entry of the stream, and it is deleted with the
  * rest when the stream is purged: the deleter meant to delete the stream's data, acknowledged or not. Once a commit
  * has been refused, every later one of the stream is refused too (the fenced state is never cleared while the stream is
- * watched, and the writer fails every append accepted before a failed one), so nothing is acknowledged after a
- * refusal. What the window can leave is a commit landing after the deleter has already purged the index: a stray index
+ * watched, and the writer also fails the appends accepted before a failed one that are still pending), so nothing is
+ * acknowledged after a refusal. What the window can leave is a commit landing after the deleter has already purged the index: a stray index
  * record of a stream id that is never reused, not readable under any name; this project's garbage collection removes
  * the index leftovers of streams whose catalog record is gone or tombstoned. Ursa closes that window with ephemeral
  * write leases ({@code /stream-write-leases/<streamId>/}) that its deleter waits to drain; this project publishes none
@@ -196,7 +196,7 @@ public final class PermanentWriteFences implements CommitGuard, AutoCloseable {
                 key,
                 "stream " + streamId + " is fenced for writing by " + key
                         + " (placed when the stream is deleted, by Ursa or by this project; permanent):"
-                        + " append refused; entries acknowledged before stay readable until the stream is purged");
+                        + " its writes are refused; entries acknowledged before stay readable until it is purged");
     }
 
     @Override
