@@ -27,10 +27,11 @@ import java.util.concurrent.CompletionException;
  * kept fresh by the store's change notifications (a fence created anywhere reaches every process at once, so the
  * next commit is refused); and read again before a commit only when the last reading of that stream is older than
  * {@link StreamFences#VERIFY_AFTER_NANOS} (a second): at most one get per written stream per second, however many
- * appends and commits it has. For a stream this process owns ({@link StreamFences} holds an epoch for it) that read
- * runs at the same time as the epoch's own once-a-second read (see {@link CommitGuard#and}), so a commit waits for no
- * extra round trip. A get before each commit would be exact but would double the metadata-store writes' round trips on
- * every stream, for a case (a stream being deleted under a live writer) that happens once in a stream's life.
+ * appends and commits it has; a commit that makes it waits one round trip more. For a stream this process owns
+ * ({@link StreamFences} holds an epoch for it, and reads it on the same once-a-second rule) the two guards are asked at
+ * once ({@link CommitGuard#and}): a commit for which both reads are due waits for one round trip, not two. A get
+ * before each commit would be exact, but would add a round trip to every commit's latency and a read to every index
+ * write, on every stream, for a case (a stream deleted under a live writer) that happens once in a stream's life.
  *
  * <h2>The window, and why it is acceptable</h2>
  * Between the fence being written and this writer learning of it (the notification's delay: milliseconds; at most a
