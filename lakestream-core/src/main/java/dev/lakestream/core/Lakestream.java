@@ -6,6 +6,7 @@ import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.config.ConfigKeys;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.cursor.CursorStore;
+import dev.lakestream.core.fence.PermanentWriteFences;
 import dev.lakestream.core.fence.StreamFences;
 import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.index.TimeIndex;
@@ -46,6 +47,7 @@ public final class Lakestream implements AutoCloseable {
     private final OffsetIndex index;
     private final StreamCatalog catalog;
     private final StreamFences fences;
+    private final PermanentWriteFences writeFences;
     private final WalWriter writer;
     private final WalReader reader;
     private final TailWatcher tail;
@@ -68,13 +70,15 @@ public final class Lakestream implements AutoCloseable {
         this.index = new OffsetIndex(metadata);
         this.catalog = new StreamCatalog(metadata, config.metadataRoot());
         this.fences = new StreamFences(metadata, config.metadataRoot());
+        this.writeFences = new PermanentWriteFences(metadata);
         this.tail = new TailWatcher(metadata, index, scheduler, config.tailPollInterval());
         this.writer = new WalWriter(
                 this.objects,
                 metrics.meterIndexCommits(metadata),
                 config.writer(),
                 cache,
-                fences,
+                // Both checked at once before a commit; a permanent fence's refusal is the one reported.
+                writeFences.and(fences),
                 tail::committed,
                 scheduler,
                 clock);
@@ -176,6 +180,10 @@ public final class Lakestream implements AutoCloseable {
         return fences;
     }
 
+    PermanentWriteFences writeFences() {
+        return writeFences;
+    }
+
     WalWriter writer() {
         return writer;
     }
@@ -217,6 +225,7 @@ public final class Lakestream implements AutoCloseable {
         } finally {
             tail.close();
             fences.close();
+            writeFences.close();
             // The cached objects and read-ahead ranges are off-heap: give them back.
             reader.close();
             cache.clear();

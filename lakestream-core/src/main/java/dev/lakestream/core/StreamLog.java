@@ -96,14 +96,21 @@ public final class StreamLog {
         return log.retentionHolds().floor(id);
     }
 
-    /** Takes the stream over for writing; writers holding an older epoch are refused. Returns the new epoch. */
+    /**
+     * Takes the stream over for writing; writers holding an older epoch are refused. Returns the new epoch. Fails with
+     * {@link dev.lakestream.core.log.StreamWriteFencedException} (raising no epoch) when the stream's permanent write
+     * fence {@code /stream-write-fences/<id>} exists: the stream is being deleted.
+     */
     public CompletableFuture<Long> fence() {
-        return log.fences().fence(id);
+        return log.writeFences()
+                .checkForWriting(id)
+                .thenCompose(v -> log.fences().fence(id));
     }
 
-    /** Stops checking this process's epoch for the stream (the owner closed it). */
+    /** Stops checking this process's epoch and permanent write fence for the stream (the owner closed it). */
     public void releaseFence() {
         log.fences().release(id);
+        log.writeFences().forget(id);
     }
 
     /** The first offset in {@code [start, end)} committed at or after {@code timestamp} (ms), or empty. */
@@ -149,10 +156,14 @@ public final class StreamLog {
      * Removes the stream's index, trim marker and trim point, cursors and retention holds from the metadata store, and what this process keeps in
      * memory for it. Its objects are reclaimed by garbage collection. The catalog record is the caller's (see
      * {@code StreamCatalog#delete}).
+     *
+     * <p>First it places the stream's permanent write fence {@code /stream-write-fences/<id>}, as Ursa does before it
+     * purges a stream: writers of this project (in any process) and Ursa's stop committing to it. The fence stays.
      */
     public CompletableFuture<Void> deleteData() {
-        return log.cursors()
-                .deleteAll(id)
+        return log.writeFences()
+                .place(id)
+                .thenCompose(v -> log.cursors().deleteAll(id))
                 .thenCompose(v -> log.retentionHolds().releaseAll(id))
                 .thenCompose(v -> log.trimmer().deleteAll(id))
                 .thenRun(() -> {

@@ -2,6 +2,7 @@ package dev.lakestream.core.gc;
 
 import dev.lakestream.core.catalog.StreamCatalog;
 import dev.lakestream.core.cursor.CursorStore;
+import dev.lakestream.core.fence.PermanentWriteFences;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.index.TimeIndex;
@@ -35,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * concurrent runs would not delete anything referenced, only do the work twice):
  * <ol>
  *   <li>Streams whose catalog entry is gone or tombstoned lose their leftover index records, trim marker
- *       and cursors (a delete that crashed half-way is finished here).</li>
+ *       and cursors (a delete that crashed half-way is finished here), after their permanent write fence
+ *       ({@link PermanentWriteFences}) is placed as a delete places it.</li>
  *   <li><b>Horizon</b>: the oldest object any live stream still references is the one its first index
  *       record points at; the minimum over all live streams is the horizon. Objects are named by time,
  *       so every object named before {@code horizon - safetyMargin} is referenced by no one: deleted.</li>
@@ -148,7 +150,9 @@ public final class WalGarbageCollector {
                             return CompletableFuture.completedFuture(new StreamState(id, false, null, false));
                         }
                         log.info("Clearing the leftover index of deleted stream {}", id);
-                        return trimmer.deleteAll(id)
+                        // Fenced first, as a delete does: a writer still appending to it (ours or Ursa's) stops.
+                        return PermanentWriteFences.place(metadata, id)
+                                .thenCompose(v -> trimmer.deleteAll(id))
                                 .thenCompose(v -> cursors.deleteAll(id))
                                 .thenApply(v -> new StreamState(id, false, null, true));
                     }

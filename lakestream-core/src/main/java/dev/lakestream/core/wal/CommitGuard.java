@@ -12,4 +12,16 @@ public interface CommitGuard {
     CommitGuard NONE = streamId -> CompletableFuture.completedFuture(null);
 
     CompletableFuture<Void> beforeCommit(long streamId);
+
+    /**
+     * Both guards, asked at once (so a commit waits for the slower of them, not for their sum); the commit goes ahead
+     * when both let it. When both refuse, this guard's refusal is the one reported.
+     */
+    default CommitGuard and(CommitGuard other) {
+        return streamId -> {
+            CompletableFuture<Void> first = beforeCommit(streamId);
+            CompletableFuture<Void> second = other.beforeCommit(streamId);
+            return first.thenCombine(second, (a, b) -> null);
+        };
+    }
 }

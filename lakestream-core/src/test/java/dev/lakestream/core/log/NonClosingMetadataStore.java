@@ -14,12 +14,23 @@ import java.util.function.Consumer;
 
 /**
  * Shares a store with a second user that must not close it (the embedded store allows one instance per directory);
- * counts the records that user's range scans return.
+ * counts the records that user's range scans return, and the gets by key.
  */
 public final class NonClosingMetadataStore implements MetadataStore {
 
     private final MetadataStore d;
     private final java.util.concurrent.atomic.AtomicLong scanned = new java.util.concurrent.atomic.AtomicLong();
+
+    private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> gets =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Gets through this instance so far of keys starting with {@code prefix}. */
+    long getsUnder(String prefix) {
+        return gets.entrySet().stream()
+                .filter(e -> e.getKey().startsWith(prefix))
+                .mapToLong(e -> e.getValue().get())
+                .sum();
+    }
 
     /** Records returned by range scans through this instance so far. */
     long recordsScanned() {
@@ -32,6 +43,8 @@ public final class NonClosingMetadataStore implements MetadataStore {
 
     @Override
     public CompletableFuture<Optional<Record>> get(String key, GetOptions options) {
+        gets.computeIfAbsent(key, k -> new java.util.concurrent.atomic.AtomicLong())
+                .incrementAndGet();
         return d.get(key, options);
     }
 
