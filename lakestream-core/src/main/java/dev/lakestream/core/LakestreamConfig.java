@@ -33,7 +33,7 @@ public record LakestreamConfig(
     public static final String OBJECT_STORE = "lakestream.objectStore";
     public static final String METADATA_STORE = "lakestream.metadataStore";
 
-    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    /** Every key this config reads (registered by {@link LakestreamConfigKeys}). */
     public static final List<String> KEYS =
             List.of(METADATA_ROOT, TAIL_POLL_INTERVAL, CURSOR_PERSIST_INTERVAL, OBJECT_STORE, METADATA_STORE);
 

@@ -38,7 +38,7 @@ public record GcConfig(
     public static final String ORPHAN_DELAY = "lakestream.gc.orphanDelay";
     public static final String COMMIT_WINDOW = "lakestream.gc.commitWindow";
 
-    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    /** Every key this config reads (registered by {@link GcConfigKeys}). */
     public static final List<String> KEYS =
             List.of(ENABLED, INTERVAL, MAX_DELETES_PER_SECOND, SAFETY_MARGIN, ORPHAN_DELAY, COMMIT_WINDOW);
 

@@ -25,7 +25,7 @@ public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefet
     public static final String PREFETCH_RECORDS = "lakestream.reader.prefetchRecords";
     public static final String READ_AHEAD_SIZE = "lakestream.reader.readAheadSize";
 
-    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    /** Every key this config reads (registered by {@link WalConfigKeys}). */
     public static final List<String> KEYS =
             List.of(CACHE_SIZE, WHOLE_OBJECT_MAX_SIZE, PREFETCH_RECORDS, READ_AHEAD_SIZE);
 

@@ -74,8 +74,8 @@ public record WalWriterConfig(
             DEFAULT_MAX_PUTS_PER_SECOND);
 
     /**
-     * Every key the writer reads (registered in {@link dev.lakestream.core.config.ConfigKeys}), including the flush
-     * policy's keys (flushPolicy, linger, maxPutsPerSecond).
+     * Every key the writer reads (registered by {@link WalConfigKeys}), including the flush policy's keys
+     * (flushPolicy, linger, maxPutsPerSecond).
      */
     public static final List<String> KEYS = List.of(
             "lakestream.writer.maxObjectSize",
