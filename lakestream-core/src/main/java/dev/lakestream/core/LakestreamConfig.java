@@ -1,12 +1,12 @@
 package dev.lakestream.core;
 
+import dev.lakestream.core.config.ConfigChecks;
 import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.wal.ReaderConfig;
 import dev.lakestream.core.wal.WalWriterConfig;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Everything the log needs besides its two stores.
@@ -33,7 +33,7 @@ public record LakestreamConfig(
     public static final String OBJECT_STORE = "lakestream.objectStore";
     public static final String METADATA_STORE = "lakestream.metadataStore";
 
-    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    /** Every key this config reads (registered by {@link LakestreamConfigKeys}). */
     public static final List<String> KEYS =
             List.of(METADATA_ROOT, TAIL_POLL_INTERVAL, CURSOR_PERSIST_INTERVAL, OBJECT_STORE, METADATA_STORE);
 
@@ -44,13 +44,8 @@ public record LakestreamConfig(
         if (!metadataRoot.startsWith("/") || metadataRoot.endsWith("/")) {
             throw new ConfigException(METADATA_ROOT, metadataRoot, "must start with '/' and not end with it");
         }
-        if (tailPollInterval.isNegative() || tailPollInterval.isZero()) {
-            throw new ConfigException(TAIL_POLL_INTERVAL, ConfigReader.format(tailPollInterval), "must be positive");
-        }
-        if (cursorPersistInterval.isNegative()) {
-            throw new ConfigException(
-                    CURSOR_PERSIST_INTERVAL, ConfigReader.format(cursorPersistInterval), "must not be negative");
-        }
+        ConfigChecks.requirePositive(TAIL_POLL_INTERVAL, tailPollInterval);
+        ConfigChecks.requireNotNegative(CURSOR_PERSIST_INTERVAL, cursorPersistInterval);
     }
 
     /**
@@ -92,21 +87,13 @@ public record LakestreamConfig(
         EMBEDDED
     }
 
+    /** {@code lakestream.objectStore}: {@code s3} or {@code filesystem} (the default). */
     public static ObjectStoreKind objectStoreKind(ConfigReader r) {
-        String v = r.string(OBJECT_STORE, "filesystem");
-        try {
-            return ObjectStoreKind.valueOf(v.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(OBJECT_STORE, v, "must be 's3' or 'filesystem'");
-        }
+        return r.choice(OBJECT_STORE, ObjectStoreKind.FILESYSTEM);
     }
 
+    /** {@code lakestream.metadataStore}: {@code oxia} or {@code embedded} (the default). */
     public static MetadataStoreKind metadataStoreKind(ConfigReader r) {
-        String v = r.string(METADATA_STORE, "embedded");
-        try {
-            return MetadataStoreKind.valueOf(v.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(METADATA_STORE, v, "must be 'oxia' or 'embedded'");
-        }
+        return r.choice(METADATA_STORE, MetadataStoreKind.EMBEDDED);
     }
 }

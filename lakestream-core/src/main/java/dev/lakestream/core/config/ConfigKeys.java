@@ -1,27 +1,18 @@
 package dev.lakestream.core.config;
 
-import dev.lakestream.core.LakestreamConfig;
-import dev.lakestream.core.gc.GcConfig;
-import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
-import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
-import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
-import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
-import dev.lakestream.core.wal.ReaderConfig;
-import dev.lakestream.core.wal.WalWriterConfig;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
- * Every {@code lakestream.*} configuration key, gathered from the {@code KEYS} lists of the typed config objects
- * that read them (so a key is declared once, where it is read). Start-up refuses a {@code lakestream.*} key that
+ * Every {@code lakestream.*} configuration key, gathered from the {@link ConfigKeySet}s registered on the class path:
+ * each lists the {@code KEYS} of the typed config objects of its package, which read them (so a key is declared
+ * once, where it is read, and this package knows none of the packages that read keys). Start-up refuses a {@code lakestream.*} key that
  * is not here, naming it and the nearest known key: a misspelt key would otherwise be ignored silently.
  */
 public final class ConfigKeys {
@@ -29,28 +20,12 @@ public final class ConfigKeys {
     /** The prefix of every key of this project; other keys (a broker's own) are not checked. */
     public static final String PREFIX = "lakestream.";
 
-    /** Key sets of other modules on the class path (the Iceberg materializer's), found with ServiceLoader. */
-    private static final List<ConfigKeySet> MODULES =
-            ServiceLoader.load(ConfigKeySet.class, ConfigKeys.class.getClassLoader()).stream()
-                    .map(ServiceLoader.Provider::get)
-                    .toList();
+    private static final Set<String> KNOWN =
+            RegisteredKeySets.ALL.stream().flatMap(set -> set.keys().stream()).collect(Collectors.toUnmodifiableSet());
 
-    private static final Set<String> KNOWN = Stream.concat(
-                    Stream.of(
-                            LakestreamConfig.KEYS,
-                            WalWriterConfig.KEYS,
-                            ReaderConfig.KEYS,
-                            GcConfig.KEYS,
-                            S3ObjectStoreConfig.KEYS,
-                            FileSystemObjectStoreConfig.KEYS,
-                            OxiaMetadataStoreConfig.KEYS,
-                            EmbeddedMetadataStoreConfig.KEYS),
-                    MODULES.stream().map(ConfigKeySet::keys))
-            .flatMap(List::stream)
-            .collect(Collectors.toUnmodifiableSet());
-
-    private static final List<String> PREFIXES =
-            MODULES.stream().flatMap(m -> m.prefixes().stream()).toList();
+    private static final List<String> PREFIXES = RegisteredKeySets.ALL.stream()
+            .flatMap(set -> set.prefixes().stream())
+            .toList();
 
     /**
      * Key families of modules that may live in another class loader than this one: the Iceberg materializer's keys

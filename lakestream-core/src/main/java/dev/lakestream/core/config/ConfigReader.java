@@ -74,6 +74,27 @@ public final class ConfigReader {
                 .orElse(defaultValue);
     }
 
+    /**
+     * One of the constants of {@code defaultValue}'s enum, named in any case ({@code wait}, {@code WAIT}); a value
+     * that names none is refused listing the allowed names in lower case ("must be 'wait' or 'reject'").
+     */
+    public <E extends Enum<E>> E choice(String key, E defaultValue) {
+        Class<E> type = defaultValue.getDeclaringClass();
+        String v = string(key, defaultValue.name().toLowerCase(Locale.ROOT));
+        try {
+            return Enum.valueOf(type, v.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            StringBuilder allowed = new StringBuilder();
+            for (E c : type.getEnumConstants()) {
+                allowed.append(allowed.isEmpty() ? "" : " or ")
+                        .append('\'')
+                        .append(c.name().toLowerCase(Locale.ROOT))
+                        .append('\'');
+            }
+            throw new ConfigException(key, v, "must be " + allowed);
+        }
+    }
+
     /** A duration such as {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}; a bare number is milliseconds. */
     public Duration duration(String key, Duration defaultValue) {
         return optional(key).map(v -> parseDuration(key, v)).orElse(defaultValue);

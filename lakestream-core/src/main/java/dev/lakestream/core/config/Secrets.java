@@ -1,13 +1,14 @@
 package dev.lakestream.core.config;
 
-import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import java.util.Properties;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
  * The one place that decides how a configuration value is shown in a log line, an exception message or a
- * {@code toString()}: secrets never appear, identifiers of credentials only by their last characters.
+ * {@code toString()}: secrets never appear, identifiers of credentials only by their last characters. Which keys hold
+ * them, the config that reads them says ({@link ConfigKeySet#secretKeys()}, {@link ConfigKeySet#credentialIdKeys()}).
  */
 public final class Secrets {
 
@@ -15,10 +16,14 @@ public final class Secrets {
     public static final String MASK = "****";
 
     /** Keys whose values are secrets: never shown. */
-    private static final Set<String> SECRET_KEYS = Set.of(S3ObjectStoreConfig.SECRET_ACCESS_KEY);
+    private static final Set<String> SECRET_KEYS = RegisteredKeySets.ALL.stream()
+            .flatMap(set -> set.secretKeys().stream())
+            .collect(Collectors.toUnmodifiableSet());
 
     /** Keys whose values identify a credential: shown by their last 4 characters, enough to tell two apart. */
-    private static final Set<String> CREDENTIAL_ID_KEYS = Set.of(S3ObjectStoreConfig.ACCESS_KEY_ID);
+    private static final Set<String> CREDENTIAL_ID_KEYS = RegisteredKeySets.ALL.stream()
+            .flatMap(set -> set.credentialIdKeys().stream())
+            .collect(Collectors.toUnmodifiableSet());
 
     private Secrets() {}
 

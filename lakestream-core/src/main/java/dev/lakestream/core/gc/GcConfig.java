@@ -1,5 +1,6 @@
 package dev.lakestream.core.gc;
 
+import dev.lakestream.core.config.ConfigChecks;
 import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigReader;
 import java.time.Duration;
@@ -38,7 +39,7 @@ public record GcConfig(
     public static final String ORPHAN_DELAY = "lakestream.gc.orphanDelay";
     public static final String COMMIT_WINDOW = "lakestream.gc.commitWindow";
 
-    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    /** Every key this config reads (registered by {@link GcConfigKeys}). */
     public static final List<String> KEYS =
             List.of(ENABLED, INTERVAL, MAX_DELETES_PER_SECOND, SAFETY_MARGIN, ORPHAN_DELAY, COMMIT_WINDOW);
 
@@ -46,19 +47,13 @@ public record GcConfig(
             true, Duration.ofMinutes(5), 1000, Duration.ofHours(1), Duration.ofHours(1), Duration.ofMinutes(10));
 
     public GcConfig {
-        if (interval.isNegative() || interval.isZero()) {
-            throw new ConfigException(INTERVAL, ConfigReader.format(interval), "must be positive");
-        }
+        ConfigChecks.requirePositive(INTERVAL, interval);
         if (maxDeletesPerSecond < 1) {
             throw new ConfigException(
                     MAX_DELETES_PER_SECOND, Integer.toString(maxDeletesPerSecond), "must be at least 1");
         }
-        if (safetyMargin.isNegative()) {
-            throw new ConfigException(SAFETY_MARGIN, ConfigReader.format(safetyMargin), "must not be negative");
-        }
-        if (commitWindow.isNegative()) {
-            throw new ConfigException(COMMIT_WINDOW, ConfigReader.format(commitWindow), "must not be negative");
-        }
+        ConfigChecks.requireNotNegative(SAFETY_MARGIN, safetyMargin);
+        ConfigChecks.requireNotNegative(COMMIT_WINDOW, commitWindow);
         if (orphanDelay.compareTo(commitWindow) < 0) {
             throw new ConfigException(
                     ORPHAN_DELAY,

@@ -1,5 +1,6 @@
 package dev.lakestream.core.wal;
 
+import dev.lakestream.core.config.ConfigChecks;
 import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigReader;
 import java.util.List;
@@ -25,23 +26,16 @@ public record ReaderConfig(long cacheBytes, long wholeObjectMaxBytes, int prefet
     public static final String PREFETCH_RECORDS = "lakestream.reader.prefetchRecords";
     public static final String READ_AHEAD_SIZE = "lakestream.reader.readAheadSize";
 
-    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    /** Every key this config reads (registered by {@link WalConfigKeys}). */
     public static final List<String> KEYS =
             List.of(CACHE_SIZE, WHOLE_OBJECT_MAX_SIZE, PREFETCH_RECORDS, READ_AHEAD_SIZE);
 
     public static final ReaderConfig DEFAULT = new ReaderConfig(256L << 20, 1L << 20, 4, 4L << 20);
 
     public ReaderConfig {
-        if (cacheBytes < 0) {
-            throw new ConfigException(CACHE_SIZE, String.valueOf(cacheBytes), "must not be negative");
-        }
-        if (wholeObjectMaxBytes < 0) {
-            throw new ConfigException(
-                    WHOLE_OBJECT_MAX_SIZE, String.valueOf(wholeObjectMaxBytes), "must not be negative");
-        }
-        if (prefetchRecords < 0) {
-            throw new ConfigException(PREFETCH_RECORDS, String.valueOf(prefetchRecords), "must not be negative");
-        }
+        ConfigChecks.requireNotNegative(CACHE_SIZE, cacheBytes);
+        ConfigChecks.requireNotNegative(WHOLE_OBJECT_MAX_SIZE, wholeObjectMaxBytes);
+        ConfigChecks.requireNotNegative(PREFETCH_RECORDS, prefetchRecords);
         if (readAheadBytes < 0 || readAheadBytes > Integer.MAX_VALUE) {
             throw new ConfigException(READ_AHEAD_SIZE, String.valueOf(readAheadBytes), "must be between 0 and 2 GiB");
         }

@@ -4,7 +4,6 @@ import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigReader;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * How the WAL writer batches appends into objects.
@@ -74,8 +73,8 @@ public record WalWriterConfig(
             DEFAULT_MAX_PUTS_PER_SECOND);
 
     /**
-     * Every key the writer reads (registered in {@link dev.lakestream.core.config.ConfigKeys}), including the flush
-     * policy's keys (flushPolicy, linger, maxPutsPerSecond).
+     * Every key the writer reads (registered by {@link WalConfigKeys}), including the flush policy's keys
+     * (flushPolicy, linger, maxPutsPerSecond).
      */
     public static final List<String> KEYS = List.of(
             "lakestream.writer.maxObjectSize",
@@ -152,25 +151,9 @@ public record WalWriterConfig(
                 r.bytes("lakestream.writer.maxObjectSize", DEFAULT.maxObjectBytes),
                 r.duration("lakestream.writer.flushDelay", DEFAULT.flushDelay),
                 r.bytes("lakestream.writer.maxPendingBytes", DEFAULT.maxPendingBytes),
-                choice(r, "lakestream.writer.whenFull", "wait", WhenFull.class),
-                choice(r, "lakestream.writer.flushPolicy", "adaptive", FlushPolicy.class),
+                r.choice("lakestream.writer.whenFull", WhenFull.WAIT),
+                r.choice("lakestream.writer.flushPolicy", FlushPolicy.ADAPTIVE),
                 r.duration("lakestream.writer.linger", DEFAULT.linger),
                 r.integer("lakestream.writer.maxPutsPerSecond", defaultMaxPutsPerSecond));
-    }
-
-    private static <E extends Enum<E>> E choice(ConfigReader r, String key, String defaultValue, Class<E> type) {
-        String v = r.string(key, defaultValue);
-        try {
-            return Enum.valueOf(type, v.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            StringBuilder allowed = new StringBuilder();
-            for (E c : type.getEnumConstants()) {
-                allowed.append(allowed.isEmpty() ? "" : " or ")
-                        .append('\'')
-                        .append(c.name().toLowerCase(Locale.ROOT))
-                        .append('\'');
-            }
-            throw new ConfigException(key, v, "must be " + allowed);
-        }
     }
 }

@@ -44,7 +44,7 @@ class ConfigKeysTest {
     }
 
     @Test
-    void everyKeyDocumentedInConfigurationMdIsKnown() throws IOException {
+    void everyKeyDocumentedInConfigurationMdIsKnownAndEveryKnownKeyIsDocumented() throws IOException {
         String doc = Files.readString(Path.of("../docs/configuration.md"));
         Matcher m = Pattern.compile("^\\| `(lakestream\\.[A-Za-z0-9.]+)`", Pattern.MULTILINE)
                 .matcher(doc);
@@ -56,6 +56,8 @@ class ConfigKeysTest {
                 .collect(Collectors.toSet());
         assertThat(documented).hasSizeGreaterThan(30);
         assertThat(ConfigKeys.known()).containsAll(documented);
+        // And the other way: every key the core's packages register is documented.
+        assertThat(documented).containsAll(ConfigKeys.known());
     }
 
     @Test

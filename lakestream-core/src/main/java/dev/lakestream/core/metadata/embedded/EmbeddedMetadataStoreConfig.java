@@ -28,7 +28,7 @@ public record EmbeddedMetadataStoreConfig(Path dataDir, boolean sync) {
     public static final String DATA_DIR = "lakestream.embedded.dataDir";
     public static final String SYNC = "lakestream.embedded.sync";
 
-    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    /** Every key this config reads (registered by {@link EmbeddedMetadataStoreConfigKeys}). */
     public static final List<String> KEYS = List.of(DATA_DIR, SYNC);
 
     public static final boolean DEFAULT_SYNC = true;

@@ -48,7 +48,7 @@ public record OxiaMetadataStoreConfig(
     public static final String CONNECT_TIMEOUT = "lakestream.oxia.connectTimeout";
     public static final String TLS = "lakestream.oxia.tls";
 
-    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    /** Every key this config reads (registered by {@link OxiaMetadataStoreConfigKeys}). */
     public static final List<String> KEYS =
             List.of(SERVICE_ADDRESS, NAMESPACE, REQUEST_TIMEOUT, SESSION_TIMEOUT, CONNECT_TIMEOUT, TLS);
 

@@ -25,7 +25,7 @@ public record FileSystemObjectStoreConfig(Path root, boolean createRoot, boolean
     public static final String FSYNC = "lakestream.fs.fsync";
     public static final String IO_THREADS = "lakestream.fs.ioThreads";
 
-    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    /** Every key this config reads (registered by {@link FileSystemObjectStoreConfigKeys}). */
     public static final List<String> KEYS = List.of(ROOT, CREATE_ROOT, FSYNC, IO_THREADS);
 
     public static final boolean DEFAULT_CREATE_ROOT = true;

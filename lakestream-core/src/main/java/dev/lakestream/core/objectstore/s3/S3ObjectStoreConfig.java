@@ -64,7 +64,7 @@ public record S3ObjectStoreConfig(
     public static final String MAX_CONCURRENT_REQUESTS = "lakestream.s3.maxConcurrentRequests";
     public static final String TLS_TRUST_CERTS_FILE = "lakestream.s3.tlsTrustCertsFilePath";
 
-    /** Every key this config reads (registered in {@link dev.lakestream.core.config.ConfigKeys}). */
+    /** Every key this config reads (registered by {@link S3ObjectStoreConfigKeys}). */
     public static final List<String> KEYS = List.of(
             BUCKET,
             PREFIX,
