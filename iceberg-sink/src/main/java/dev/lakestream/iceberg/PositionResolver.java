@@ -2,7 +2,7 @@ package dev.lakestream.iceberg;
 
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.iceberg.schema.MessagePosition;
-import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.common.ManagedLedgerRecord;
 import java.util.List;
 import java.util.Optional;
 

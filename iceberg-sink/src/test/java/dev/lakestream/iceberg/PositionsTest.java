@@ -3,7 +3,7 @@ package dev.lakestream.iceberg;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lakestream.core.StreamLog;
-import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.common.ManagedLedgerRecord;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.List;

@@ -6,9 +6,15 @@ import dev.lakestream.core.catalog.CatalogException;
 import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.pulsar.common.BrokerNode;
+import dev.lakestream.pulsar.common.Callbacks;
+import dev.lakestream.pulsar.common.Errors;
+import dev.lakestream.pulsar.common.ManagedLedgerRecord;
+import dev.lakestream.pulsar.common.Sync;
+import dev.lakestream.pulsar.common.VirtualLedgers;
 import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
+import dev.lakestream.pulsar.ledger.LedgerServices;
 import dev.lakestream.pulsar.ledger.LedgerSizes;
-import dev.lakestream.pulsar.ledger.VirtualLedgers;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -62,6 +68,9 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     private final ManagedLedgerFactoryConfig config;
     private final ExecutorService pool;
     private final ScheduledExecutorService scheduler;
+    /** What every ledger of this factory uses of it: handed to the ledgers instead of the factory itself. */
+    private final LedgerServices services;
+
     private final Map<String, CompletableFuture<LakestreamManagedLedger>> ledgers = new ConcurrentHashMap<>();
     private final NoopEntryCacheManager cacheManager;
     private volatile long cacheEvictionTimeThresholdNanos;
@@ -78,21 +87,11 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                 Math.max(2, Runtime.getRuntime().availableProcessors()), DaemonThreads.numbered("lakestream-ml-"));
         this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lakestream-ml-scheduler"));
         this.cacheManager = new NoopEntryCacheManager(this.config.getMaxCacheSize());
+        this.services =
+                new LedgerServices(log.metadataStore(), root(), pool, scheduler, this::evict, this::deleteStorage);
     }
 
-    public ExecutorService pool() {
-        return pool;
-    }
-
-    public ScheduledExecutorService scheduler() {
-        return scheduler;
-    }
-
-    public Lakestream lakestream() {
-        return log;
-    }
-
-    public String root() {
+    private String root() {
         return log.config().metadataRoot();
     }
 
@@ -260,7 +259,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
                             return LedgerSizes.measured(stream, ls, start, end).thenApply(v -> {
                                 v.removeBelow(start);
                                 return new LakestreamManagedLedger(
-                                        this, name, stream, config, record, v, Math.min(start, end), readOnly);
+                                        services, name, stream, config, record, v, Math.min(start, end), readOnly);
                             });
                         }));
     }
@@ -332,7 +331,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     }
 
     @SuppressWarnings("ReferenceEquality") // evicts only this very instance, never a newer one opened since
-    public void evict(String name, LakestreamManagedLedger ml) {
+    private void evict(String name, LakestreamManagedLedger ml) {
         CompletableFuture<LakestreamManagedLedger> f = ledgers.get(name);
         if (f != null && f.isDone() && !f.isCompletedExceptionally() && f.join() == ml) {
             ledgers.remove(name, f);
@@ -541,7 +540,7 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
     }
 
     /** Deletes a managed ledger's data and metadata, and evicts it from the cache (before any callback runs). */
-    public CompletableFuture<Void> deleteStorage(String name, long streamId) {
+    private CompletableFuture<Void> deleteStorage(String name, long streamId) {
         StreamLog stream = log.stream(streamId);
         return stream.deleteData()
                 .thenCompose(v -> log.catalog().delete(NAMESPACE, name).handle((x, e) -> null))

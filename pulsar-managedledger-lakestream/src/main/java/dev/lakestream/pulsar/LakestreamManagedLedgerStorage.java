@@ -3,6 +3,7 @@ package dev.lakestream.pulsar;
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.config.Secrets;
+import dev.lakestream.pulsar.common.StorageClasses;
 import io.netty.channel.EventLoopGroup;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
@@ -26,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Pulsar's storage SPI with two storage classes: {@value #LAKESTREAM} (topics in Lakestream streams) and
- * {@value #BOOKKEEPER} (Pulsar's stock {@link ManagedLedgerClientFactory}, embedded). {@value #MODE_KEY} decides the
+ * Pulsar's storage SPI with two storage classes: {@value StorageClasses#LAKESTREAM} (topics in Lakestream streams) and
+ * {@value StorageClasses#BOOKKEEPER} (Pulsar's stock {@link ManagedLedgerClientFactory}, embedded). {@value #MODE_KEY} decides the
  * default: {@code hybrid} (BookKeeper default, Lakestream per namespace/topic via {@code set-persistence -c
  * lakestream}) or {@code diskless} (Lakestream default, BookKeeper never initialised).
  */
@@ -35,8 +36,6 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
 
     private static final Logger LOG = LoggerFactory.getLogger(LakestreamManagedLedgerStorage.class);
 
-    public static final String LAKESTREAM = "lakestream";
-    public static final String BOOKKEEPER = "bookkeeper";
     public static final String MODE_KEY = "lakestreamStorageMode";
 
     public enum Mode {
@@ -101,7 +100,7 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
         }
         try {
             factory = new LakestreamManagedLedgerFactory(log, metadataStore, fc);
-            lakestreamClass = storageClass(LAKESTREAM, factory);
+            lakestreamClass = storageClass(StorageClasses.LAKESTREAM, factory);
             if (mode == Mode.HYBRID) {
                 bookkeeper = newBookKeeperStorage();
                 bookkeeper.initialize(conf, metadataStore, bookkeeperProvider, eventLoopGroup, openTelemetry);
@@ -132,7 +131,7 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
         this.mode = mode;
         this.log = null;
         this.factory = factory;
-        this.lakestreamClass = storageClass(LAKESTREAM, factory);
+        this.lakestreamClass = storageClass(StorageClasses.LAKESTREAM, factory);
         this.bookkeeperClass = mode == Mode.HYBRID ? bookkeeperClass : null;
     }
 
@@ -187,10 +186,10 @@ public class LakestreamManagedLedgerStorage implements ManagedLedgerStorage {
         if (name == null) {
             return Optional.of(getDefaultStorageClass());
         }
-        if (LAKESTREAM.equals(name)) {
+        if (StorageClasses.LAKESTREAM.equals(name)) {
             return Optional.of(lakestreamClass);
         }
-        if (BOOKKEEPER.equals(name) && bookkeeperClass != null) {
+        if (StorageClasses.BOOKKEEPER.equals(name) && bookkeeperClass != null) {
             return Optional.of(bookkeeperClass);
         }
         LOG.error(

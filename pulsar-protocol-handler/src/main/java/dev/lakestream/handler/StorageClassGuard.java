@@ -1,7 +1,7 @@
 package dev.lakestream.handler;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.lakestream.pulsar.BrokerNode;
+import dev.lakestream.pulsar.common.BrokerNode;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;

@@ -16,7 +16,7 @@ import dev.lakestream.iceberg.pulsar.EntryDecodeException;
 import dev.lakestream.iceberg.pulsar.EntryDecoder;
 import dev.lakestream.iceberg.pulsar.PulsarMessage;
 import dev.lakestream.iceberg.schema.MessagePosition;
-import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.common.ManagedLedgerRecord;
 import java.io.PrintStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

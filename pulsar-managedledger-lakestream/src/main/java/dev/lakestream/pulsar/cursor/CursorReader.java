@@ -1,7 +1,7 @@
 package dev.lakestream.pulsar.cursor;
 
 import dev.lakestream.core.log.LogEntry;
-import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.common.Errors;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;

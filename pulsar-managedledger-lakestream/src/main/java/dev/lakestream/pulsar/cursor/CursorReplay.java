@@ -1,6 +1,6 @@
 package dev.lakestream.pulsar.cursor;
 
-import dev.lakestream.pulsar.Callbacks;
+import dev.lakestream.pulsar.common.Callbacks;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;

@@ -2,9 +2,9 @@ package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.core.log.AppendResult;
 import dev.lakestream.core.log.StreamFencedException;
-import dev.lakestream.pulsar.Errors;
-import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
-import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.common.Errors;
+import dev.lakestream.pulsar.common.ManagedLedgerRecord;
+import dev.lakestream.pulsar.common.VirtualLedgers;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -284,7 +284,7 @@ final class AppendPipeline {
     private void startRolloverLocked(CompletableFuture<Void> done) {
         switching = true;
         boolean resync = needNewLedger;
-        LakestreamManagedLedgerFactory factory = ledger.factory();
+        LedgerServices services = ledger.services();
         // After a failed write, wait until the stream has answered every append handed to it (some of the failed
         // adds may still land): the next ledger starts after all of them.
         CompletableFuture<Long> endF = resync
@@ -292,7 +292,7 @@ final class AppendPipeline {
                 : CompletableFuture.completedFuture(-1L);
         // the callback handles both outcomes: logs and fails the adds, or sends the queued ones.
         var unused = endF.thenCompose(end -> ManagedLedgerRecord.newLedgerId(
-                                factory.lakestream().metadataStore(), factory.root())
+                                services.metadataStore(), services.metadataRoot())
                         .thenCompose(id -> {
                             synchronized (state) {
                                 if (end >= 0 && end > nextOffset) {

@@ -1,6 +1,6 @@
 package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.Sync;
+import dev.lakestream.pulsar.common.Sync;
 import io.netty.buffer.ByteBuf;
 import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.AddEntryCallback;

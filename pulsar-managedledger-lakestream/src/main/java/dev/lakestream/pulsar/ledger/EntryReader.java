@@ -1,7 +1,7 @@
 package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.core.log.LogEntry;
-import dev.lakestream.pulsar.Callbacks;
+import dev.lakestream.pulsar.common.Callbacks;
 import dev.lakestream.pulsar.cursor.Search;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

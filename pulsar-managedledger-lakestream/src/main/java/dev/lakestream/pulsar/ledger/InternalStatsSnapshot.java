@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar.ledger;
 
+import dev.lakestream.pulsar.common.VirtualLedgers;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -3,11 +3,11 @@ package dev.lakestream.pulsar.ledger;
 import com.google.common.collect.Range;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.log.LogEntry;
-import dev.lakestream.pulsar.Callbacks;
-import dev.lakestream.pulsar.Errors;
-import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
-import dev.lakestream.pulsar.ManagedLedgerRecord;
-import dev.lakestream.pulsar.Sync;
+import dev.lakestream.pulsar.common.Callbacks;
+import dev.lakestream.pulsar.common.Errors;
+import dev.lakestream.pulsar.common.ManagedLedgerRecord;
+import dev.lakestream.pulsar.common.Sync;
+import dev.lakestream.pulsar.common.VirtualLedgers;
 import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -58,7 +58,7 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
  */
 public class LakestreamManagedLedger implements ManagedLedger {
 
-    private final LakestreamManagedLedgerFactory factory;
+    private final LedgerServices services;
     private final String name;
     private final StreamLog stream;
     private volatile ManagedLedgerConfig config;
@@ -79,7 +79,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final LedgerView partsView = new PartsView();
 
     public LakestreamManagedLedger(
-            LakestreamManagedLedgerFactory factory,
+            LedgerServices services,
             String name,
             StreamLog stream,
             ManagedLedgerConfig config,
@@ -87,14 +87,14 @@ public class LakestreamManagedLedger implements ManagedLedger {
             VirtualLedgers ledgers,
             long startOffset,
             boolean readOnly) {
-        this.factory = factory;
+        this.services = services;
         this.name = name;
         this.stream = stream;
         this.config = config;
         this.state = new LedgerState(name, ledgers, startOffset, record.terminatedOffset != null);
-        this.recordWriter = new ManagedLedgerRecordWriter(name, state, factory, readOnly, record);
+        this.recordWriter = new ManagedLedgerRecordWriter(name, state, services, readOnly, record);
         this.readOnly = readOnly;
-        this.executor = new SerialExecutor(factory.pool());
+        this.executor = new SerialExecutor(services.pool());
         this.cursors = new LedgerCursors(partsView);
         this.reader = new EntryReader(partsView);
         this.positions = new LedgerPositions(state, cursors);
@@ -136,8 +136,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }
 
         @Override
-        public LakestreamManagedLedgerFactory factory() {
-            return factory;
+        public LedgerServices services() {
+            return services;
         }
 
         @Override
@@ -177,7 +177,7 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
         @Override
         public void evictFromFactory() {
-            factory.evict(name, LakestreamManagedLedger.this);
+            services.evict().evict(name, LakestreamManagedLedger.this);
         }
     }
 
@@ -186,8 +186,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return state;
     }
 
-    LakestreamManagedLedgerFactory factory() {
-        return factory;
+    LedgerServices services() {
+        return services;
     }
 
     public StreamLog stream() {

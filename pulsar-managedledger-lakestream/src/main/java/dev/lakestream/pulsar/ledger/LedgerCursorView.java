@@ -46,7 +46,7 @@ final class LedgerCursorView implements CursorLedger {
     public void schedule(Runnable task, long delay, TimeUnit unit) {
         // a timer: it only hands the task to the ledger's executor; the task reports its own outcome.
         var unused =
-                ledger.factory().scheduler().schedule(() -> ledger.executor().execute(task), delay, unit);
+                ledger.services().scheduler().schedule(() -> ledger.executor().execute(task), delay, unit);
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.common.Errors;
 import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar.ledger;
 
+import dev.lakestream.pulsar.common.VirtualLedgers;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.Callbacks;
+import dev.lakestream.pulsar.common.Callbacks;
 import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.TerminateCallback;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
@@ -104,7 +104,8 @@ final class LedgerLifecycle {
         synchronized (state) {
             state.delete();
         }
-        return close().thenCompose(v ->
-                ledger.factory().deleteStorage(ledger.name(), ledger.stream().id()));
+        return close().thenCompose(v -> ledger.services()
+                .deleteStorage()
+                .delete(ledger.name(), ledger.stream().id()));
     }
 }

@@ -2,6 +2,7 @@ package dev.lakestream.pulsar.ledger;
 
 import com.google.common.collect.BoundType;
 import com.google.common.collect.Range;
+import dev.lakestream.pulsar.common.VirtualLedgers;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionBound;
 import org.apache.bookkeeper.mledger.PositionFactory;

@@ -1,6 +1,7 @@
 package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.core.StreamLog;
+import dev.lakestream.pulsar.common.VirtualLedgers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

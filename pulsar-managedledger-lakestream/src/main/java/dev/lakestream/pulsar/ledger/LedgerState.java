@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar.ledger;
 
+import dev.lakestream.pulsar.common.VirtualLedgers;
 import org.apache.bookkeeper.mledger.Position;
 
 /**

@@ -1,8 +1,7 @@
 package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.core.StreamLog;
-import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
-import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.common.ManagedLedgerRecord;
 import dev.lakestream.pulsar.cursor.CursorLedger;
 import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
 import java.util.concurrent.CompletableFuture;
@@ -36,7 +35,8 @@ interface LedgerView {
     /** The serial executor every callback of the ledger and its cursors runs on. */
     SerialExecutor executor();
 
-    LakestreamManagedLedgerFactory factory();
+    /** What the ledger uses of the factory that opened it. */
+    LedgerServices services();
 
     LedgerCursors cursors();
 

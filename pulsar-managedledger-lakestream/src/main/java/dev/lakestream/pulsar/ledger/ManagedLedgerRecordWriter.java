@@ -1,9 +1,8 @@
 package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.core.metadata.UnexpectedVersionException;
-import dev.lakestream.pulsar.Errors;
-import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
-import dev.lakestream.pulsar.ManagedLedgerRecord;
+import dev.lakestream.pulsar.common.Errors;
+import dev.lakestream.pulsar.common.ManagedLedgerRecord;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,7 +21,7 @@ final class ManagedLedgerRecordWriter {
 
     private final String name;
     private final LedgerState state;
-    private final LakestreamManagedLedgerFactory factory;
+    private final LedgerServices services;
     private final boolean readOnly;
 
     // --- guarded by state (see LedgerState)
@@ -30,14 +29,10 @@ final class ManagedLedgerRecordWriter {
     private CompletableFuture<Void> metadataChain = CompletableFuture.completedFuture(null);
 
     ManagedLedgerRecordWriter(
-            String name,
-            LedgerState state,
-            LakestreamManagedLedgerFactory factory,
-            boolean readOnly,
-            ManagedLedgerRecord record) {
+            String name, LedgerState state, LedgerServices services, boolean readOnly, ManagedLedgerRecord record) {
         this.name = name;
         this.state = state;
-        this.factory = factory;
+        this.services = services;
         this.readOnly = readOnly;
         this.record = record;
     }
@@ -59,7 +54,7 @@ final class ManagedLedgerRecordWriter {
                             copy = record.copy();
                             change.accept(copy);
                         }
-                        return copy.save(factory.lakestream().metadataStore(), factory.root())
+                        return copy.save(services.metadataStore(), services.metadataRoot())
                                 .thenRun(() -> {
                                     synchronized (state) {
                                         record = copy;

@@ -1,6 +1,7 @@
 package dev.lakestream.pulsar.ledger;
 
-import dev.lakestream.pulsar.Errors;
+import dev.lakestream.pulsar.common.Errors;
+import dev.lakestream.pulsar.common.VirtualLedgers;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;

@@ -3,6 +3,7 @@ package dev.lakestream.pulsar.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lakestream.pulsar.common.VirtualLedgers;
 import dev.lakestream.pulsar.ledger.LedgerState.Phase;
 import java.util.List;
 import org.apache.bookkeeper.mledger.PositionFactory;

@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.common;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;

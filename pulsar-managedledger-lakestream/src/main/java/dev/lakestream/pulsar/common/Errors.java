@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.common;
 
 import dev.lakestream.core.catalog.CatalogException;
 import dev.lakestream.core.log.StreamFencedException;

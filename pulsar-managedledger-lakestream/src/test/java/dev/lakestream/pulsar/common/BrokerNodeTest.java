@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,7 +13,7 @@ class BrokerNodeTest {
     void aLakestreamNodeIsBuiltAndReadBack() {
         byte[] node = BrokerNode.encode(4);
         assertThat(new String(node, StandardCharsets.UTF_8)).isEqualTo("{\"storage\":\"lakestream\",\"streamId\":4}");
-        assertThat(BrokerNode.storageOf(node)).contains(LakestreamManagedLedgerStorage.LAKESTREAM);
+        assertThat(BrokerNode.storageOf(node)).contains(StorageClasses.LAKESTREAM);
         assertThat(BrokerNode.isLakestream(node)).isTrue();
         assertThat(BrokerNode.isOtherStorage(node)).isFalse();
         assertThat(BrokerNode.streamId(node)).hasValue(4);
@@ -25,12 +25,12 @@ class BrokerNodeTest {
         assertThat(BrokerNode.storageOf(null)).isEmpty();
         assertThat(BrokerNode.isOtherStorage(new byte[0])).isFalse();
         // BookKeeper's ManagedLedgerInfo: protobuf, field 1 (ledgerInfo) first.
-        assertThat(BrokerNode.storageOf(MANAGED_LEDGER_INFO)).contains(LakestreamManagedLedgerStorage.BOOKKEEPER);
+        assertThat(BrokerNode.storageOf(MANAGED_LEDGER_INFO)).contains(StorageClasses.BOOKKEEPER);
         assertThat(BrokerNode.isOtherStorage(MANAGED_LEDGER_INFO)).isTrue();
         assertThat(BrokerNode.streamId(MANAGED_LEDGER_INFO)).isEmpty();
         // A protobuf whose first byte is '{' is not JSON: still BookKeeper's.
         byte[] brace = {'{', 0x01, 0x02};
-        assertThat(BrokerNode.storageOf(brace)).contains(LakestreamManagedLedgerStorage.BOOKKEEPER);
+        assertThat(BrokerNode.storageOf(brace)).contains(StorageClasses.BOOKKEEPER);
         assertThat(BrokerNode.isLakestream("{\"storage\":\"other\"}".getBytes(StandardCharsets.UTF_8)))
                 .isFalse();
     }

@@ -1,10 +1,9 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.common;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
-import dev.lakestream.pulsar.ledger.VirtualLedgers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

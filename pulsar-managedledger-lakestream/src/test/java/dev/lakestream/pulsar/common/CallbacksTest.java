@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar.ledger;
+package dev.lakestream.pulsar.common;
 
 import java.util.ArrayList;
 import java.util.List;

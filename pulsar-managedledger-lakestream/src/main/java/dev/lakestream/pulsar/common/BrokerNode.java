@@ -1,4 +1,4 @@
-package dev.lakestream.pulsar;
+package dev.lakestream.pulsar.common;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -25,7 +25,7 @@ public final class BrokerNode {
     /** The node of a Lakestream ledger kept in stream {@code streamId}. */
     public static byte[] encode(long streamId) {
         ObjectNode node = JSON.createObjectNode();
-        node.put(STORAGE, LakestreamManagedLedgerStorage.LAKESTREAM);
+        node.put(STORAGE, StorageClasses.LAKESTREAM);
         node.put(STREAM_ID, streamId);
         try {
             return JSON.writeValueAsBytes(node);
@@ -36,7 +36,7 @@ public final class BrokerNode {
 
     /**
      * The storage class whose data {@code node} describes: the JSON's {@code storage} field, else
-     * {@value LakestreamManagedLedgerStorage#BOOKKEEPER} (a {@code ManagedLedgerInfo}); empty for a missing or
+     * {@value StorageClasses#BOOKKEEPER} (a {@code ManagedLedgerInfo}); empty for a missing or
      * zero-byte node (a placeholder: no data in any storage).
      */
     public static Optional<String> storageOf(byte[] node) {
@@ -44,22 +44,17 @@ public final class BrokerNode {
             return Optional.empty();
         }
         JsonNode storage = json(node).map(n -> n.get(STORAGE)).orElse(null);
-        return Optional.of(
-                storage != null && storage.isTextual() ? storage.asText() : LakestreamManagedLedgerStorage.BOOKKEEPER);
+        return Optional.of(storage != null && storage.isTextual() ? storage.asText() : StorageClasses.BOOKKEEPER);
     }
 
     /** Whether {@code node} is a Lakestream ledger's node. */
     public static boolean isLakestream(byte[] node) {
-        return storageOf(node)
-                .filter(LakestreamManagedLedgerStorage.LAKESTREAM::equals)
-                .isPresent();
+        return storageOf(node).filter(StorageClasses.LAKESTREAM::equals).isPresent();
     }
 
     /** Whether {@code node} holds another storage's ledger (not Lakestream's, not a placeholder). */
     public static boolean isOtherStorage(byte[] node) {
-        return storageOf(node)
-                .filter(s -> !LakestreamManagedLedgerStorage.LAKESTREAM.equals(s))
-                .isPresent();
+        return storageOf(node).filter(s -> !StorageClasses.LAKESTREAM.equals(s)).isPresent();
     }
 
     /** The stream of a Lakestream ledger's node; empty for any other node. */
