@@ -1,0 +1,87 @@
+package dev.lakestream.core;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The core's package structure (docs/architecture.md): no cycle between its packages, the root package counted as
+ * one of them, and the bottom packages ({@code config}, {@code codec}, {@code concurrent}) importing none of the
+ * others. Main code only.
+ */
+class LayeringTest {
+
+    private static final String BASE = "dev.lakestream.core";
+
+    private static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages(BASE);
+
+    /** One slice per package directly below the base, and one for the base itself (where cycles used to close). */
+    private static final SliceAssignment PACKAGES = new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass c) {
+            String pkg = c.getPackageName();
+            if (pkg.equals(BASE)) {
+                return SliceIdentifier.of("(root)");
+            }
+            if (pkg.startsWith(BASE + ".")) {
+                return SliceIdentifier.of(pkg.substring(BASE.length() + 1).split("\\.", -1)[0]);
+            }
+            return SliceIdentifier.ignore();
+        }
+
+        @Override
+        public String getDescription() {
+            return BASE + " and each package below it";
+        }
+    };
+
+    @Test
+    void importsTheMainClasses() {
+        assertThat(MAIN.contain(Lakestream.class)).isTrue();
+        assertThat(MAIN.contain("dev.lakestream.core.config.ConfigKeys")).isTrue();
+        assertThat(MAIN.contain("dev.lakestream.core.LayeringTest")).isFalse();
+    }
+
+    @Test
+    void packagesAreFreeOfCycles() {
+        slices().assignedFrom(PACKAGES).should().beFreeOfCycles().check(MAIN);
+    }
+
+    @Test
+    void theBottomPackagesImportNothingAboveThem() {
+        for (String bottom : new String[] {"config", "codec", "concurrent"}) {
+            noClasses()
+                    .that()
+                    .resideInAPackage(BASE + "." + bottom + "..")
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAPackage(BASE)
+                    .orShould()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage(abovePackages())
+                    .check(MAIN);
+        }
+    }
+
+    /** Every core package but the bottom ones. */
+    private static String[] abovePackages() {
+        return MAIN.stream()
+                .map(JavaClass::getPackageName)
+                .filter(p -> p.startsWith(BASE + "."))
+                .map(p -> p.substring(BASE.length() + 1).split("\\.", -1)[0])
+                .distinct()
+                .filter(p -> !p.equals("config") && !p.equals("codec") && !p.equals("concurrent"))
+                .map(p -> BASE + "." + p + "..")
+                .toArray(String[]::new);
+    }
+}
