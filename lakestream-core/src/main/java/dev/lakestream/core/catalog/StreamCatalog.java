@@ -1,8 +1,7 @@
 package dev.lakestream.core.catalog;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.metadata.KeyAlreadyExistsException;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
@@ -45,8 +44,6 @@ import java.util.concurrent.CompletionException;
  */
 public final class StreamCatalog {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private final MetadataStore metadata;
     private final String root;
     private final StreamIds ids;
@@ -84,7 +81,7 @@ public final class StreamCatalog {
                     });
                 })
                 .exceptionallyCompose(e -> {
-                    Throwable c = unwrap(e);
+                    Throwable c = Futures.unwrap(e);
                     if (c instanceof KeyAlreadyExistsException || c instanceof UnexpectedVersionException) {
                         return CompletableFuture.failedFuture(new CatalogException(
                                 CatalogException.Reason.ALREADY_EXISTS,
@@ -141,12 +138,12 @@ public final class StreamCatalog {
                         streamKey(info.namespace(), info.name()), encode(updated), PutOptions.ifVersion(info.version()))
                 .thenApply(put -> withVersion(updated, put.version().versionId()))
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                        unwrap(e) instanceof UnexpectedVersionException
+                        Futures.unwrap(e) instanceof UnexpectedVersionException
                                 ? new CatalogException(
                                         CatalogException.Reason.CONCURRENT_UPDATE,
                                         "stream " + info.fullName() + " was changed concurrently (expected version "
                                                 + info.version() + ")")
-                                : unwrap(e)));
+                                : Futures.unwrap(e)));
     }
 
     /**
@@ -167,7 +164,7 @@ public final class StreamCatalog {
         return metadata.get(idKey(id))
                 .thenApply(r -> r.map(rec -> {
                     try {
-                        return JSON.readValue(rec.value(), new TypeReference<Map<String, String>>() {});
+                        return CatalogJson.MAPPER.readValue(rec.value(), new TypeReference<Map<String, String>>() {});
                     } catch (java.io.IOException e) {
                         throw new CompletionException(e);
                     }
@@ -224,12 +221,12 @@ public final class StreamCatalog {
         m.put("deleted", info.deleted());
         m.put("createdAt", info.createdAt());
         m.put("properties", info.properties());
-        return json(m);
+        return CatalogJson.bytes(m);
     }
 
     private static StreamInfo decode(String namespace, String name, Record r) {
         try {
-            StoredStream s = JSON.readValue(r.value(), StoredStream.class);
+            StoredStream s = CatalogJson.MAPPER.readValue(r.value(), StoredStream.class);
             return new StreamInfo(
                     namespace,
                     name,
@@ -241,21 +238,6 @@ public final class StreamCatalog {
         } catch (java.io.IOException e) {
             throw new IllegalStateException("catalog record '" + r.key() + "' is not valid JSON: " + e.getMessage(), e);
         }
-    }
-
-    private static byte[] json(Object o) {
-        try {
-            return JSON.writeValueAsBytes(o);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        while (e instanceof CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 
     /** The JSON shape of a stream record. */

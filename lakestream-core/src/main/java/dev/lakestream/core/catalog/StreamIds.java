@@ -1,7 +1,6 @@
 package dev.lakestream.core.catalog;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.metadata.KeyAlreadyExistsException;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
@@ -76,7 +75,6 @@ final class StreamIds {
     static final int MAX_DRAWS = 100;
 
     private static final Logger log = LoggerFactory.getLogger(StreamIds.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final MetadataStore metadata;
     private final String root;
@@ -125,11 +123,11 @@ final class StreamIds {
                     if (e == null) {
                         return claimBackPointer(namespace, name, id, put);
                     }
-                    if (unwrap(e) instanceof KeyAlreadyExistsException) {
+                    if (Futures.unwrap(e) instanceof KeyAlreadyExistsException) {
                         log.debug("Stream id {} from '{}' is registered already: drawing another", id, GENERATOR_KEY);
                         return CompletableFuture.completedFuture(OptionalLong.empty());
                     }
-                    return CompletableFuture.<OptionalLong>failedFuture(unwrap(e));
+                    return CompletableFuture.<OptionalLong>failedFuture(Futures.unwrap(e));
                 })
                 .thenCompose(f -> f);
     }
@@ -142,7 +140,7 @@ final class StreamIds {
                         registered.add(id);
                         return CompletableFuture.completedFuture(OptionalLong.of(id));
                     }
-                    if (unwrap(e) instanceof KeyAlreadyExistsException) {
+                    if (Futures.unwrap(e) instanceof KeyAlreadyExistsException) {
                         log.info(
                                 "Stream id {} belongs to a stream of the previous version ('{}' exists): registering"
                                         + " it for that stream, drawing another",
@@ -150,7 +148,7 @@ final class StreamIds {
                                 backPointerKey(id));
                         return handOver(id, registration.version().versionId()).thenApply(v -> OptionalLong.empty());
                     }
-                    return CompletableFuture.<OptionalLong>failedFuture(unwrap(e));
+                    return CompletableFuture.<OptionalLong>failedFuture(Futures.unwrap(e));
                 })
                 .thenCompose(f -> f);
     }
@@ -165,8 +163,8 @@ final class StreamIds {
             return metadata.put(
                             registrationKey(id), registration(owner.get()), PutOptions.ifVersion(registrationVersion))
                     .handle((put, e) -> {
-                        if (e != null && !(unwrap(e) instanceof UnexpectedVersionException)) {
-                            throw new CompletionException(unwrap(e));
+                        if (e != null && !(Futures.unwrap(e) instanceof UnexpectedVersionException)) {
+                            throw new CompletionException(Futures.unwrap(e));
                         }
                         return null;
                     });
@@ -199,8 +197,8 @@ final class StreamIds {
                     }
                     return metadata.put(key, registration(info.fullName()), PutOptions.ifAbsent())
                             .handle((put, e) -> {
-                                if (e != null && !(unwrap(e) instanceof KeyAlreadyExistsException)) {
-                                    throw new CompletionException(unwrap(e));
+                                if (e != null && !(Futures.unwrap(e) instanceof KeyAlreadyExistsException)) {
+                                    throw new CompletionException(Futures.unwrap(e));
                                 }
                                 return null;
                             });
@@ -212,17 +210,17 @@ final class StreamIds {
     }
 
     private static byte[] registration(String key) {
-        return json(Map.of("key", key));
+        return CatalogJson.bytes(Map.of("key", key));
     }
 
     private static byte[] backPointer(String namespace, String name) {
-        return json(Map.of("namespace", namespace, "name", name));
+        return CatalogJson.bytes(Map.of("namespace", namespace, "name", name));
     }
 
     /** The {@code key} of a registration, or its raw text when it is not the JSON we expect. */
     private static String keyOf(Record r) {
         try {
-            Object key = JSON.readValue(r.value(), Map.class).get("key");
+            Object key = CatalogJson.MAPPER.readValue(r.value(), Map.class).get("key");
             return String.valueOf(key);
         } catch (IOException | RuntimeException e) {
             return new String(r.value(), java.nio.charset.StandardCharsets.UTF_8);
@@ -232,26 +230,11 @@ final class StreamIds {
     /** {@code <namespace>/<name>} of a back-pointer. */
     private static String ownerOf(Record r) {
         try {
-            Map<?, ?> m = JSON.readValue(r.value(), Map.class);
+            Map<?, ?> m = CatalogJson.MAPPER.readValue(r.value(), Map.class);
             return m.get("namespace") + "/" + m.get("name");
         } catch (IOException e) {
             throw new IllegalStateException(
                     "stream id record '" + r.key() + "' is not valid JSON: " + e.getMessage(), e);
         }
-    }
-
-    private static byte[] json(Object o) {
-        try {
-            return JSON.writeValueAsBytes(o);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        while (e instanceof CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 }

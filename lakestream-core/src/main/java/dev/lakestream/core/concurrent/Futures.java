@@ -1,13 +1,22 @@
 package dev.lakestream.core.concurrent;
 
 import java.util.Objects;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 
-/** Helpers for futures whose result nobody waits for. */
+/** Helpers for futures: unwrapping their failures, and ending chains nobody waits for. */
 public final class Futures {
 
     private Futures() {}
+
+    /** The failure under the {@link CompletionException} wrappers a future's stages add. */
+    public static Throwable unwrap(Throwable e) {
+        while (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
 
     /**
      * Logs a warning if {@code future} fails. For the end of a fire-and-forget chain (a {@code whenComplete} or

@@ -1,5 +1,6 @@
 package dev.lakestream.core.gc;
 
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.metadata.DeleteOptions;
 import dev.lakestream.core.metadata.KeyAlreadyExistsException;
 import dev.lakestream.core.metadata.MetadataStore;
@@ -10,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * The GC lease: an ephemeral record {@code <root>/gc/lease} whose value names its holder. Ephemeral, so it goes
@@ -41,9 +41,9 @@ final class GcLease {
             }
             return metadata.put(key, holder, PutOptions.ifAbsent().asEphemeral())
                     .thenApply(p -> true)
-                    .exceptionallyCompose(e -> unwrap(e) instanceof KeyAlreadyExistsException
+                    .exceptionallyCompose(e -> Futures.unwrap(e) instanceof KeyAlreadyExistsException
                             ? CompletableFuture.completedFuture(false)
-                            : CompletableFuture.failedFuture(unwrap(e)));
+                            : CompletableFuture.failedFuture(Futures.unwrap(e)));
         });
     }
 
@@ -61,19 +61,12 @@ final class GcLease {
                                 DeleteOptions.ifVersion(mine.get().version().versionId()))
                         .<Void>thenApply(d -> null)
                         // Lost and retaken by another process in between: it is not ours to delete.
-                        .exceptionallyCompose(e -> unwrap(e) instanceof UnexpectedVersionException
+                        .exceptionallyCompose(e -> Futures.unwrap(e) instanceof UnexpectedVersionException
                                 ? CompletableFuture.completedFuture(null)
                                 : CompletableFuture.failedFuture(e)));
     }
 
     private CompletableFuture<Optional<Record>> mine() {
         return metadata.get(key).thenApply(r -> r.filter(rec -> Arrays.equals(rec.value(), holder)));
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        while (e instanceof CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 }

@@ -2,6 +2,7 @@ package dev.lakestream.core.gc;
 
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.concurrent.DaemonThreads;
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.metrics.GcMetrics;
 import java.time.Clock;
 import java.time.Duration;
@@ -10,7 +11,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -137,8 +137,8 @@ public final class GcService implements AutoCloseable {
                         log.warn(
                                 "Could not take or confirm the GC lease {}: {}",
                                 lease.key(),
-                                unwrap(e).toString());
-                        metrics.failed(clock.instant(), unwrap(e));
+                                Futures.unwrap(e).toString());
+                        metrics.failed(clock.instant(), Futures.unwrap(e));
                         metrics.leaseHeld(false);
                         return CompletableFuture.<Void>completedFuture(null);
                     }
@@ -185,7 +185,7 @@ public final class GcService implements AutoCloseable {
             }
             return;
         }
-        Throwable cause = unwrap(e);
+        Throwable cause = Futures.unwrap(e);
         if (cause instanceof CancellationException && isStopping()) {
             log.info("GC run stopped after {} ms: the service is closing", took.toMillis());
             return;
@@ -261,7 +261,7 @@ public final class GcService implements AutoCloseable {
                         log.warn(
                                 "Could not give the GC lease {} back (it goes when the session ends): {}",
                                 lease.key(),
-                                unwrap(e).toString());
+                                Futures.unwrap(e).toString());
                     }
                     if (config.enabled()) {
                         metrics.leaseHeld(false);
@@ -285,12 +285,5 @@ public final class GcService implements AutoCloseable {
         } catch (java.util.concurrent.ExecutionException e) {
             log.warn("Closing the GC service failed", e.getCause());
         }
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        while (e instanceof CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 }

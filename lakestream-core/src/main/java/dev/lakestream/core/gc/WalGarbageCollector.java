@@ -1,6 +1,7 @@
 package dev.lakestream.core.gc;
 
 import dev.lakestream.core.catalog.StreamCatalog;
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.cursor.CursorStore;
 import dev.lakestream.core.fence.PermanentWriteFences;
 import dev.lakestream.core.index.IndexRecord;
@@ -255,9 +256,9 @@ public final class WalGarbageCollector {
             return metadata.delete(
                             note.key(), DeleteOptions.ifVersion(note.version().versionId()))
                     .<Void>thenApply(d -> null)
-                    .exceptionallyCompose(e -> unwrap(e) instanceof UnexpectedVersionException
+                    .exceptionallyCompose(e -> Futures.unwrap(e) instanceof UnexpectedVersionException
                             ? CompletableFuture.completedFuture(null)
-                            : CompletableFuture.failedFuture(unwrap(e)));
+                            : CompletableFuture.failedFuture(Futures.unwrap(e)));
         }
 
         @SuppressWarnings("StringSplitter") // object keys hold no newline; dropping trailing empty lines is wanted
@@ -378,7 +379,7 @@ public final class WalGarbageCollector {
                 })
                 .thenApply(header -> WalObjectFormat.decodeIndex(header, o.key(), o.size()))
                 .exceptionally(e -> {
-                    Throwable c = unwrap(e);
+                    Throwable c = Futures.unwrap(e);
                     if (c instanceof WalObjectFormatException) {
                         log.warn("Not collecting {}: it is not a readable WAL object ({})", o.key(), c.getMessage());
                         return null;
@@ -388,12 +389,5 @@ public final class WalGarbageCollector {
                     }
                     throw new CompletionException(c);
                 });
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        while (e instanceof CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 }

@@ -1,5 +1,6 @@
 package dev.lakestream.core.wal;
 
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.IndexValue;
 import dev.lakestream.core.index.OffsetIndex;
@@ -122,7 +123,7 @@ public final class WalReader {
                                 // slices).
                                 try {
                                     if (e != null) {
-                                        Throwable cause = unwrap(e);
+                                        Throwable cause = Futures.unwrap(e);
                                         throw cause instanceof RuntimeException r ? r : new CompletionException(cause);
                                     }
                                     List<LogEntry> out = new ArrayList<>();
@@ -174,7 +175,7 @@ public final class WalReader {
                                 }
                             });
                 })
-                .exceptionallyCompose(e -> CompletableFuture.failedFuture(unwrap(e)));
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(Futures.unwrap(e)));
         // The caller owns the entries only if it still wants them: entries that arrive for a read it cancelled (or
         // completed otherwise) are released here, not left to the collector.
         CompletableFuture<List<LogEntry>> result = new CompletableFuture<>();
@@ -408,7 +409,7 @@ public final class WalReader {
     }
 
     private static RuntimeException unreadable(long streamId, long offset, String key, Throwable e) {
-        Throwable cause = unwrap(e);
+        Throwable cause = Futures.unwrap(e);
         if (cause instanceof EntryUnreadableException u) {
             return u;
         }
@@ -422,13 +423,6 @@ public final class WalReader {
             return new EntryUnreadableException(streamId, offset, key, "does not parse: " + cause.getMessage(), cause);
         }
         return cause instanceof RuntimeException r ? r : new CompletionException(cause);
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        while (e instanceof CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 
     /** A parsed object (whole, or index plus one data range) from which entries are sliced. */
