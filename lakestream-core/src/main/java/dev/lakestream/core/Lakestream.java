@@ -21,6 +21,7 @@ import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
 import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
+import dev.lakestream.core.segment.SegmentFormats;
 import dev.lakestream.core.trim.RetentionHolds;
 import dev.lakestream.core.trim.StreamTrimmer;
 import dev.lakestream.core.wal.ObjectCache;
@@ -50,6 +51,9 @@ public final class Lakestream implements AutoCloseable {
     private final PermanentWriteFences writeFences;
     private final WalWriter writer;
     private final WalReader reader;
+    /** The formats of compacted segments on the class path: what compacted index records can be read with. */
+    private final SegmentFormats segmentFormats;
+
     private final TailWatcher tail;
     private final StreamTrimmer trimmer;
     private final RetentionHolds retentionHolds;
@@ -82,7 +86,8 @@ public final class Lakestream implements AutoCloseable {
                 tail::committed,
                 scheduler,
                 clock);
-        this.reader = new WalReader(this.objects, index, cache, config.reader());
+        this.segmentFormats = SegmentFormats.installed();
+        this.reader = new WalReader(this.objects, index, cache, config.reader(), segmentFormats);
         this.trimmer = new StreamTrimmer(metadata, index, config.metadataRoot());
         this.retentionHolds = new RetentionHolds(metadata, config.metadataRoot());
         this.cursors = new CursorStore(metadata, config.metadataRoot());

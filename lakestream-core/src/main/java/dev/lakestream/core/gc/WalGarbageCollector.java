@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Streams whose catalog entry is gone or tombstoned lose their leftover index records, trim marker
  *       and cursors (a delete that crashed half-way is finished here), after their permanent write fence
  *       ({@link PermanentWriteFences}) is placed as a delete places it.</li>
- *   <li><b>Horizon</b>: the oldest object any live stream still references is the one its first index
- *       record points at; the minimum over all live streams is the horizon. Objects are named by time,
+ *   <li><b>Horizon</b>: the oldest object any live stream still references is the one its first WAL index
+ *       record (the first not compacted into a segment) points at; the minimum over all live streams is the horizon. Objects are named by time,
  *       so every object named before {@code horizon - safetyMargin} is referenced by no one: deleted.</li>
  *   <li><b>Orphans</b>: objects named after that but before {@code now - orphanDelay} (and after the last
  *       run's checkpoint) are checked one by one: their own index lists the streams they hold, and each of
@@ -157,10 +157,18 @@ public final class WalGarbageCollector {
                                 .thenCompose(v -> cursors.deleteAll(id))
                                 .thenApply(v -> new StreamState(id, false, null, true));
                     }
-                    Instant oldest = first.map(
-                                    r -> WalObjectKeys.writtenAt(r.value().location()))
-                            .orElse(null);
-                    return CompletableFuture.completedFuture(new StreamState(id, true, oldest, false));
+                    // The first WAL record, not the first record: a compacted one names a segment, and the stream's
+                    // WAL objects start at the first record after its compacted ones.
+                    CompletableFuture<Optional<IndexRecord>> firstWal =
+                            first.isPresent() && first.get().value().isCompacted()
+                                    ? index.firstWal(id)
+                                    : CompletableFuture.completedFuture(first);
+                    return firstWal.thenApply(wal -> new StreamState(
+                            id,
+                            true,
+                            wal.map(r -> WalObjectKeys.writtenAt(r.value().location()))
+                                    .orElse(null),
+                            false));
                 });
     }
 

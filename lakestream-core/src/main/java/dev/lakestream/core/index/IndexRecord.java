@@ -6,15 +6,18 @@ import dev.lakestream.core.metadata.Record;
  * One decoded offset-index record: it covers records {@code [startOffset, key.endOffset())} of one stream,
  * stored in the object {@code value.location()}.
  *
- * @param timestamp the metadata store's creation time of the record: the commit time of its entries
+ * @param timestamp the metadata store's creation time of the record: the commit time of its entries (an overwrite, as
+ *     compaction's switch makes, keeps it)
+ * @param versionId the record's version as read: what a conditional overwrite of it compares
  */
-public record IndexRecord(IndexKey key, IndexValue value, long timestamp) {
+public record IndexRecord(IndexKey key, IndexValue value, long timestamp, long versionId) {
 
     public static IndexRecord of(Record r) {
         return new IndexRecord(
                 IndexKey.parse(r.key()),
                 IndexValue.decode(r.value(), r.key()),
-                r.version().createdTimestamp());
+                r.version().createdTimestamp(),
+                r.version().versionId());
     }
 
     public long streamId() {
@@ -29,8 +32,16 @@ public record IndexRecord(IndexKey key, IndexValue value, long timestamp) {
         return key.endOffset();
     }
 
-    /** The offset of each covered entry's first record, in order. */
+    /**
+     * The offset of each covered entry's first record, in order.
+     *
+     * @throws IllegalStateException for a compacted record: its segment, not the index, locates its entries
+     */
     public long[] entryOffsets() {
+        if (value.isCompacted()) {
+            throw new IllegalStateException("index record " + key.format() + " is compacted: the entries of offsets ["
+                    + startOffset() + ", " + endOffset() + ") are located by its segment " + value.location());
+        }
         int[] counts = value.entryRecordCounts();
         long[] offsets = new long[counts.length];
         long o = startOffset();

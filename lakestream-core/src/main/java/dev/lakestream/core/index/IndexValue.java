@@ -15,7 +15,8 @@ import java.util.Objects;
  * <pre>
  * 1 version          varint  always 3
  * 2 location         string  object key of the WAL object (relative to the store's root)
- * 3 file_type        varint  0 = RAW (a WAL object)
+ * 3 file_type        varint  0 = RAW (a WAL object), 1 = PARQUET (a compacted segment of this stream alone); others
+ *                            decode, and a read of them fails naming the record unless a segment format reads them
  * 4 index_type       varint  0 = NORMAL (object holds several streams), 1 = COMPACT (just this one)
  * 5 message_count    varint  records covered
  * 6 entry_size_bytes varint  payload bytes covered
@@ -23,25 +24,33 @@ import java.util.Objects;
  * 8 offset_in_file   varint  -1 (the covered entries are found through the object's own index)
  * 9 entry_count      varint  entries covered
  * 10 entry_offsets   message {1 compression varint, 2 uncompressed_size varint, 3 payload bytes}
- *                            present when entry_count > 1: cumulative record counts per entry
+ *                            present when entry_count > 1 in a RAW record: cumulative record counts per entry;
+ *                            absent in compacted records (the segment itself locates its entries)
  * 11 extra_data      repeated message {1 key string, 2 value string}
  * </pre>
  *
- * @param entryRecordCounts records per covered entry, in order (its prefix sums are what field 10 holds)
+ * @param fileType {@link #FILE_TYPE_RAW} for a WAL object; any other value for a compacted segment
+ * @param entryCount entries covered
+ * @param entryRecordCounts records per covered entry, in order (its prefix sums are what field 10 holds); empty in a
+ *     compacted record, whose segment locates its entries
  * @param extraData free-form additions; this project writes {@link #EXTRA_INDEX_LENGTH}
  */
 @SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below cover the array by content
 public record IndexValue(
         String location,
+        int fileType,
         boolean compact,
         long messageCount,
         long entrySizeBytes,
         long fileSize,
+        int entryCount,
         int[] entryRecordCounts,
         Map<String, String> extraData) {
 
     public static final int VERSION = 3;
     public static final int FILE_TYPE_RAW = 0;
+    /** Ursa's compacted objects and ours: a stream's range in a Parquet file of its own. */
+    public static final int FILE_TYPE_PARQUET = 1;
     /** Length of the object's index section (after its 4-byte length prefix): lets a reader fetch it in one ranged GET. */
     public static final String EXTRA_INDEX_LENGTH = "lakestream.indexLength";
 
@@ -49,23 +58,71 @@ public record IndexValue(
         Objects.requireNonNull(location, "location");
         entryRecordCounts = entryRecordCounts.clone();
         extraData = Map.copyOf(extraData);
+        if (fileType < 0 || entryCount < 0 || messageCount < 0) {
+            throw new IllegalArgumentException("negative file type, entry or message count: " + location);
+        }
+        if (fileType == FILE_TYPE_RAW ? entryRecordCounts.length != entryCount : entryRecordCounts.length != 0) {
+            throw new IllegalArgumentException("entry record counts of " + location + " disagree with its " + entryCount
+                    + " entries (file type " + fileType + ")");
+        }
     }
 
-    public int entryCount() {
-        return entryRecordCounts.length;
+    /** A RAW record: entries of a WAL object. */
+    public IndexValue(
+            String location,
+            boolean compact,
+            long messageCount,
+            long entrySizeBytes,
+            long fileSize,
+            int[] entryRecordCounts,
+            Map<String, String> extraData) {
+        this(
+                location,
+                FILE_TYPE_RAW,
+                compact,
+                messageCount,
+                entrySizeBytes,
+                fileSize,
+                entryRecordCounts.length,
+                entryRecordCounts,
+                extraData);
+    }
+
+    /**
+     * A compacted record: {@code entryCount} entries holding {@code messageCount} records in the segment object
+     * {@code location} ({@code fileSize} bytes) of the one stream it belongs to.
+     */
+    public static IndexValue compacted(
+            String location,
+            int fileType,
+            long messageCount,
+            long entrySizeBytes,
+            long fileSize,
+            int entryCount,
+            Map<String, String> extraData) {
+        if (fileType == FILE_TYPE_RAW) {
+            throw new IllegalArgumentException("a compacted record needs a file type other than RAW: " + location);
+        }
+        return new IndexValue(
+                location, fileType, true, messageCount, entrySizeBytes, fileSize, entryCount, new int[0], extraData);
+    }
+
+    /** Whether the record points at a compacted segment rather than a WAL object. */
+    public boolean isCompacted() {
+        return fileType != FILE_TYPE_RAW;
     }
 
     public byte[] encode() {
         ProtoWriter w = new ProtoWriter();
         w.varint(1, VERSION);
         w.string(2, location);
-        w.varint(3, FILE_TYPE_RAW);
+        w.varint(3, fileType);
         w.varint(4, compact ? 1 : 0);
         w.varint(5, messageCount);
         w.varint(6, entrySizeBytes);
         w.varint(7, fileSize);
         w.varint(8, -1);
-        w.varint(9, entryRecordCounts.length);
+        w.varint(9, entryCount);
         if (entryRecordCounts.length > 1) {
             w.bytes(10, EntryOffsetsCodec.encode(entryRecordCounts));
         }
@@ -127,11 +184,18 @@ public record IndexValue(
             throw new IndexFormatException(
                     key, "index value version " + version + " (this reader knows " + VERSION + ")");
         }
-        if (fileType != FILE_TYPE_RAW) {
-            throw new IndexFormatException(key, "file type " + fileType + " (compacted objects are not supported yet)");
+        if (fileType < 0 || fileType > Integer.MAX_VALUE) {
+            throw new IndexFormatException(key, "file type " + fileType);
         }
         if (location == null || location.isEmpty()) {
             throw new IndexFormatException(key, "index value has no object location");
+        }
+        if (entryCount < 0 || entryCount > Integer.MAX_VALUE || messageCount < 0) {
+            throw new IndexFormatException(key, entryCount + " entries, " + messageCount + " messages");
+        }
+        if (fileType != FILE_TYPE_RAW) {
+            // The segment locates its entries; a reader of its file type reads them, or the read fails naming it.
+            return compacted(location, (int) fileType, messageCount, entrySize, fileSize, (int) entryCount, extra);
         }
         if (counts == null) {
             if (entryCount != 1) {
@@ -151,7 +215,9 @@ public record IndexValue(
     public boolean equals(Object o) {
         return o instanceof IndexValue v
                 && location.equals(v.location)
+                && fileType == v.fileType
                 && compact == v.compact
+                && entryCount == v.entryCount
                 && messageCount == v.messageCount
                 && entrySizeBytes == v.entrySizeBytes
                 && fileSize == v.fileSize
@@ -166,8 +232,8 @@ public record IndexValue(
 
     @Override
     public String toString() {
-        return "IndexValue[" + location + ", " + messageCount + " records in " + entryRecordCounts.length + " entries, "
-                + entrySizeBytes + " bytes]";
+        return "IndexValue[" + location + (isCompacted() ? " (compacted, file type " + fileType + ")" : "") + ", "
+                + messageCount + " records in " + entryCount + " entries, " + entrySizeBytes + " bytes]";
     }
 
     /** Minimal protobuf wire-format writer: varint and length-delimited fields only. */

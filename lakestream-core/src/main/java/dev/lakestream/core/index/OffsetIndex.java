@@ -41,7 +41,7 @@ public final class OffsetIndex {
     /**
      * Payload bytes of the entries that start in {@code [from, to)}, from the index alone (no object is read). Exact
      * for records wholly inside the range; a record partly inside counts its share of entries at its average entry
-     * size. Walks the range a page of records at a time, each page going on from where the last one ended.
+     * size (a compacted record, whose entries the index does not list, its share of records). Walks the range a page of records at a time, each page going on from where the last one ended.
      */
     public CompletableFuture<Long> payloadBytes(long streamId, long from, long to) {
         return payloadBytes(streamId, from, to, 0L);
@@ -55,6 +55,19 @@ public final class OffsetIndex {
             long total = sum;
             long next = to;
             for (IndexRecord r : records) {
+                if (r.value().isCompacted()) {
+                    // Entries are located by the segment: count the share of the range by records instead.
+                    long inside = Math.max(0, Math.min(to, r.endOffset()) - Math.max(from, r.startOffset()));
+                    long messages = Math.max(1, r.value().messageCount());
+                    total += inside >= messages
+                            ? r.value().entrySizeBytes()
+                            : (long) ((double) r.value().entrySizeBytes() * inside / messages);
+                    if (r.endOffset() >= to) {
+                        return CompletableFuture.completedFuture(total);
+                    }
+                    next = r.endOffset();
+                    continue;
+                }
                 long[] offsets = r.entryOffsets();
                 int inside = 0;
                 for (long offset : offsets) {
@@ -87,6 +100,33 @@ public final class OffsetIndex {
     /** The stream's first surviving record, or empty when it has none. */
     public CompletableFuture<Optional<IndexRecord>> first(long streamId) {
         return edge(streamId, IndexKey.lowest(streamId), Comparison.HIGHER);
+    }
+
+    /** Records scanned per page by {@link #firstWal}. */
+    static final int WAL_SCAN_PAGE = 256;
+
+    /**
+     * The stream's first record that points at a WAL object (not a compacted segment), or empty when it has none: the
+     * oldest WAL object the stream still needs.
+     */
+    public CompletableFuture<Optional<IndexRecord>> firstWal(long streamId) {
+        return first(streamId)
+                .thenCompose(first -> first.isEmpty() || !first.get().value().isCompacted()
+                        ? CompletableFuture.completedFuture(first)
+                        : firstWalFrom(streamId, first.get().endOffset()));
+    }
+
+    private CompletableFuture<Optional<IndexRecord>> firstWalFrom(long streamId, long offset) {
+        return recordsFrom(streamId, offset, WAL_SCAN_PAGE).thenCompose(records -> {
+            for (IndexRecord r : records) {
+                if (!r.value().isCompacted()) {
+                    return CompletableFuture.completedFuture(Optional.of(r));
+                }
+            }
+            return records.size() < WAL_SCAN_PAGE
+                    ? CompletableFuture.completedFuture(Optional.<IndexRecord>empty())
+                    : firstWalFrom(streamId, records.get(records.size() - 1).endOffset());
+        });
     }
 
     /** The offset the next append will get: the end offset of the last record, 0 for a new stream. */

@@ -9,6 +9,7 @@ import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.core.objectstore.ObjectCorruptedException;
 import dev.lakestream.core.objectstore.ObjectNotFoundException;
 import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.segment.SegmentFormats;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -31,6 +32,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * bytes of the entries wanted. A reader that reads on from where its last read ended is sequential: it
  * fetches the next few small objects ahead into the cache, and in a large object the stream's next bytes, a
  * read-ahead window at a time ({@link RangeCache}), going on into the next object as it nears the end of this one.
+ *
+ * <p>Compacted records (a range of the stream moved into a segment of its own) are read through the segment format
+ * of their file type ({@link CompactedReads}). A read returns entries of one compacted record alone, or of WAL records
+ * alone: it ends where the level changes, and the caller's next read, from the last entry's end, goes on there.
  *
  * <p>Data that cannot be read back intact fails with {@link EntryUnreadableException} naming the stream,
  * the offset and the object; wrong bytes are never returned.
@@ -56,24 +61,38 @@ public final class WalReader {
     /** Where fetched bytes go: pooled direct buffers, so that reads make no garbage (entries are slices of them). */
     private final ByteBufAllocator allocator;
 
+    private final CompactedReads compacted;
+
     /** Objects whose decoded index is kept: more than a catch-up reader of many streams has open at once. */
     static final int DECODED_INDEXES = 64;
 
     /** Index records scanned per read (plus prefetch); a read returns fewer entries when records hold one each. */
     static final int MAX_RECORDS_PER_READ = 32;
 
-    public WalReader(ObjectStore objects, OffsetIndex index, ObjectCache cache, ReaderConfig config) {
-        this(objects, index, cache, config, PooledByteBufAllocator.DEFAULT);
+    public WalReader(
+            ObjectStore objects, OffsetIndex index, ObjectCache cache, ReaderConfig config, SegmentFormats formats) {
+        this(objects, index, cache, config, PooledByteBufAllocator.DEFAULT, formats);
     }
 
-    /** As above, fetching into buffers of {@code allocator} (tests count what it hands out). */
+    /** As above with no segment formats, fetching into buffers of {@code allocator} (tests count what it hands out). */
     WalReader(
             ObjectStore objects,
             OffsetIndex index,
             ObjectCache cache,
             ReaderConfig config,
             ByteBufAllocator allocator) {
+        this(objects, index, cache, config, allocator, SegmentFormats.none());
+    }
+
+    private WalReader(
+            ObjectStore objects,
+            OffsetIndex index,
+            ObjectCache cache,
+            ReaderConfig config,
+            ByteBufAllocator allocator,
+            SegmentFormats formats) {
         this.allocator = allocator;
+        this.compacted = new CompactedReads(formats, objects, allocator);
         this.objects = objects;
         this.index = index;
         this.cache = cache;
@@ -105,7 +124,18 @@ public final class WalReader {
         int needed = (int) Math.min(MAX_RECORDS_PER_READ, (maxEntries + (long) perRecord - 1) / perRecord + 1);
         int scan = Math.min(needed, maxEntries) + prefetch;
         CompletableFuture<List<LogEntry>> entries = index.recordsFrom(streamId, fromOffset, scan)
-                .thenCompose(records -> {
+                .thenCompose(all -> {
+                    if (!all.isEmpty() && all.get(0).value().isCompacted()) {
+                        IndexRecord first = all.get(0);
+                        return compacted
+                                .read(first, fromOffset, maxEntries, maxBytes)
+                                .exceptionallyCompose(e -> CompletableFuture.failedFuture(unreadable(
+                                        streamId,
+                                        Math.max(fromOffset, first.startOffset()),
+                                        first.value().location(),
+                                        e)));
+                    }
+                    List<IndexRecord> records = walRecordsBeforeCompacted(all);
                     rememberEntriesPerRecord(reads, records);
                     List<Selection> plan = plan(records, fromOffset, maxEntries, maxBytes);
                     if (plan.isEmpty()) {
@@ -190,8 +220,19 @@ public final class WalReader {
         return result;
     }
 
-    /** Releases what this reader keeps in memory of its own (read-ahead ranges, object indexes). */
+    /** The leading WAL records of a scan: a read does not go on into a compacted record (the next read starts it). */
+    private static List<IndexRecord> walRecordsBeforeCompacted(List<IndexRecord> records) {
+        for (int i = 0; i < records.size(); i++) {
+            if (records.get(i).value().isCompacted()) {
+                return records.subList(0, i);
+            }
+        }
+        return records;
+    }
+
+    /** Releases what this reader keeps in memory of its own (read-ahead ranges, object indexes, segment readers). */
     public void close() {
+        compacted.close();
         if (ranges != null) {
             ranges.clear();
         }
@@ -292,7 +333,8 @@ public final class WalReader {
             return;
         }
         IndexValue v = next.value();
-        if (v.fileSize() <= config.wholeObjectMaxBytes()
+        if (v.isCompacted()
+                || v.fileSize() <= config.wholeObjectMaxBytes()
                 || !v.extraData().containsKey(IndexValue.EXTRA_INDEX_LENGTH)
                 || cache.contains(v.location())) {
             return;

@@ -1,0 +1,141 @@
+package dev.lakestream.core.compaction;
+
+import dev.lakestream.core.index.IndexKey;
+import dev.lakestream.core.index.IndexRecord;
+import dev.lakestream.core.index.IndexValue;
+import dev.lakestream.core.metadata.MetadataStore;
+import dev.lakestream.core.metadata.PutOptions;
+import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.segment.SegmentFile;
+import dev.lakestream.core.segment.SegmentFormat;
+import dev.lakestream.core.segment.SegmentKeys;
+import dev.lakestream.core.trim.StreamTrimmer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+
+/**
+ * Moves a range of one stream's WAL records to a segment, in steps that leave every offset readable from exactly one
+ * place that can still be read (docs/design/stream-compaction.md, "The switch"):
+ * <ol>
+ *   <li>PUT the segment (a new key: a crash here leaves an orphan segment, which no record names);</li>
+ *   <li>note the covered WAL objects for GC ({@code <root>/gc/released/}), as a hard trim does;</li>
+ *   <li>overwrite the range's last WAL record, at key {@code K(b)}, with the compacted record, conditional on the
+ *       version read when the range was planned (a trim, an append's retry or another compaction since: refused, and
+ *       nothing changed but an orphan segment). Same key, so the stream's end and counters stay;</li>
+ *   <li>range-delete the keys of the covered records below {@code K(b)}. Until then they still find their WAL
+ *       records, which hold the same entries and whose objects GC keeps.</li>
+ * </ol>
+ * Not yet: the compactor's epoch guard on step 3 (the compactor, next, commits under the stream owner's fence).
+ */
+public final class SegmentSwitch {
+
+    private final ObjectStore objects;
+    private final MetadataStore metadata;
+    private final String releasedPrefix;
+
+    public SegmentSwitch(ObjectStore objects, MetadataStore metadata, String metadataRoot) {
+        this.objects = objects;
+        this.metadata = metadata;
+        this.releasedPrefix = StreamTrimmer.releasedPrefix(metadataRoot);
+    }
+
+    /**
+     * Switches the WAL records {@code covered} (contiguous, in offset order, as read when the range was planned) to
+     * the segment {@code file} of {@code format}, which holds exactly their entries. Completes with the compacted
+     * record; fails with {@link dev.lakestream.core.metadata.UnexpectedVersionException} when the last record changed
+     * since it was read.
+     */
+    public CompletableFuture<IndexRecord> commit(List<IndexRecord> covered, SegmentFile file, SegmentFormat format) {
+        check(covered, file);
+        IndexRecord last = covered.get(covered.size() - 1);
+        long streamId = last.streamId();
+        String key = SegmentKeys.newKey(streamId, file.firstOffset(), file.endOffset(), format.name());
+        IndexValue value = IndexValue.compacted(
+                key, format.fileType(), file.messages(), file.payloadBytes(), file.size(), file.entries(), Map.of());
+        String pk = IndexKey.partitionKey(streamId);
+        return objects.put(key, file.bytes().duplicate())
+                .thenCompose(v -> noteReleased(streamId, covered))
+                .thenCompose(v -> metadata.put(
+                        last.key().format(),
+                        value.encode(),
+                        PutOptions.ifVersion(last.versionId()).partitionKey(pk)))
+                .thenCompose(put -> deleteBelow(covered)
+                        .thenApply(v -> new IndexRecord(
+                                last.key(),
+                                value,
+                                put.version().createdTimestamp(),
+                                put.version().versionId())));
+    }
+
+    /**
+     * Deletes the WAL records left below a compacted record (a switch that stopped after its overwrite): step 4 again.
+     * {@code leftovers} are the records found below it, in order.
+     */
+    public CompletableFuture<Void> deleteLeftovers(IndexRecord compacted, List<IndexRecord> leftovers) {
+        if (leftovers.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        for (IndexRecord r : leftovers) {
+            if (r.value().isCompacted()
+                    || r.streamId() != compacted.streamId()
+                    || r.startOffset() < compacted.startOffset()
+                    || r.endOffset() >= compacted.endOffset()) {
+                throw new IllegalArgumentException("index record " + r.key().format() + " is not a WAL leftover below "
+                        + compacted.key().format());
+            }
+        }
+        return noteReleased(compacted.streamId(), leftovers)
+                .thenCompose(v -> metadata.deleteRange(
+                        leftovers.get(0).key().format(),
+                        compacted.key().format(),
+                        Optional.of(IndexKey.partitionKey(compacted.streamId()))));
+    }
+
+    private CompletableFuture<Void> deleteBelow(List<IndexRecord> covered) {
+        if (covered.size() == 1) {
+            return CompletableFuture.completedFuture(null);
+        }
+        IndexRecord last = covered.get(covered.size() - 1);
+        return metadata.deleteRange(
+                covered.get(0).key().format(),
+                last.key().format(),
+                Optional.of(IndexKey.partitionKey(last.streamId())));
+    }
+
+    /** One note of the covered records' WAL objects, keyed by the range's end (a trim keys its notes by its start). */
+    private CompletableFuture<Void> noteReleased(long streamId, List<IndexRecord> records) {
+        String keys = records.stream().map(r -> r.value().location()).distinct().collect(Collectors.joining("\n"));
+        return metadata.put(
+                        releasedPrefix + streamId + "-"
+                                + records.get(records.size() - 1).endOffset(),
+                        keys.getBytes(StandardCharsets.UTF_8))
+                .thenApply(p -> null);
+    }
+
+    private static void check(List<IndexRecord> covered, SegmentFile file) {
+        if (covered.isEmpty()) {
+            throw new IllegalArgumentException("a switch needs the WAL records it replaces");
+        }
+        long expected = covered.get(0).startOffset();
+        long streamId = covered.get(0).streamId();
+        for (IndexRecord r : covered) {
+            if (r.value().isCompacted() || r.streamId() != streamId || r.startOffset() != expected) {
+                throw new IllegalArgumentException("records to switch must be one stream's contiguous WAL records;"
+                        + " index record " + r.key().format() + " is not (expected a WAL record of stream " + streamId
+                        + " from offset " + expected + ")");
+            }
+            expected = r.endOffset();
+        }
+        if (file.streamId() != streamId
+                || file.firstOffset() != covered.get(0).startOffset()
+                || file.endOffset() != expected) {
+            throw new IllegalArgumentException("segment of stream " + file.streamId() + " covering ["
+                    + file.firstOffset() + ", " + file.endOffset() + ") does not match the records of stream "
+                    + streamId + " covering [" + covered.get(0).startOffset() + ", " + expected + ")");
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package dev.lakestream.core.segment;
+
+import dev.lakestream.core.index.IndexRecord;
+import dev.lakestream.core.log.LogEntry;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Reads entries out of the segments of one format. Thread-safe; holds at most caches of its own, released on
+ * {@link #close()}.
+ */
+public interface SegmentReader extends AutoCloseable {
+
+    /**
+     * Entries of the segment that the compacted {@code record} points at: from the first entry whose end is past
+     * {@code fromOffset} on, in order, at most {@code maxEntries} and no more bytes than {@code maxBytes} except that the
+     * first is always returned whole, and none past the record's end. Each entry's timestamp is the record's
+     * ({@link IndexRecord#timestamp()}). The caller owns one reference to each payload.
+     *
+     * <p>Fails with {@link dev.lakestream.core.log.EntryUnreadableException} naming the object and the offset when the
+     * segment is missing, corrupt, truncated, or disagrees with the record (its range, entry or record counts): it
+     * never returns other entries instead.
+     */
+    CompletableFuture<List<LogEntry>> read(IndexRecord record, long fromOffset, int maxEntries, long maxBytes);
+
+    @Override
+    void close();
+}
