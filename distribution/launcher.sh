@@ -4,7 +4,7 @@
 dist_dir=$PWD/distribution
 # The stock Pulsar 5.0.1 home (module stock-pulsar): Pulsar's lib/ and launcher, none of this project's classes.
 stock_home=$PWD/stock-pulsar/target/apache-pulsar-5.0.1
-# The unpacked release bundle (module distribution): lib/, protocols/, interceptors/, conf/, bin/lakestream-install.
+# The unpacked release bundle (module distribution): lib/, plugins/, conf/, bin/lakestream-install.
 bundle_dir=$dist_dir/target/lakestream-pulsar-$(sed -n 's|^  <version>\(.*\)</version>|\1|p' pom.xml | head -n1)
 build_stamp=$dist_dir/target/bundle.stamp
 

@@ -18,7 +18,7 @@ import java.util.zip.ZipInputStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The broker plugin's NAR ({@code protocols/lakestream-*.nar}, module pulsar-protocol-handler) against a stock
+ * The broker plugin's NAR ({@code plugins/lakestream-*.nar}, module pulsar-protocol-handler) against a stock
  * Pulsar 5.0.1's {@code lib/} (module stock-pulsar): it bundles the Iceberg materializer and what it needs that the
  * broker lacks (Iceberg, Parquet, Hadoop's minimal set, sqlite-jdbc, the AWS SDK's S3 client, unrelocated), no artifact
  * the broker's lib/ already has, and none of the storage's own classes (those come from lib/lakestream-pulsar-*.jar:

@@ -60,14 +60,15 @@ class StockPulsarInstallTest {
 
     @Test
     @Order(1)
-    void theInstallerCopiesThreeThingsAndMergesTheConfigurationOnce() throws Exception {
+    void theInstallerPlacesTheJarAndTheNarAndMergesTheConfigurationOnce() throws Exception {
         Path dir = STOCK.home().dir();
         assertThat(dir.resolve("lib/lakestream-pulsar-" + StockPulsarHome.VERSION + ".jar"))
                 .isRegularFile();
-        assertThat(dir.resolve("protocols/lakestream-" + StockPulsarHome.VERSION + ".nar"))
-                .isRegularFile();
-        assertThat(dir.resolve("interceptors/lakestream-" + StockPulsarHome.VERSION + ".nar"))
-                .isRegularFile();
+        Path nar = dir.resolve("protocols/lakestream-" + StockPulsarHome.VERSION + ".nar");
+        assertThat(nar).isRegularFile();
+        // The bundle's one NAR in both plugin directories, hard-linked (InstallerPluginDirectoriesTest has the rest).
+        assertThat(Files.isSameFile(nar, dir.resolve("interceptors/lakestream-" + StockPulsarHome.VERSION + ".nar")))
+                .isTrue();
         assertThat(dir.resolve("conf/broker.conf.before-lakestream")).isRegularFile();
         String conf = Files.readString(STOCK.home().brokerConf());
         assertThat(activeValues(conf, "managedLedgerStorageClassName"))
@@ -75,6 +76,8 @@ class StockPulsarInstallTest {
         assertThat(activeValues(conf, "messagingProtocols")).containsExactly("lakestream");
         assertThat(activeValues(conf, "protocolHandlerDirectory"))
                 .containsExactly(dir.resolve("protocols").toString());
+        assertThat(activeValues(conf, "brokerInterceptorsDirectory"))
+                .containsExactly(dir.resolve("interceptors").toString());
         assertThat(conf)
                 .contains("#lakestream-install# managedLedgerStorageClassName="
                         + "org.apache.pulsar.broker.ManagedLedgerClientFactory");

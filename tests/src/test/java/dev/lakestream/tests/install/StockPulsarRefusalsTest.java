@@ -141,5 +141,7 @@ class StockPulsarRefusalsTest {
                 .doesNotExist();
         assertThat(home.dir().resolve("protocols/lakestream-" + StockPulsarHome.VERSION + ".nar"))
                 .doesNotExist();
+        assertThat(home.dir().resolve("interceptors/lakestream-" + StockPulsarHome.VERSION + ".nar"))
+                .doesNotExist();
     }
 }
