@@ -1,10 +1,13 @@
 package dev.lakestream.core.compaction;
 
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.index.IndexKey;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.IndexValue;
+import dev.lakestream.core.metadata.DeleteOptions;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
+import dev.lakestream.core.metadata.UnexpectedVersionException;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.segment.SegmentFile;
 import dev.lakestream.core.segment.SegmentFormat;
@@ -13,7 +16,6 @@ import dev.lakestream.core.trim.StreamTrimmer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
@@ -26,8 +28,8 @@ import java.util.stream.Collectors;
  *   <li>overwrite the range's last WAL record, at key {@code K(b)}, with the compacted record, conditional on the
  *       version read when the range was planned (a trim, an append's retry or another compaction since: refused, and
  *       nothing changed but an orphan segment). Same key, so the stream's end and counters stay;</li>
- *   <li>range-delete the keys of the covered records below {@code K(b)}. Until then they still find their WAL
- *       records, which hold the same entries and whose objects GC keeps.</li>
+ *   <li>delete the covered records below {@code K(b)}, each only if unchanged since planned. Until then they still
+ *       find their WAL records, which hold the same entries and whose objects GC keeps.</li>
  * </ol>
  * Not yet: the compactor's epoch guard on step 3 (the compactor, next, commits under the stream owner's fence).
  */
@@ -88,22 +90,39 @@ public final class SegmentSwitch {
                         + compacted.key().format());
             }
         }
-        return noteReleased(compacted.streamId(), leftovers)
-                .thenCompose(v -> metadata.deleteRange(
-                        leftovers.get(0).key().format(),
-                        compacted.key().format(),
-                        Optional.of(IndexKey.partitionKey(compacted.streamId()))));
+        return noteReleased(compacted.streamId(), leftovers).thenCompose(v -> deleteUnchanged(leftovers));
     }
 
     private CompletableFuture<Void> deleteBelow(List<IndexRecord> covered) {
-        if (covered.size() == 1) {
-            return CompletableFuture.completedFuture(null);
+        return deleteUnchanged(covered.subList(0, covered.size() - 1));
+    }
+
+    /** Deletes in parallel requests, at most this many in flight. */
+    static final int DELETES_IN_FLIGHT = 32;
+
+    /**
+     * Deletes each record only if it is still the version read when the range was planned, one conditional delete per
+     * key, not a range delete: a record that changed since (another switch made it compacted, a trim removed it) is
+     * not this switch's to delete. A range delete here could remove a concurrent switch's compacted record whose range
+     * reaches below this one's, and leave offsets no record covers; with conditional deletes two switches of
+     * overlapping ranges leave overlapping compacted records, which read correctly (each read starts at its offset).
+     */
+    private CompletableFuture<Void> deleteUnchanged(List<IndexRecord> records) {
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (int from = 0; from < records.size(); from += DELETES_IN_FLIGHT) {
+            List<IndexRecord> part = records.subList(from, Math.min(records.size(), from + DELETES_IN_FLIGHT));
+            chain = chain.thenCompose(v -> CompletableFuture.allOf(part.stream()
+                    .map(r -> metadata.delete(
+                                    r.key().format(),
+                                    DeleteOptions.ifVersion(r.versionId())
+                                            .partitionKey(IndexKey.partitionKey(r.streamId())))
+                            .<Void>thenApply(deleted -> null)
+                            .exceptionallyCompose(e -> Futures.unwrap(e) instanceof UnexpectedVersionException
+                                    ? CompletableFuture.completedFuture(null)
+                                    : CompletableFuture.failedFuture(Futures.unwrap(e))))
+                    .toArray(CompletableFuture[]::new)));
         }
-        IndexRecord last = covered.get(covered.size() - 1);
-        return metadata.deleteRange(
-                covered.get(0).key().format(),
-                last.key().format(),
-                Optional.of(IndexKey.partitionKey(last.streamId())));
+        return chain;
     }
 
     /** One note of the covered records' WAL objects, keyed by the range's end (a trim keys its notes by its start). */

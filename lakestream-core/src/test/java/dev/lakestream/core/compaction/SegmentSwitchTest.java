@@ -252,6 +252,26 @@ public abstract class SegmentSwitchTest {
     }
 
     @Test
+    void twoSwitchesOfOverlappingRangesPlannedTogetherLeaveEveryOffsetReadableOnce() {
+        appendGroups(8, 6);
+        List<IndexRecord> all = records();
+        // Both planned from the same scan (two compactors, or a zombie one): A takes records 0-3, B records 2-5.
+        List<IndexRecord> a = all.subList(0, 4);
+        List<IndexRecord> b = all.subList(2, 6);
+        SegmentFile fileA = segmentOf(a);
+        SegmentFile fileB = segmentOf(b);
+        segmentSwitch.commit(a, fileA, FORMAT).join();
+        // B's overwrite of its last record still succeeds (A never touched it); its deletes must spare A's record.
+        segmentSwitch.commit(b, fileB, FORMAT).join();
+        List<IndexRecord> after = records();
+        assertThat(after.stream().filter(r -> r.value().isCompacted())).hasSize(2);
+        assertThat(after.get(0).startOffset()).isZero();
+        for (int maxEntries : new int[] {1, 7, 1000}) {
+            assertThat(readAll(0, maxEntries, 1 << 20)).containsExactlyElementsOf(expected);
+        }
+    }
+
+    @Test
     void aCompactedRecordOfAFormatNotInstalledFailsTheReadNamingIt() {
         appendGroups(4, 4);
         IndexRecord first = records().get(0);
