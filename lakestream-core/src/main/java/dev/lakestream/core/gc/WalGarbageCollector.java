@@ -14,6 +14,7 @@ import dev.lakestream.core.metadata.UnexpectedVersionException;
 import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectNotFoundException;
 import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.segment.SegmentKeys;
 import dev.lakestream.core.trim.StreamTrimmer;
 import dev.lakestream.core.wal.WalObjectFormat;
 import dev.lakestream.core.wal.WalObjectFormatException;
@@ -120,7 +121,8 @@ public final class WalGarbageCollector {
                             states.stream().filter(s -> s.live).map(s -> s.id).toList();
                     Sweep sweep = new Sweep(cutoff, orphansBefore, liveIds, gate);
                     return checkpoint()
-                            .thenCompose(checkedUntil -> sweep.page(null, checkedUntil))
+                            .thenCompose(checkedUntil -> sweep.page(null, checkedUntil)
+                                    .thenCompose(v -> sweep.segmentPage(null, checkedUntil)))
                             .thenCompose(v -> sweep.released(now))
                             .thenCompose(v -> metadata.put(
                                             checkpointKey,
@@ -131,6 +133,7 @@ public final class WalGarbageCollector {
                                             sweep.belowHorizon,
                                             sweep.orphans,
                                             sweep.released,
+                                            sweep.segments,
                                             sweep.bytes,
                                             dead)));
                 });
@@ -187,6 +190,7 @@ public final class WalGarbageCollector {
         int belowHorizon;
         int orphans;
         int released;
+        int segments;
         long bytes;
 
         Sweep(Instant cutoff, Instant orphansBefore, List<Long> liveIds, DeleteGate gate) {
@@ -224,6 +228,25 @@ public final class WalGarbageCollector {
                         .thenCompose(v -> last
                                 ? CompletableFuture.completedFuture(null)
                                 : page(page.continuation(), checkedUntil));
+            });
+        }
+
+        /**
+         * Segments written more than {@code orphanDelay} ago and not yet checked: deleted when no index record names
+         * them (a switch that failed or stopped after the segment's PUT). Segments released later, by a trim, a
+         * stream delete or a merge, are found through the notes instead.
+         */
+        CompletableFuture<Void> segmentPage(String continuation, long checkedUntil) {
+            return objects.list(SegmentKeys.ROOT, continuation, LIST_PAGE).thenCompose(page -> {
+                List<ObjectInfo> candidates = page.objects().stream()
+                        .filter(o -> o.lastModified().isBefore(orphansBefore)
+                                && o.lastModified().toEpochMilli() >= checkedUntil - 1000)
+                        .toList();
+                return unreferencedSegments(candidates)
+                        .thenCompose(found -> delete(found).thenRun(() -> segments += found.size()))
+                        .thenCompose(v -> page.hasMore()
+                                ? segmentPage(page.continuation(), checkedUntil)
+                                : CompletableFuture.completedFuture(null));
             });
         }
 
@@ -272,7 +295,12 @@ public final class WalGarbageCollector {
         @SuppressWarnings("StringSplitter") // object keys hold no newline; dropping trailing empty lines is wanted
         private CompletableFuture<Void> releasedIn(Record note) {
             List<CompletableFuture<Optional<ObjectInfo>>> heads = new ArrayList<>();
+            List<CompletableFuture<Optional<ObjectInfo>>> segmentHeads = new ArrayList<>();
             for (String key : new String(note.value(), StandardCharsets.UTF_8).split("\n")) {
+                if (SegmentKeys.isSegment(key)) {
+                    segmentHeads.add(objects.head(key));
+                    continue;
+                }
                 Instant t = WalObjectKeys.writtenAt(key);
                 // Below the cutoff the sweep has deleted it already.
                 if (t != null && !t.isBefore(cutoff)) {
@@ -286,7 +314,13 @@ public final class WalGarbageCollector {
                                     .flatMap(Optional::stream)
                                     .toList(),
                             liveIds))
-                    .thenCompose(unreferenced -> delete(unreferenced).thenRun(() -> released += unreferenced.size()));
+                    .thenCompose(unreferenced -> delete(unreferenced).thenRun(() -> released += unreferenced.size()))
+                    .thenCompose(v -> CompletableFuture.allOf(segmentHeads.toArray(CompletableFuture[]::new)))
+                    .thenCompose(v -> unreferencedSegments(segmentHeads.stream()
+                            .map(CompletableFuture::join)
+                            .flatMap(Optional::stream)
+                            .toList()))
+                    .thenCompose(found -> delete(found).thenRun(() -> segments += found.size()));
         }
 
         /** Deletes in requests of at most the gate's batch, one after the other, each admitted by the gate. */
@@ -295,7 +329,7 @@ public final class WalGarbageCollector {
                 return CompletableFuture.completedFuture(null);
             }
             log.info(
-                    "Deleting {} unreferenced WAL objects, from {} to {}",
+                    "Deleting {} unreferenced objects, from {} to {}",
                     unreferenced.size(),
                     unreferenced.get(0).key(),
                     unreferenced.get(unreferenced.size() - 1).key());
@@ -314,6 +348,37 @@ public final class WalGarbageCollector {
             }
             return chain;
         }
+    }
+
+    /** The segments among {@code candidates} that no index record names, checked one after the other. */
+    private CompletableFuture<List<ObjectInfo>> unreferencedSegments(List<ObjectInfo> candidates) {
+        List<ObjectInfo> unreferenced = new ArrayList<>();
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (ObjectInfo o : candidates) {
+            chain = chain.thenCompose(v -> segmentReferenced(o.key())).thenAccept(referenced -> {
+                if (!referenced) {
+                    unreferenced.add(o);
+                }
+            });
+        }
+        return chain.thenApply(v -> unreferenced);
+    }
+
+    /**
+     * Whether the index names the segment: a compacted record sits at the key of its range's end, so the one record
+     * covering the segment's last offset is the only one that can. A key we cannot parse is never deleted.
+     */
+    private CompletableFuture<Boolean> segmentReferenced(String key) {
+        Optional<SegmentKeys.SegmentName> name = SegmentKeys.parse(key);
+        if (name.isEmpty()) {
+            log.warn("Not collecting {}: it is under {} but not named as a segment", key, SegmentKeys.ROOT);
+            return CompletableFuture.completedFuture(true);
+        }
+        SegmentKeys.SegmentName n = name.get();
+        return index.recordsFrom(n.streamId(), n.endOffset() - 1, 1)
+                .thenApply(records -> records.stream()
+                        .anyMatch(r -> r.endOffset() == n.endOffset()
+                                && r.value().location().equals(key)));
     }
 
     private CompletableFuture<List<ObjectInfo>> checkOrphans(List<ObjectInfo> candidates, List<Long> liveIds) {

@@ -24,6 +24,29 @@ public final class SegmentKeys {
         return ROOT + streamId + "/";
     }
 
+    /** What a segment's key says: its stream and the offsets it covers. */
+    public record SegmentName(long streamId, long firstOffset, long endOffset) {}
+
+    /** Parses a key written by {@link #newKey}, or empty when it is not a segment key. */
+    public static java.util.Optional<SegmentName> parse(String key) {
+        if (!key.startsWith(ROOT)) {
+            return java.util.Optional.empty();
+        }
+        String[] path = key.substring(ROOT.length()).split("/", -1);
+        if (path.length != 2) {
+            return java.util.Optional.empty();
+        }
+        String[] parts = path[1].split("-", 3);
+        try {
+            return parts.length == 3
+                    ? java.util.Optional.of(new SegmentName(
+                            Long.parseLong(path[0]), Long.parseLong(parts[0]), Long.parseLong(parts[1])))
+                    : java.util.Optional.empty();
+        } catch (NumberFormatException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
     /** Whether an object key is a segment's (as opposed to a WAL object's). */
     public static boolean isSegment(String key) {
         return key.startsWith(ROOT);

@@ -7,6 +7,10 @@ import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.LakestreamConfig;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.catalog.StreamInfo;
+import dev.lakestream.core.gc.DeleteGate;
+import dev.lakestream.core.gc.GcConfig;
+import dev.lakestream.core.gc.GcResult;
+import dev.lakestream.core.gc.WalGarbageCollector;
 import dev.lakestream.core.index.IndexKey;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.IndexValue;
@@ -19,10 +23,13 @@ import dev.lakestream.core.metadata.UnexpectedVersionException;
 import dev.lakestream.core.segment.EntryListSegmentFormat;
 import dev.lakestream.core.segment.SegmentFile;
 import dev.lakestream.core.segment.SegmentFormat;
+import dev.lakestream.core.segment.SegmentKeys;
 import dev.lakestream.core.segment.SegmentWriter;
 import dev.lakestream.core.wal.WalWriterConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -335,6 +342,41 @@ public abstract class SegmentSwitchTest {
                 .isTrue();
         assertThat(index.firstWal(stream.id()).join().orElseThrow().key())
                 .isEqualTo(before.get(4).key());
+    }
+
+    @Test
+    void garbageCollectionDeletesOrphanAndTrimmedSegmentsAndKeepsWhatTheIndexNames() {
+        appendGroups(8, 4);
+        IndexRecord first = compact(0, 2);
+        IndexRecord second = compact(1, 2);
+        // A switch that failed after its PUT leaves a segment no record names.
+        String orphan = SegmentKeys.newKey(stream.id(), 0, second.endOffset(), FORMAT.name());
+        stores.objects().put(orphan, ByteBuffer.wrap(new byte[10])).join();
+        // A collector two hours ahead, past the default margins: everything is old enough to be checked.
+        WalGarbageCollector gc = new WalGarbageCollector(
+                stores.objects(),
+                stores.metadata(),
+                CONFIG.metadataRoot(),
+                GcConfig.DEFAULT,
+                Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
+        GcResult run = gc.runOnce(DeleteGate.UNLIMITED).join();
+        assertThat(run.deletedSegments()).isEqualTo(1);
+        assertThat(stores.objects().head(orphan).join()).isEmpty();
+        assertThat(stores.objects().head(first.value().location()).join()).isPresent();
+        assertThat(stores.objects().head(second.value().location()).join()).isPresent();
+        // GC of the WAL objects the switches released kept everything the stream still reads.
+        assertThat(readAll(0, 1000, 1 << 20)).containsExactlyElementsOf(expected);
+
+        // A trim past the first segment's range releases it; the second, still read, stays.
+        stream.trim(second.startOffset()).join();
+        GcResult afterTrim = gc.runOnce(DeleteGate.UNLIMITED).join();
+        assertThat(afterTrim.deletedSegments()).isEqualTo(1);
+        assertThat(stores.objects().head(first.value().location()).join()).isEmpty();
+        assertThat(stores.objects().head(second.value().location()).join()).isPresent();
+        assertThat(readAll(second.startOffset(), 1000, 1 << 20))
+                .containsExactlyElementsOf(expected.stream()
+                        .filter(e -> e.offset() >= second.startOffset())
+                        .toList());
     }
 
     // ------------------------------------------------------------------ helpers
