@@ -36,6 +36,7 @@ public final class LakestreamMetrics {
     private final Map<ObjectStoreOp, OperationMetrics> objectStore = new EnumMap<>(ObjectStoreOp.class);
     private final OperationMetrics indexCommits = new OperationMetrics();
     private final GcMetrics gc = new GcMetrics();
+    private final CompactionMetrics compaction = new CompactionMetrics();
     private final ObjectCache cache;
     private final long cacheMaxBytes;
     private final LongSupplier pendingAppendBytes;
@@ -73,6 +74,10 @@ public final class LakestreamMetrics {
 
     public GcMetrics gc() {
         return gc;
+    }
+
+    public CompactionMetrics compaction() {
+        return compaction;
     }
 
     /** Hits over lookups of the object cache since start; 0 before the first lookup. */
@@ -201,6 +206,50 @@ public final class LakestreamMetrics {
                 "lakestream_gc_last_run_duration_seconds",
                 null,
                 gc.lastRunDuration().toNanos() / 1e9);
+        writeCompaction(p);
+    }
+
+    private void writeCompaction(PrometheusText p) throws IOException {
+        p.family("lakestream_compaction_active", "gauge", "1 while this process compacts streams into segments");
+        p.sample("lakestream_compaction_active", null, compaction.active() ? 1 : 0);
+        p.family("lakestream_compaction_passes_total", "counter", "Passes of the compactor over its streams");
+        p.sample("lakestream_compaction_passes_total", null, compaction.passes());
+        p.family("lakestream_compaction_segments_written_total", "counter", "Segments written and switched to");
+        p.sample("lakestream_compaction_segments_written_total", null, compaction.segments());
+        p.family("lakestream_compaction_entries_total", "counter", "Entries compacted into segments");
+        p.sample("lakestream_compaction_entries_total", null, compaction.entries());
+        p.family("lakestream_compaction_payload_bytes_total", "counter", "Entry payload bytes compacted into segments");
+        p.sample("lakestream_compaction_payload_bytes_total", null, compaction.payloadBytes());
+        p.family("lakestream_compaction_segment_bytes_total", "counter", "Bytes of the segments written");
+        p.sample("lakestream_compaction_segment_bytes_total", null, compaction.segmentBytes());
+        p.family(
+                "lakestream_compaction_leftovers_deleted_total",
+                "counter",
+                "WAL records deleted below a compacted record, finishing a switch that had stopped");
+        p.sample("lakestream_compaction_leftovers_deleted_total", null, compaction.leftoversDeleted());
+        p.family("lakestream_compaction_failures_total", "counter", "Compaction steps that failed (retried next pass)");
+        p.sample("lakestream_compaction_failures_total", null, compaction.failures());
+        Map<Long, CompactionMetrics.Lag> lag = new java.util.TreeMap<>(compaction.lag());
+        p.family(
+                "lakestream_compaction_lag_seconds",
+                "gauge",
+                "Age of the stream's oldest WAL record, i.e. of its oldest data not compacted yet");
+        for (Map.Entry<Long, CompactionMetrics.Lag> e : lag.entrySet()) {
+            p.sample(
+                    "lakestream_compaction_lag_seconds",
+                    PrometheusText.label("stream_id", Long.toString(e.getKey())),
+                    e.getValue().millis() / 1000.0);
+        }
+        p.family(
+                "lakestream_compaction_lag_bytes",
+                "gauge",
+                "Payload bytes of the stream's WAL records not compacted yet (as far as one scan of 1000 records reaches)");
+        for (Map.Entry<Long, CompactionMetrics.Lag> e : lag.entrySet()) {
+            p.sample(
+                    "lakestream_compaction_lag_bytes",
+                    PrometheusText.label("stream_id", Long.toString(e.getKey())),
+                    e.getValue().bytes());
+        }
     }
 
     private static String op(ObjectStoreOp op) {

@@ -52,6 +52,11 @@ public final class SegmentFormats {
         return NONE;
     }
 
+    /** The format of the given name ({@link SegmentFormat#name()}), if installed. */
+    public Optional<SegmentFormat> named(String name) {
+        return byType.values().stream().filter(f -> f.name().equals(name)).findFirst();
+    }
+
     public Optional<SegmentFormat> forFileType(int fileType) {
         return Optional.ofNullable(byType.get(fileType));
     }

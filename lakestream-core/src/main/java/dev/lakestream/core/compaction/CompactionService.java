@@ -1,0 +1,295 @@
+package dev.lakestream.core.compaction;
+
+import dev.lakestream.core.Lakestream;
+import dev.lakestream.core.concurrent.DaemonThreads;
+import dev.lakestream.core.concurrent.Futures;
+import dev.lakestream.core.index.OffsetIndex;
+import dev.lakestream.core.metrics.CompactionMetrics;
+import dev.lakestream.core.segment.SegmentFormat;
+import dev.lakestream.core.segment.SegmentFormats;
+import dev.lakestream.core.wal.ObjectCache;
+import dev.lakestream.core.wal.ReaderConfig;
+import dev.lakestream.core.wal.WalReader;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Compacts the streams a host names ({@code streams}: a broker's owned topics' streams, or every stream for the
+ * standalone tool) into segments, a pass every {@link CompactionConfig#interval()}: for each stream, steps of
+ * {@link StreamCompactor} until it has nothing old enough left or has had one small segment this pass. Paced so
+ * that payload bytes and segment PUTs stay under the configured rates over all streams.
+ *
+ * <p>Everything runs on the service's one thread ({@code lakestream-compaction}): the passes, the Parquet (or other)
+ * encoding, the pacing. Memory: one segment at a time, so at most {@code segmentSize} plus one read
+ * ({@link StreamCompactor#READ_BYTES}) plus the reader's own cache ({@link #READER_CACHE_BYTES}).
+ *
+ * <p>Two compactors of one stream (an ownership move, a zombie process) are safe: each switch overwrites and deletes
+ * only records unchanged since it planned ({@link SegmentSwitch}).
+ */
+public final class CompactionService implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(CompactionService.class);
+
+    /** The compactor's own WAL cache: its reads must not evict what consumers read. */
+    static final long READER_CACHE_BYTES = 64L << 20;
+
+    /** How long {@link #close()} waits for a step in flight. */
+    public static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+
+    private final CompactionConfig config;
+    private final Supplier<Collection<Long>> streams;
+    private final CompactionMetrics metrics;
+    private final ScheduledExecutorService thread;
+    private final WalReader reader;
+    /** Null when the configured format is not installed: then the service does nothing. */
+    private final StreamCompactor compactor;
+
+    /** Owned by the service's thread. */
+    private long nextAllowedNanos = System.nanoTime();
+
+    private final Map<Long, String> lastFailure = new HashMap<>();
+
+    private final Object lock = new Object();
+    /** Changed under {@link #lock}: set once by {@link #close}, after which nothing is scheduled. */
+    private boolean stopping;
+
+    private ScheduledFuture<?> next;
+    private CompletableFuture<Void> current = CompletableFuture.completedFuture(null);
+
+    private CompactionService(
+            Lakestream lakestream,
+            CompactionConfig config,
+            Supplier<Collection<Long>> streams,
+            SegmentFormats formats,
+            Clock clock) {
+        this.config = config;
+        this.streams = streams;
+        this.metrics = lakestream.metrics().compaction();
+        this.thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lakestream-compaction"));
+        OffsetIndex index = new OffsetIndex(lakestream.metadataStore());
+        this.reader = new WalReader(
+                lakestream.objectStore(),
+                index,
+                new ObjectCache(READER_CACHE_BYTES),
+                new ReaderConfig(READER_CACHE_BYTES, 1L << 20, 4, 4L << 20),
+                formats);
+        Optional<SegmentFormat> format = formats.named(config.format());
+        this.compactor = format.map(f -> new StreamCompactor(
+                        index,
+                        reader,
+                        new SegmentSwitch(
+                                lakestream.objectStore(),
+                                lakestream.metadataStore(),
+                                lakestream.config().metadataRoot()),
+                        f,
+                        config,
+                        clock,
+                        thread))
+                .orElse(null);
+        if (config.enabled() && compactor == null) {
+            log.warn(
+                    "Compaction is off in this process: the segment format '{}' ({}) is not installed here"
+                            + " (installed: {}); streams keep their WAL objects",
+                    config.format(),
+                    CompactionConfig.FORMAT,
+                    formats.describe());
+        }
+    }
+
+    /**
+     * Starts compacting in the background (the first pass after one interval, so a starting broker settles first);
+     * returns at once. With {@link CompactionConfig#enabled()} false, or the format not installed, does nothing.
+     */
+    public static CompactionService start(
+            Lakestream lakestream, CompactionConfig config, Supplier<Collection<Long>> streams) {
+        return start(lakestream, config, streams, SegmentFormats.installed(), Clock.systemUTC());
+    }
+
+    /** As above, with the given formats and clock (tests). */
+    public static CompactionService start(
+            Lakestream lakestream,
+            CompactionConfig config,
+            Supplier<Collection<Long>> streams,
+            SegmentFormats formats,
+            Clock clock) {
+        CompactionService service = new CompactionService(lakestream, config, streams, formats, clock);
+        if (service.compacts()) {
+            log.info(
+                    "Compaction into {} segments: every {}, ranges older than {}, segments of {} bytes, at most {} bytes/s"
+                            + " and {} PUTs/s",
+                    config.format(),
+                    config.interval(),
+                    config.delay(),
+                    config.segmentSize(),
+                    config.maxBytesPerSecond(),
+                    config.maxPutsPerSecond());
+            service.metrics.active(true);
+            service.schedule(config.interval());
+        } else if (!config.enabled()) {
+            log.info("Compaction is disabled in this process ({}=false)", CompactionConfig.ENABLED);
+        }
+        return service;
+    }
+
+    /** Whether this service compacts at all (enabled, and its format installed). */
+    public boolean compacts() {
+        return config.enabled() && compactor != null;
+    }
+
+    /** One pass now, after the one in flight (if any); completes when it ends. For tests and the standalone tool. */
+    public CompletableFuture<Void> runOnce() {
+        if (compactor == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException(
+                    "compaction needs the segment format '" + config.format() + "', which is not installed"));
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        thread.execute(() -> {
+            CompletableFuture<Void> pass;
+            synchronized (lock) {
+                pass = current.handle((v, e) -> null).thenCompose(v -> pass());
+                current = pass;
+            }
+            // the callback completes done either way.
+            var unused = pass.whenComplete((v, e) -> done.complete(null));
+        });
+        return done;
+    }
+
+    private void schedule(Duration delay) {
+        synchronized (lock) {
+            if (!stopping) {
+                next = thread.schedule(this::tick, delay.toNanos(), TimeUnit.NANOSECONDS);
+            }
+        }
+    }
+
+    private void tick() {
+        CompletableFuture<Void> pass;
+        synchronized (lock) {
+            if (stopping) {
+                return;
+            }
+            pass = current.handle((v, e) -> null).thenCompose(v -> pass());
+            current = pass;
+        }
+        // the callback schedules the next pass either way.
+        var unused = pass.whenComplete((v, e) -> schedule(config.interval()));
+    }
+
+    /** One pass over the streams the host names now, one stream after the other. */
+    private CompletableFuture<Void> pass() {
+        List<Long> ids = List.copyOf(streams.get());
+        metrics.retainLag(new HashSet<>(ids));
+        lastFailure.keySet().retainAll(ids);
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (long id : ids) {
+            chain = chain.thenComposeAsync(
+                    v -> isStopping() ? CompletableFuture.completedFuture(null) : compact(id), thread);
+        }
+        return chain.whenComplete((v, e) -> metrics.passEnded());
+    }
+
+    /** Steps on one stream until it has nothing to do, or one small segment (the rest waits for the next pass). */
+    private CompletableFuture<Void> compact(long id) {
+        return paced().thenCompose(v -> compactor.step(id))
+                .handleAsync(
+                        (step, e) -> {
+                            if (e != null) {
+                                failed(id, Futures.unwrap(e));
+                                return CompletableFuture.<Void>completedFuture(null);
+                            }
+                            lastFailure.remove(id);
+                            metrics.lag(id, step.lagMillis(), step.lagBytes());
+                            switch (step.kind()) {
+                                case NOTHING:
+                                    return CompletableFuture.<Void>completedFuture(null);
+                                case LEFTOVERS_DELETED:
+                                    metrics.leftoversDeleted(step.records());
+                                    return isStopping() ? CompletableFuture.<Void>completedFuture(null) : compact(id);
+                                default:
+                                    metrics.segmentWritten(step.entries(), step.payloadBytes(), step.segmentBytes());
+                                    charge(step.payloadBytes());
+                                    boolean full = step.payloadBytes() >= config.segmentSize();
+                                    return full && !isStopping()
+                                            ? compact(id)
+                                            : CompletableFuture.<Void>completedFuture(null);
+                            }
+                        },
+                        thread)
+                .thenCompose(f -> f);
+    }
+
+    /** Completes once the rates allow the next segment. */
+    private CompletableFuture<Void> paced() {
+        long wait = nextAllowedNanos - System.nanoTime();
+        if (wait <= 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> ready = new CompletableFuture<>();
+        thread.schedule(() -> ready.complete(null), wait, TimeUnit.NANOSECONDS);
+        return ready;
+    }
+
+    /** Moves the next allowed start past what one segment of {@code bytes} costs under both rates. */
+    private void charge(long bytes) {
+        long byBytes = (long) (bytes * 1e9 / config.maxBytesPerSecond());
+        long byPuts = (long) (1e9 / config.maxPutsPerSecond());
+        nextAllowedNanos = Math.max(nextAllowedNanos, System.nanoTime()) + Math.max(byBytes, byPuts);
+    }
+
+    private void failed(long id, Throwable e) {
+        metrics.failed(id, e);
+        String message = e.toString();
+        if (!message.equals(lastFailure.put(id, message))) {
+            log.warn("Compacting stream {} failed (retried next pass; its WAL objects stay): {}", id, message);
+        } else {
+            log.debug("Compacting stream {} failed again: {}", id, message);
+        }
+    }
+
+    private boolean isStopping() {
+        synchronized (lock) {
+            return stopping;
+        }
+    }
+
+    /** Stops: nothing new starts; waits up to {@link #CLOSE_WAIT} for the step in flight. */
+    @Override
+    public void close() {
+        CompletableFuture<Void> inFlight;
+        synchronized (lock) {
+            if (stopping) {
+                return;
+            }
+            stopping = true;
+            if (next != null) {
+                next.cancel(false);
+            }
+            inFlight = current;
+        }
+        try {
+            inFlight.handle((v, e) -> null).get(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            log.warn("Compaction did not stop within {}; closing anyway", CLOSE_WAIT);
+        }
+        metrics.active(false);
+        thread.shutdownNow();
+        reader.close();
+    }
+}

@@ -1,0 +1,298 @@
+package dev.lakestream.core.compaction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lakestream.core.Lakestream;
+import dev.lakestream.core.LakestreamConfig;
+import dev.lakestream.core.StreamLog;
+import dev.lakestream.core.catalog.StreamInfo;
+import dev.lakestream.core.index.IndexRecord;
+import dev.lakestream.core.index.OffsetIndex;
+import dev.lakestream.core.log.LakestreamLogTest;
+import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.metrics.CompactionMetrics;
+import dev.lakestream.core.segment.EntryListSegmentFormat;
+import dev.lakestream.core.segment.SegmentFormats;
+import dev.lakestream.core.wal.WalWriterConfig;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.CRC32;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The compactor as a host runs it: passes over the streams it is given, on its own thread, while producers append and
+ * readers tail; every offset read once and the same bytes, the WAL left holding only the young records, the metrics
+ * counting what was done, a failing stream not stopping the others, and two compactors of one stream (an ownership
+ * move) leaving it whole. Through the test format; subclasses run it on the embedded pair and on S3Proxy + Oxia.
+ */
+public abstract class CompactionServiceTest {
+
+    protected abstract LakestreamLogTest.Stores openStores() throws Exception;
+
+    private static final LakestreamConfig CONFIG = LakestreamConfig.DEFAULT
+            .withMetadataRoot("/compaction-service")
+            .withWriter(new WalWriterConfig(64 << 10, Duration.ofMillis(2), 64L << 20, WalWriterConfig.WhenFull.WAIT));
+
+    /** Everything is old enough at once; small segments; passes back to back. */
+    private static final CompactionConfig COMPACTION = CompactionConfig.DEFAULT
+            .withDelay(Duration.ZERO)
+            .withInterval(Duration.ofMillis(20))
+            .withSegmentSize(256 << 10)
+            .withFormat(new EntryListSegmentFormat().name());
+
+    private static final SegmentFormats FORMATS = SegmentFormats.of(List.of(new EntryListSegmentFormat()));
+
+    record Expected(long offset, int records, long crc) {}
+
+    private LakestreamLogTest.Stores stores;
+    private Lakestream lakestream;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final Random random = new Random(20261204L);
+
+    @BeforeEach
+    void open() throws Exception {
+        stores = openStores();
+        lakestream = Lakestream.open(stores.objects(), stores.metadata(), CONFIG);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : toClose.reversed()) {
+            c.close();
+        }
+        lakestream.close();
+        stores.close();
+    }
+
+    private StreamLog newStream() {
+        StreamInfo info = lakestream
+                .catalog()
+                .create("test", "c-" + System.nanoTime(), Map.of())
+                .join();
+        return lakestream.stream(info);
+    }
+
+    private CompactionService start(Lakestream on, CompactionConfig config, Set<Long> streams) {
+        CompactionService service = CompactionService.start(on, config, () -> streams, FORMATS, Clock.systemUTC());
+        toClose.add(service);
+        return service;
+    }
+
+    @Test
+    void compactsWhileProducersAppendAndReadersTailAndEveryOffsetIsReadOnce() throws Exception {
+        StreamLog stream = newStream();
+        List<Expected> expected = new ArrayList<>();
+        AtomicBoolean writing = new AtomicBoolean(true);
+        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        List<List<Expected>> seen = new ArrayList<>();
+        List<Thread> readers = new ArrayList<>();
+        for (long[] b : new long[][] {{1, 1}, {10, 50_000}, {1000, 16 << 20}}) {
+            List<Expected> mine = new ArrayList<>();
+            seen.add(mine);
+            readers.add(Thread.ofPlatform().start(() -> tail(stream, (int) b[0], b[1], writing, mine, errors)));
+        }
+        CompactionService service = start(lakestream, COMPACTION, Set.of(stream.id()));
+        assertThat(service.compacts()).isTrue();
+        for (int round = 0; round < 40; round++) {
+            append(stream, expected, 6);
+            Thread.sleep(5);
+        }
+        // Let the compactor catch up with everything but the last record.
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (walRecords(stream) > 1 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        writing.set(false);
+        for (Thread r : readers) {
+            r.join();
+        }
+        assertThat(errors).isEmpty();
+        assertThat(walRecords(stream)).as("WAL records left").isEqualTo(1);
+        for (List<Expected> mine : seen) {
+            assertThat(mine).containsExactlyElementsOf(expected);
+        }
+        assertThat(readAll(stream)).containsExactlyElementsOf(expected);
+        CompactionMetrics m = lakestream.metrics().compaction();
+        assertThat(m.segments()).isGreaterThan(1);
+        assertThat(m.failures()).isZero();
+        assertThat(m.entries()).isEqualTo(expected.size() - lastRecordEntries(stream));
+        assertThat(lakestream.metrics().prometheusText())
+                .contains("lakestream_compaction_segments_written_total " + m.segments())
+                .contains("lakestream_compaction_lag_seconds{stream_id=\"" + stream.id() + "\"}");
+    }
+
+    @Test
+    void aStreamThatCannotBeReadIsReportedAndTheOthersAreStillCompacted() throws Exception {
+        StreamLog broken = newStream();
+        StreamLog fine = newStream();
+        List<Expected> brokenRows = new ArrayList<>();
+        List<Expected> fineRows = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            append(broken, brokenRows, 3);
+            append(fine, fineRows, 3);
+        }
+        // The broken stream's first WAL object is gone (e.g. removed by hand).
+        IndexRecord first =
+                new OffsetIndex(stores.metadata()).first(broken.id()).join().orElseThrow();
+        stores.objects().delete(List.of(first.value().location())).join();
+        CompactionService service =
+                start(lakestream, COMPACTION.withInterval(Duration.ofHours(1)), Set.of(broken.id(), fine.id()));
+        service.runOnce().join();
+        CompactionMetrics m = lakestream.metrics().compaction();
+        assertThat(m.failures()).isPositive();
+        assertThat(m.lastError())
+                .contains("stream " + broken.id())
+                .contains(first.value().location());
+        assertThat(walRecords(fine)).isEqualTo(1);
+        assertThat(readAll(fine)).containsExactlyElementsOf(fineRows);
+        assertThat(new OffsetIndex(stores.metadata()).first(broken.id()).join().orElseThrow())
+                .as("the broken stream keeps its WAL records")
+                .isEqualTo(first);
+    }
+
+    @Test
+    void twoCompactorsOfOneStreamLeaveItWhole() throws Exception {
+        StreamLog stream = newStream();
+        List<Expected> expected = new ArrayList<>();
+        // A second process on the same stores: the stream's old owner and its new one, both compacting.
+        Lakestream other = Lakestream.open(stores.objects(), stores.metadata(), CONFIG);
+        toClose.add(other);
+        start(lakestream, COMPACTION.withSegmentSize(64 << 10), Set.of(stream.id()));
+        start(other, COMPACTION.withSegmentSize(100 << 10), Set.of(stream.id()));
+        for (int round = 0; round < 30; round++) {
+            append(stream, expected, 5);
+            Thread.sleep(5);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (walRecords(stream) > 1 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(walRecords(stream)).isEqualTo(1);
+        assertThat(readAll(stream)).containsExactlyElementsOf(expected);
+        assertThat(lakestream.metrics().compaction().segments()
+                        + other.metrics().compaction().segments())
+                .isGreaterThan(1);
+    }
+
+    @Test
+    void aFormatNotInstalledTurnsCompactionOffWithAClearMessage() {
+        CompactionService service = start(lakestream, CompactionConfig.DEFAULT, Set.of());
+        assertThat(service.compacts()).isFalse();
+        assertThat(lakestream.metrics().compaction().active()).isFalse();
+        assertThatThrownBy(() -> service.runOnce().join())
+                .hasMessageContaining("segment format 'parquet'")
+                .hasMessageContaining("not installed");
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private void append(StreamLog stream, List<Expected> expected, int entries) {
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        long next = expected.isEmpty()
+                ? 0
+                : expected.get(expected.size() - 1).offset()
+                        + expected.get(expected.size() - 1).records();
+        for (int e = 0; e < entries; e++) {
+            int size = random.nextInt(4) == 0 ? 1 : 1 + random.nextInt(60_000);
+            int records = 1 + random.nextInt(3);
+            byte[] bytes = new byte[size];
+            random.nextBytes(bytes);
+            ByteBuf p = Unpooled.wrappedBuffer(bytes);
+            expected.add(new Expected(next, records, crc(p)));
+            next += records;
+            pending.add(stream.append(records, p));
+        }
+        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
+    }
+
+    private long walRecords(StreamLog stream) {
+        return new OffsetIndex(stores.metadata())
+                .recordsFrom(stream.id(), 0, 100_000).join().stream()
+                        .filter(r -> !r.value().isCompacted())
+                        .count();
+    }
+
+    private int lastRecordEntries(StreamLog stream) {
+        return new OffsetIndex(stores.metadata())
+                .last(stream.id())
+                .join()
+                .orElseThrow()
+                .value()
+                .entryCount();
+    }
+
+    private static void tail(
+            StreamLog stream,
+            int maxEntries,
+            long maxBytes,
+            AtomicBoolean writing,
+            List<Expected> out,
+            ConcurrentLinkedQueue<Throwable> errors) {
+        try {
+            long at = 0;
+            while (true) {
+                boolean last = !writing.get();
+                long end = stream.endOffset().join();
+                while (at < end) {
+                    List<LogEntry> entries =
+                            stream.read(at, maxEntries, maxBytes).join();
+                    if (entries.isEmpty()) {
+                        throw new AssertionError("empty read at " + at + " below the end " + end);
+                    }
+                    for (LogEntry e : entries) {
+                        out.add(row(e));
+                        at = e.endOffset();
+                    }
+                }
+                if (last) {
+                    return;
+                }
+                Thread.sleep(3);
+            }
+        } catch (Throwable t) {
+            errors.add(t);
+        }
+    }
+
+    private static List<Expected> readAll(StreamLog stream) {
+        List<Expected> out = new ArrayList<>();
+        long end = stream.endOffset().join();
+        long at = 0;
+        while (at < end) {
+            List<LogEntry> entries = stream.read(at, 1000, 1 << 20).join();
+            assertThat(entries).isNotEmpty();
+            for (LogEntry e : entries) {
+                out.add(row(e));
+                at = e.endOffset();
+            }
+        }
+        return out;
+    }
+
+    private static Expected row(LogEntry e) {
+        try {
+            return new Expected(e.offset(), e.records(), crc(e.payload()));
+        } finally {
+            e.payload().release();
+        }
+    }
+
+    private static long crc(ByteBuf b) {
+        CRC32 crc = new CRC32();
+        crc.update(b.nioBuffer());
+        return crc.getValue();
+    }
+}
