@@ -1,13 +1,18 @@
 package dev.lakestream.handler;
 
 import dev.lakestream.core.Lakestream;
+import dev.lakestream.core.compaction.CompactionConfig;
+import dev.lakestream.core.compaction.CompactionService;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.gc.GcConfig;
 import dev.lakestream.core.gc.GcService;
 import dev.lakestream.handler.iceberg.IcebergHost;
+import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
+import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -19,8 +24,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The services one broker runs for the Lakestream storage it created: WAL garbage collection ({@link GcService}: every
- * broker runs one, at most one collects per deployment, under a lease) and the storage's metrics in the broker's own
- * {@code /metrics}, and the Iceberg materializer when enabled ({@link IcebergHost}). Retention trimming is not here: each topic's managed ledger trims its own stream when the broker
+ * broker runs one, at most one collects per deployment, under a lease), compaction of the streams of the topics it owns
+ * into segments ({@link CompactionService}, following ownership: a managed ledger is open here only while its topic
+ * is loaded here), the storage's metrics in the broker's own {@code /metrics}, and the Iceberg materializer when
+ * enabled ({@link IcebergHost}). Retention trimming is not here: each topic's managed ledger trims its own stream when the broker
  * checks retention (docs/operations.md).
  */
 final class BackgroundServices implements AutoCloseable {
@@ -29,13 +36,15 @@ final class BackgroundServices implements AutoCloseable {
 
     private final Lakestream log;
     private final GcService gc;
+    private final CompactionService compaction;
     private final Map<String, String> labels;
     /** The Iceberg materializer, when {@code lakestream.iceberg.enabled} (set once at start). */
     private IcebergHost iceberg;
 
-    private BackgroundServices(Lakestream log, GcService gc, Map<String, String> labels) {
+    private BackgroundServices(Lakestream log, GcService gc, CompactionService compaction, Map<String, String> labels) {
         this.log = log;
         this.gc = gc;
+        this.compaction = compaction;
         this.labels = labels;
     }
 
@@ -51,10 +60,16 @@ final class BackgroundServices implements AutoCloseable {
                                     + storage.getClass().getClassLoader()));
         }
         ServiceConfiguration conf = pulsar.getConfiguration();
-        GcConfig gcConfig = GcConfig.fromProperties(ConfigReader.of(conf.getProperties()));
+        ConfigReader props = ConfigReader.of(conf.getProperties());
+        GcConfig gcConfig = GcConfig.fromProperties(props);
+        CompactionConfig compactionConfig = CompactionConfig.fromProperties(props);
         Lakestream log = lakestream.lakestream();
-        BackgroundServices services =
-                new BackgroundServices(log, GcService.start(log, gcConfig), Map.of("cluster", conf.getClusterName()));
+        LakestreamManagedLedgerFactory factory = lakestream.lakestreamFactory();
+        BackgroundServices services = new BackgroundServices(
+                log,
+                GcService.start(log, gcConfig),
+                CompactionService.start(log, compactionConfig, () -> ownedStreams(factory)),
+                Map.of("cluster", conf.getClusterName()));
         try {
             services.iceberg = IcebergHost.start(pulsar, log, icebergProperties(conf, lakestream), Path.of("data"))
                     .orElse(null);
@@ -68,6 +83,14 @@ final class BackgroundServices implements AutoCloseable {
             out.write(text.toString().getBytes(StandardCharsets.UTF_8));
         });
         return services;
+    }
+
+    /** The streams of the managed ledgers open in this broker: those of the topics it owns now. */
+    private static Collection<Long> ownedStreams(LakestreamManagedLedgerFactory factory) {
+        return factory.getManagedLedgers().values().stream()
+                .filter(LakestreamManagedLedger.class::isInstance)
+                .map(ml -> ((LakestreamManagedLedger) ml).stream().id())
+                .toList();
     }
 
     /**
@@ -102,6 +125,7 @@ final class BackgroundServices implements AutoCloseable {
         if (h != null) {
             h.close();
         }
+        compaction.close();
         gc.close();
         LOG.info("Lakestream background services stopped");
     }
@@ -109,7 +133,8 @@ final class BackgroundServices implements AutoCloseable {
     @Override
     public String toString() {
         return "WAL garbage collection (" + (gc.status().enabled() ? "enabled" : "disabled")
-                + ", one collector per deployment under a lease), metrics at /metrics (lakestream_*), "
+                + ", one collector per deployment under a lease), compaction of owned topics' streams ("
+                + (compaction.compacts() ? "on" : "off") + "), metrics at /metrics (lakestream_*), "
                 + (iceberg == null ? "Iceberg materializer off (lakestream.iceberg.enabled=false)" : iceberg);
     }
 }
