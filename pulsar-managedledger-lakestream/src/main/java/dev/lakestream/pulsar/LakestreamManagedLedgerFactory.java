@@ -15,6 +15,7 @@ import dev.lakestream.pulsar.common.VirtualLedgers;
 import dev.lakestream.pulsar.ledger.LakestreamManagedLedger;
 import dev.lakestream.pulsar.ledger.LedgerServices;
 import dev.lakestream.pulsar.ledger.LedgerSizes;
+import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerFactoryMXBean;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -618,88 +619,8 @@ public final class LakestreamManagedLedgerFactory implements ManagedLedgerFactor
 
     @Override
     public ManagedLedgerFactoryMXBean getCacheStats() {
-        return new ManagedLedgerFactoryMXBean() {
-            @Override
-            public int getNumberOfManagedLedgers() {
-                return getManagedLedgers().size();
-            }
-
-            // The cache that matters here is the log's object cache; rates and eviction counts are not kept.
-            @Override
-            public long getCacheUsedSize() {
-                return log.cacheStats().bytes();
-            }
-
-            @Override
-            public long getCacheMaxSize() {
-                return cacheManager.getMaxSize();
-            }
-
-            @Override
-            public double getCacheHitsRate() {
-                return 0;
-            }
-
-            @Override
-            public long getCacheHitsTotal() {
-                return log.cacheStats().hits();
-            }
-
-            @Override
-            public double getCacheMissesRate() {
-                return 0;
-            }
-
-            @Override
-            public long getCacheMissesTotal() {
-                return log.cacheStats().misses();
-            }
-
-            @Override
-            public double getCacheHitsThroughput() {
-                return 0;
-            }
-
-            @Override
-            public long getCacheHitsBytesTotal() {
-                return 0;
-            }
-
-            @Override
-            public double getCacheMissesThroughput() {
-                return 0;
-            }
-
-            @Override
-            public long getCacheMissesBytesTotal() {
-                return 0;
-            }
-
-            @Override
-            public long getNumberOfCacheEvictions() {
-                return 0;
-            }
-
-            @Override
-            public long getNumberOfCacheEvictionsTotal() {
-                return 0;
-            }
-
-            @Override
-            public long getCacheInsertedEntriesCount() {
-                return 0;
-            }
-
-            @Override
-            public long getCacheEvictedEntriesCount() {
-                return 0;
-            }
-
-            @Override
-            public long getCacheEntriesCount() {
-                return 0;
-            }
-        };
+        return new LakestreamManagedLedgerFactoryMXBean(
+                () -> getManagedLedgers().size(), log::cacheStats, cacheManager::getMaxSize);
     }
 
     @Override
