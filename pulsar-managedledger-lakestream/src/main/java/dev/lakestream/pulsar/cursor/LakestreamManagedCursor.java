@@ -91,6 +91,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private final CursorOwner owner = new Owner();
 
     /** A cursor on {@code ml} over the core cursor {@code dc}; made by the ledger's cursor registry. */
+    // The parts keep this cursor as their monitor only; none calls back during construction.
+    @SuppressWarnings("this-escape")
     public LakestreamManagedCursor(CursorLedger ml, String name, DurableCursor dc, boolean durable) {
         this.ml = ml;
         this.name = name;

@@ -81,6 +81,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final LedgerCursorView cursorView = new LedgerCursorView(this);
     private final LedgerView partsView = new PartsView();
 
+    // The parts, the cursor view and the MBean only keep the reference; none calls back during construction.
+    @SuppressWarnings("this-escape")
     public LakestreamManagedLedger(
             LedgerServices services,
             String name,
