@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar.cursor;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.cursor.DurableCursor;
 import java.util.ArrayList;
@@ -18,13 +19,22 @@ import org.slf4j.LoggerFactory;
  * {@link BatchIndexAcks}), and the questions asked of them. Keeps the read position at or after the mark-delete.
  *
  * <p>Locks: the acks, the batch ack sets and the read position are changed together under the owning cursor's
- * monitor; the completion of a write is chained outside it.
+ * monitor ({@link #monitor}), which this class never takes: its {@code ...Locked} methods are called holding it, by the
+ * cursor directly or, for the steps of a mark-delete or an ack, through {@link CursorOwner}. The completion of a write
+ * is chained outside it.
  */
 final class CursorAcks {
 
     private static final Logger LOG = LoggerFactory.getLogger(CursorAcks.class);
 
     private final CursorOwner cursor;
+
+    /**
+     * The owning cursor's monitor. The cursor takes it as {@code acks.monitor} to call the {@code ...Locked} methods:
+     * Error Prone matches a lock by the expression that names it.
+     */
+    final Object monitor;
+
     private final CursorLedger ml;
     private final DurableCursor dc;
     private final BatchIndexAcks batchAcks;
@@ -32,11 +42,13 @@ final class CursorAcks {
 
     CursorAcks(
             CursorOwner cursor,
+            Object monitor,
             CursorLedger ml,
             DurableCursor dc,
             BatchIndexAcks batchAcks,
             CursorReadPosition readPosition) {
         this.cursor = cursor;
+        this.monitor = monitor;
         this.ml = ml;
         this.dc = dc;
         this.batchAcks = batchAcks;
@@ -44,28 +56,25 @@ final class CursorAcks {
     }
 
     /** Whether the entry at {@code off} is acknowledged whole (a partly acknowledged batch is not). */
-    boolean isAcked(long off) {
-        synchronized (cursor.monitor()) {
-            return dc.isAcked(off) && !batchAcks.isPartlyAcked(off);
-        }
+    @GuardedBy("monitor")
+    boolean isAckedLocked(long off) {
+        return dc.isAcked(off) && !batchAcks.isPartlyAcked(off);
     }
 
     /** The first offset at or after {@code offset} and the mark-delete that the core cursor has not acknowledged. */
-    long firstUnackedFrom(long offset) {
-        synchronized (cursor.monitor()) {
-            long o = Math.max(offset, dc.ackedBefore());
-            while (dc.isAcked(o)) {
-                o++;
-            }
-            return o;
+    @GuardedBy("monitor")
+    long firstUnackedFromLocked(long offset) {
+        long o = Math.max(offset, dc.ackedBefore());
+        while (dc.isAcked(o)) {
+            o++;
         }
+        return o;
     }
 
     /** A copy of the ack set of the batch at {@code off}, or null when it is not acknowledged in part. */
-    long[] batchAckSet(long off) {
-        synchronized (cursor.monitor()) {
-            return batchAcks.ackSet(off);
-        }
+    @GuardedBy("monitor")
+    long[] batchAckSetLocked(long off) {
+        return batchAcks.ackSet(off);
     }
 
     CompletableFuture<Void> markDelete(Position position, Map<String, Long> properties) {
@@ -79,11 +88,7 @@ final class CursorAcks {
                 : null;
         if (ackSet != null && !BatchIndexAcks.allAcked(ackSet) && off <= lce && off >= dc.ackedBefore()) {
             // A batch partly acknowledged: everything before it is mark-deleted, the batch keeps its ack set.
-            synchronized (cursor.monitor()) {
-                batchAcks.put(off, batchAcks.intersect(off, ackSet));
-                // Joins the cursor's next write, which the mark-delete below may not wait for (it can return early).
-                Futures.logFailure(batchAcks.persist(), LOG, "persisting the ack set of entry " + position);
-            }
+            cursor.keepPartlyAckedBatch(off, ackSet, position);
             off = off - 1;
         }
         if (off > lce) {
@@ -91,26 +96,50 @@ final class CursorAcks {
                     new ManagedLedgerException.InvalidCursorPositionException("Invalid mark deleted position "
                             + position + ": after the last entry " + ml.getLastConfirmedEntry()));
         }
-        CompletableFuture<Void> w;
-        synchronized (cursor.monitor()) {
-            if (off + 1 < dc.ackedBefore()) {
-                return CompletableFuture.failedFuture(new ManagedLedgerException("Mark-deleting " + position
-                        + " of cursor " + cursor.name() + " would move it back from "
-                        + ml.positionOf(dc.ackedBefore() - 1)));
-            }
-            if (off + 1 == dc.ackedBefore()) {
-                return properties == null || properties.isEmpty()
-                        ? CompletableFuture.completedFuture(null)
-                        : dc.markDelete(dc.ackedBefore(), properties);
-            }
-            w = dc.markDelete(off + 1, properties == null ? Map.of() : properties);
-            if (batchAcks.dropBelow(dc.ackedBefore())) {
-                w = batchAcks.persist();
-            }
-            readPosition.advanceTo(dc.ackedBefore());
+        MarkDeleteStep step = cursor.markDeleteTo(off, position, properties);
+        if (step.moved()) {
+            ml.recordMarkDelete();
         }
-        ml.recordMarkDelete();
-        return w;
+        return step.write();
+    }
+
+    /** Keeps the ack set of the batch at {@code off}, acknowledged in part by a mark-delete at {@code position}. */
+    @GuardedBy("monitor")
+    void keepPartlyAckedBatchLocked(long off, long[] ackSet, Position position) {
+        batchAcks.put(off, batchAcks.intersect(off, ackSet));
+        // Joins the cursor's next write, which the mark-delete may not wait for (it can return early).
+        Futures.logFailure(batchAcks.persist(), LOG, "persisting the ack set of entry " + position);
+    }
+
+    /**
+     * What a mark-delete step did: {@code write} completes when it is stored; {@code moved} when the mark-delete moved
+     * forward (else it failed, or only the properties changed).
+     */
+    record MarkDeleteStep(CompletableFuture<Void> write, boolean moved) {}
+
+    /** Mark-deletes everything up to {@code off} (from a mark-delete at {@code position}). */
+    @GuardedBy("monitor")
+    MarkDeleteStep markDeleteToLocked(long off, Position position, Map<String, Long> properties) {
+        if (off + 1 < dc.ackedBefore()) {
+            return new MarkDeleteStep(
+                    CompletableFuture.failedFuture(new ManagedLedgerException("Mark-deleting " + position
+                            + " of cursor " + cursor.name() + " would move it back from "
+                            + ml.positionOf(dc.ackedBefore() - 1))),
+                    false);
+        }
+        if (off + 1 == dc.ackedBefore()) {
+            return new MarkDeleteStep(
+                    properties == null || properties.isEmpty()
+                            ? CompletableFuture.completedFuture(null)
+                            : dc.markDelete(dc.ackedBefore(), properties),
+                    false);
+        }
+        CompletableFuture<Void> w = dc.markDelete(off + 1, properties == null ? Map.of() : properties);
+        if (batchAcks.dropBelow(dc.ackedBefore())) {
+            w = batchAcks.persist();
+        }
+        readPosition.advanceTo(dc.ackedBefore());
+        return new MarkDeleteStep(w, true);
     }
 
     CompletableFuture<Void> delete(Iterable<Position> positions) {
@@ -131,34 +160,41 @@ final class CursorAcks {
             offs.add(new long[] {off});
             sets.add(batchEnabled ? AckSetStateUtil.getAckSetArrayOrNull(p) : null);
         }
+        return cursor.ackEach(offs, sets, lce);
+    }
+
+    /**
+     * Acknowledges the entries at {@code offs} (batch indexes only where {@code sets} has an ack set for one), those
+     * at or before {@code lce}; completes when the last change is stored.
+     */
+    @GuardedBy("monitor")
+    CompletableFuture<Void> ackEachLocked(List<long[]> offs, List<long[]> sets, long lce) {
         CompletableFuture<Void> w = CompletableFuture.completedFuture(null);
         boolean batchDirty = false;
-        synchronized (cursor.monitor()) {
-            for (int i = 0; i < offs.size(); i++) {
-                long off = offs.get(i)[0];
-                if (off < dc.ackedBefore() || off > lce || isAcked(off)) {
+        for (int i = 0; i < offs.size(); i++) {
+            long off = offs.get(i)[0];
+            if (off < dc.ackedBefore() || off > lce || isAckedLocked(off)) {
+                continue;
+            }
+            long[] set = sets.get(i);
+            if (set != null) {
+                long[] merged = batchAcks.intersect(off, set);
+                if (!BatchIndexAcks.allAcked(merged)) {
+                    batchAcks.put(off, merged);
+                    batchDirty = true;
                     continue;
                 }
-                long[] set = sets.get(i);
-                if (set != null) {
-                    long[] merged = batchAcks.intersect(off, set);
-                    if (!BatchIndexAcks.allAcked(merged)) {
-                        batchAcks.put(off, merged);
-                        batchDirty = true;
-                        continue;
-                    }
-                }
-                if (batchAcks.remove(off)) {
-                    batchDirty = true;
-                }
-                w = dc.ack(off, off + 1);
             }
-            if (batchDirty) {
-                batchAcks.dropBelow(dc.ackedBefore());
-                w = batchAcks.persist();
+            if (batchAcks.remove(off)) {
+                batchDirty = true;
             }
-            readPosition.atLeast(dc.ackedBefore());
+            w = dc.ack(off, off + 1);
         }
+        if (batchDirty) {
+            batchAcks.dropBelow(dc.ackedBefore());
+            w = batchAcks.persist();
+        }
+        readPosition.atLeast(dc.ackedBefore());
         return w;
     }
 }

@@ -19,10 +19,9 @@ final class CursorInternalStats {
         s.readPosition = cursor.readPosition().toString();
         s.waitingReadOp = reader.hasWaitingRead();
         s.pendingReadOps = 0;
-        synchronized (cursor.monitor()) {
-            s.messagesConsumedCounter = cursor.messagesConsumed();
-            s.state = cursor.isClosed() ? "Closed" : "Open";
-        }
+        CursorOwner.Counters counters = cursor.counters();
+        s.messagesConsumedCounter = counters.messagesConsumed();
+        s.state = counters.closed() ? "Closed" : "Open";
         s.cursorLedger = -1;
         s.cursorLedgerLastEntry = -1;
         CursorState st = dc.state();

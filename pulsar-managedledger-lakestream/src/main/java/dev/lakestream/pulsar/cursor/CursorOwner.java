@@ -1,5 +1,8 @@
 package dev.lakestream.pulsar.cursor;
 
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 
@@ -10,9 +13,6 @@ import org.apache.bookkeeper.mledger.Position;
  * class inside the cursor.
  */
 interface CursorOwner {
-
-    /** The cursor's monitor: the lock that guards its read position, batch acks and counters. */
-    Object monitor();
 
     String name();
 
@@ -44,4 +44,42 @@ interface CursorOwner {
 
     /** Takes the cursor off its ledger's waiting list. */
     void stopWaitingForEntries();
+
+    // --- steps that need the cursor's monitor: the cursor takes it for the step (calling a part's ...Locked method
+    // or moving its read position) and lets it go; no part takes it.
+
+    /** Fails {@code op} when the cursor is closed; true then. */
+    boolean failIfClosed(CursorReadRequest op);
+
+    /**
+     * A read round begins: fails {@code op} and answers -1 when the cursor is closed; else raises the read position to
+     * {@code start} and answers its epoch (for {@link #readUpTo}).
+     */
+    long beginRead(CursorReadRequest op, long start);
+
+    /** A read round started at {@code epoch} read up to {@code next} (exclusive): the read position follows. */
+    void readUpTo(long next, long epoch);
+
+    /** Whether the entry at {@code off} is acknowledged whole ({@link CursorAcks#isAckedLocked}). */
+    boolean isAcked(long off);
+
+    /** The first offset at or after {@code offset} not acknowledged ({@link CursorAcks#firstUnackedFromLocked}). */
+    long firstUnackedFrom(long offset);
+
+    /** {@link CursorAcks#keepPartlyAckedBatchLocked}. */
+    void keepPartlyAckedBatch(long off, long[] ackSet, Position position);
+
+    /** {@link CursorAcks#markDeleteToLocked}. */
+    CursorAcks.MarkDeleteStep markDeleteTo(long off, Position position, Map<String, Long> properties);
+
+    /** {@link CursorAcks#ackEachLocked}. */
+    CompletableFuture<Void> ackEach(List<long[]> offs, List<long[]> sets, long lce);
+
+    /** {@link CursorRepositioning#resetToLocked}. */
+    CompletableFuture<Void> resetTo(long off);
+
+    /** The counters of the internal stats, read together. */
+    record Counters(long messagesConsumed, boolean closed) {}
+
+    Counters counters();
 }

@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar.cursor;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.cursor.DurableCursor;
 import java.util.HashMap;
@@ -15,18 +16,20 @@ import org.slf4j.LoggerFactory;
  * {@link BatchIndexAcks}: those are hidden from Pulsar and kept when it rewrites the map.
  *
  * <p>Locks: a cursor property rewrite runs under the owning cursor's monitor, as the batch ack records' do, so that
- * neither loses the other's change.
+ * neither loses the other's change. This class never takes it: the rewrites are {@code ...Locked} methods the cursor
+ * calls holding it (as {@code properties.monitor}).
  */
 final class CursorProperties {
 
     private static final Logger LOG = LoggerFactory.getLogger(CursorProperties.class);
 
-    private final Object guard;
+    /** The owning cursor's monitor. */
+    final Object monitor;
+
     private final DurableCursor dc;
 
-    /** {@code guard} is the owning cursor. */
-    CursorProperties(Object guard, DurableCursor dc) {
-        this.guard = guard;
+    CursorProperties(Object monitor, DurableCursor dc) {
+        this.monitor = monitor;
         this.dc = dc;
     }
 
@@ -55,30 +58,27 @@ final class CursorProperties {
         return BatchIndexAcks.userProperties(dc.properties());
     }
 
-    CompletableFuture<Void> putCursorProperty(String key, String value) {
-        synchronized (guard) {
-            Map<String, String> p = new HashMap<>(dc.properties());
-            p.put(key, value);
-            return dc.setProperties(p);
-        }
+    @GuardedBy("monitor")
+    CompletableFuture<Void> putCursorPropertyLocked(String key, String value) {
+        Map<String, String> p = new HashMap<>(dc.properties());
+        p.put(key, value);
+        return dc.setProperties(p);
     }
 
     /** Replaces the cursor properties (none when null), keeping the batch ack records. */
-    CompletableFuture<Void> setCursorProperties(Map<String, String> cursorProperties) {
-        synchronized (guard) {
-            Map<String, String> p = BatchIndexAcks.records(dc.properties());
-            if (cursorProperties != null) {
-                p.putAll(cursorProperties);
-            }
-            return dc.setProperties(p);
+    @GuardedBy("monitor")
+    CompletableFuture<Void> setCursorPropertiesLocked(Map<String, String> cursorProperties) {
+        Map<String, String> p = BatchIndexAcks.records(dc.properties());
+        if (cursorProperties != null) {
+            p.putAll(cursorProperties);
         }
+        return dc.setProperties(p);
     }
 
-    CompletableFuture<Void> removeCursorProperty(String key) {
-        synchronized (guard) {
-            Map<String, String> p = new HashMap<>(dc.properties());
-            p.remove(key);
-            return dc.setProperties(p);
-        }
+    @GuardedBy("monitor")
+    CompletableFuture<Void> removeCursorPropertyLocked(String key) {
+        Map<String, String> p = new HashMap<>(dc.properties());
+        p.remove(key);
+        return dc.setProperties(p);
     }
 }

@@ -12,29 +12,24 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
  * what it read. An "or wait" request that finds nothing is parked as the cursor's one waiting read, and the ledger
  * resumes it when entries arrive. Entries left out (acknowledged, beyond the limits, or skipped) are released here.
  *
- * <p>Locks: the read position is taken and moved under the owning cursor's monitor, never held across a ledger call.
+ * <p>Takes no lock: the read position is taken and moved by named steps of the owning cursor ({@link
+ * CursorOwner#beginRead}, {@link CursorOwner#readUpTo}), which hold its monitor for that step only, never across a
+ * ledger call.
  */
 final class CursorReader {
 
     private final CursorOwner cursor;
     private final CursorLedger ml;
-    private final CursorAcks acks;
-    private final CursorReadPosition readPosition;
     private final AtomicReference<CursorReadRequest> waiting = new AtomicReference<>();
 
-    CursorReader(CursorOwner cursor, CursorLedger ml, CursorAcks acks, CursorReadPosition readPosition) {
+    CursorReader(CursorOwner cursor, CursorLedger ml) {
         this.cursor = cursor;
         this.ml = ml;
-        this.acks = acks;
-        this.readPosition = readPosition;
     }
 
     void start(CursorReadRequest op) {
-        synchronized (cursor.monitor()) {
-            if (cursor.isClosed()) {
-                op.fail(cursor.closedException());
-                return;
-            }
+        if (cursor.failIfClosed(op)) {
+            return;
         }
         readLoop(op);
     }
@@ -43,16 +38,11 @@ final class CursorReader {
         long lce = ml.lceOffset();
         long start = ml.startOffset();
         long from;
-        long epoch;
-        synchronized (cursor.monitor()) {
-            if (cursor.isClosed()) {
-                op.fail(cursor.closedException());
-                return;
-            }
-            readPosition.atLeast(start);
-            epoch = readPosition.epoch();
+        long epoch = cursor.beginRead(op, start);
+        if (epoch < 0) {
+            return;
         }
-        from = acks.firstUnackedFrom(cursor.readOffset());
+        from = cursor.firstUnackedFrom(cursor.readOffset());
         if (from > lce) {
             if (op.hasEntries()) {
                 op.complete();
@@ -97,7 +87,7 @@ final class CursorReader {
                     continue;
                 }
                 last = off;
-                if (acks.isAcked(off)) {
+                if (cursor.isAcked(off)) {
                     le.payload().release();
                     continue;
                 }
@@ -108,9 +98,7 @@ final class CursorReader {
                 }
                 op.add(entry);
             }
-            synchronized (cursor.monitor()) {
-                readPosition.readUpTo(last + 1, epoch);
-            }
+            cursor.readUpTo(last + 1, epoch);
             if (list.isEmpty() || last >= bound || op.isFull()) {
                 op.complete();
             } else {
@@ -121,7 +109,7 @@ final class CursorReader {
 
     /** Whether a parked read would find something now (or should fail: the ledger is terminated or closed). */
     boolean hasEntriesBeyondRead(long lce) {
-        return acks.firstUnackedFrom(cursor.readOffset()) <= lce || ml.isTerminated() || ml.isClosedOrDeleted();
+        return cursor.firstUnackedFrom(cursor.readOffset()) <= lce || ml.isTerminated() || ml.isClosedOrDeleted();
     }
 
     /** Resumes the parked read, if any. */

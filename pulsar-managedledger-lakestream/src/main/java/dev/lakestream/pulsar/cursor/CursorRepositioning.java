@@ -1,5 +1,6 @@
 package dev.lakestream.pulsar.cursor;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.lakestream.core.cursor.DurableCursor;
 import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.ManagedCursor.IndividualDeletedEntries;
@@ -11,11 +12,17 @@ import org.apache.bookkeeper.mledger.PositionFactory;
  * Moves a cursor: the read position alone (rewind, seek), both positions to anywhere in the ledger (reset: forgets
  * the acks there were), or the mark-delete forward (skip n entries, clear the backlog; these are mark-deletes).
  *
- * <p>Locks: positions and acks move together under the owning cursor's monitor; the parked read is resumed outside it.
+ * <p>Locks: positions and acks move together under the owning cursor's monitor ({@link #monitor}), which this class
+ * never takes: its {@code ...Locked} methods are called holding it, by the cursor directly or, for the step of a
+ * reset, through {@link CursorOwner#resetTo}. The parked read is resumed outside it.
  */
 final class CursorRepositioning {
 
     private final CursorOwner cursor;
+
+    /** The owning cursor's monitor; the cursor takes it as {@code moves.monitor} to call the {@code ...Locked} methods. */
+    final Object monitor;
+
     private final CursorLedger ml;
     private final DurableCursor dc;
     private final BatchIndexAcks batchAcks;
@@ -25,6 +32,7 @@ final class CursorRepositioning {
 
     CursorRepositioning(
             CursorOwner cursor,
+            Object monitor,
             CursorLedger ml,
             DurableCursor dc,
             BatchIndexAcks batchAcks,
@@ -32,6 +40,7 @@ final class CursorRepositioning {
             CursorAcks acks,
             CursorReader reader) {
         this.cursor = cursor;
+        this.monitor = monitor;
         this.ml = ml;
         this.dc = dc;
         this.batchAcks = batchAcks;
@@ -41,21 +50,19 @@ final class CursorRepositioning {
     }
 
     /** Reads again from the first entry after the mark-delete. */
-    void rewind() {
-        synchronized (cursor.monitor()) {
-            readPosition.moveTo(dc.ackedBefore());
-        }
+    @GuardedBy("monitor")
+    void rewindLocked() {
+        readPosition.moveTo(dc.ackedBefore());
     }
 
-    /** Reads next from {@code newReadPosition}; unless forced, not before the mark-delete. */
-    void seek(Position newReadPosition, boolean force) {
-        long off = ml.offsetOf(newReadPosition);
-        synchronized (cursor.monitor()) {
-            if (!force && off < dc.ackedBefore()) {
-                off = dc.ackedBefore();
-            }
-            readPosition.moveTo(off);
+    /** Reads next from offset {@code off}; unless forced, not before the mark-delete. */
+    @GuardedBy("monitor")
+    void seekLocked(long off, boolean force) {
+        long target = off;
+        if (!force && target < dc.ackedBefore()) {
+            target = dc.ackedBefore();
         }
+        readPosition.moveTo(target);
     }
 
     CompletableFuture<Void> reset(Position position, boolean force) {
@@ -74,15 +81,19 @@ final class CursorRepositioning {
                     "cannot reset cursor " + cursor.name() + " to " + position + ": not within the ledger"));
         }
         off = Math.max(start, Math.min(off, lce + 1));
-        CompletableFuture<Void> w;
-        synchronized (cursor.monitor()) {
-            w = dc.reset(off);
-            if (batchAcks.clear()) {
-                w = batchAcks.persist();
-            }
-            readPosition.moveTo(off);
-        }
+        CompletableFuture<Void> w = cursor.resetTo(off);
         reader.resumeWaiting();
+        return w;
+    }
+
+    /** Moves both positions to {@code off}, forgetting the acks; completes when that is stored. */
+    @GuardedBy("monitor")
+    CompletableFuture<Void> resetToLocked(long off) {
+        CompletableFuture<Void> w = dc.reset(off);
+        if (batchAcks.clear()) {
+            w = batchAcks.persist();
+        }
+        readPosition.moveTo(off);
         return w;
     }
 

@@ -20,7 +20,6 @@ final class CursorScan {
 
     private final CursorOwner cursor;
     private final CursorLedger ml;
-    private final CursorAcks acks;
     private final Predicate<Entry> condition;
     private final int batchSize;
     private final AtomicLong remaining;
@@ -30,14 +29,12 @@ final class CursorScan {
     CursorScan(
             CursorOwner cursor,
             CursorLedger ml,
-            CursorAcks acks,
             Predicate<Entry> condition,
             int batchSize,
             long maxEntries,
             long timeOutMs) {
         this.cursor = cursor;
         this.ml = ml;
-        this.acks = acks;
         this.condition = condition;
         this.batchSize = Math.max(1, batchSize);
         this.remaining = new AtomicLong(maxEntries);
@@ -72,7 +69,7 @@ final class CursorScan {
                             Throwable failure = null;
                             for (LogEntry le : list) {
                                 long off = le.offset();
-                                if (stop != null || failure != null || off > lce || acks.isAcked(off)) {
+                                if (stop != null || failure != null || off > lce || cursor.isAcked(off)) {
                                     le.payload().release();
                                     last = Math.max(last, Math.min(off, lce));
                                     continue;

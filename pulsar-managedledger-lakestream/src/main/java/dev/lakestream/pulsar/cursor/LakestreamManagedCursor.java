@@ -1,6 +1,7 @@
 package dev.lakestream.pulsar.cursor;
 
 import com.google.common.collect.Range;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.cursor.AckRanges;
 import dev.lakestream.core.cursor.DurableCursor;
@@ -50,8 +51,11 @@ import org.slf4j.LoggerFactory;
  * which see this cursor only through the narrow {@link CursorOwner} view.
  *
  * <p>Locks: this cursor's monitor guards the read position, the batch ack sets, the closed flag and the consumed
- * count; the classes above that touch them synchronize on it, as {@link CursorOwner#monitor()} (the only other
- * monitor is a read request's own, for its completed flag). Never hold it while calling into the ledger.
+ * count. Only this class takes it (the only other monitor is a read request's own, for its completed flag); the parts
+ * above keep {@code ...Locked} methods marked {@code @GuardedBy}, checked by Error Prone, which this class calls
+ * holding it, directly or for a part's step through {@link CursorOwner}. It names the monitor as the part does
+ * ({@code acks.monitor}: this cursor), since Error Prone matches a lock by the expression that names it. Never hold
+ * it while calling into the ledger.
  */
 public class LakestreamManagedCursor implements ManagedCursor {
 
@@ -67,10 +71,16 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private final CursorProperties properties;
     private final ManagedCursorMXBean mxBean;
 
-    // guarded by this
+    @GuardedBy("this")
     private final BatchIndexAcks batchAcks;
+
+    @GuardedBy("this")
     private final CursorReadPosition readPosition;
+
+    @GuardedBy("this")
     private boolean closed;
+
+    @GuardedBy("this")
     private long messagesConsumed;
 
     private volatile boolean active = true;
@@ -81,6 +91,8 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private final CursorOwner owner = new Owner();
 
     /** A cursor on {@code ml} over the core cursor {@code dc}; made by the ledger's cursor registry. */
+    // The parts keep this cursor as their monitor only; none calls back during construction.
+    @SuppressWarnings("this-escape")
     public LakestreamManagedCursor(CursorLedger ml, String name, DurableCursor dc, boolean durable) {
         this.ml = ml;
         this.name = name;
@@ -88,9 +100,9 @@ public class LakestreamManagedCursor implements ManagedCursor {
         this.durable = durable;
         this.readPosition = new CursorReadPosition(this, Math.max(dc.ackedBefore(), ml.startOffset()));
         this.batchAcks = new BatchIndexAcks(this, dc);
-        this.acks = new CursorAcks(owner, ml, dc, batchAcks, readPosition);
-        this.reader = new CursorReader(owner, ml, acks, readPosition);
-        this.moves = new CursorRepositioning(owner, ml, dc, batchAcks, readPosition, acks, reader);
+        this.acks = new CursorAcks(owner, this, ml, dc, batchAcks, readPosition);
+        this.reader = new CursorReader(owner, ml);
+        this.moves = new CursorRepositioning(owner, this, ml, dc, batchAcks, readPosition, acks, reader);
         this.properties = new CursorProperties(this, dc);
         this.mxBean = new LakestreamManagedCursorMXBean(name, ml.getName());
     }
@@ -199,17 +211,23 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public CompletableFuture<Void> putCursorProperty(String key, String value) {
-        return properties.putCursorProperty(key, value);
+        synchronized (properties.monitor) {
+            return properties.putCursorPropertyLocked(key, value);
+        }
     }
 
     @Override
     public CompletableFuture<Void> setCursorProperties(Map<String, String> cursorProperties) {
-        return properties.setCursorProperties(cursorProperties);
+        synchronized (properties.monitor) {
+            return properties.setCursorPropertiesLocked(cursorProperties);
+        }
     }
 
     @Override
     public CompletableFuture<Void> removeCursorProperty(String key) {
-        return properties.removeCursorProperty(key);
+        synchronized (properties.monitor) {
+            return properties.removeCursorPropertyLocked(key);
+        }
     }
 
     // ------------------------------------------------------------------ reads
@@ -234,6 +252,77 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     synchronized long messagesConsumed() {
         return messagesConsumed;
+    }
+
+    // The steps of the parts that need this cursor's monitor (see CursorOwner).
+
+    private boolean failIfClosed(CursorReadRequest op) {
+        synchronized (this) {
+            if (closed) {
+                op.fail(closedException());
+                return true;
+            }
+            return false;
+        }
+    }
+
+    private long beginRead(CursorReadRequest op, long start) {
+        synchronized (this) {
+            if (closed) {
+                op.fail(closedException());
+                return -1;
+            }
+            readPosition.atLeast(start);
+            return readPosition.epoch();
+        }
+    }
+
+    private void readUpTo(long next, long epoch) {
+        synchronized (this) {
+            readPosition.readUpTo(next, epoch);
+        }
+    }
+
+    private boolean isAcked(long off) {
+        synchronized (acks.monitor) {
+            return acks.isAckedLocked(off);
+        }
+    }
+
+    private long firstUnackedFrom(long offset) {
+        synchronized (acks.monitor) {
+            return acks.firstUnackedFromLocked(offset);
+        }
+    }
+
+    private void keepPartlyAckedBatch(long off, long[] ackSet, Position position) {
+        synchronized (acks.monitor) {
+            acks.keepPartlyAckedBatchLocked(off, ackSet, position);
+        }
+    }
+
+    private CursorAcks.MarkDeleteStep markDeleteTo(long off, Position position, Map<String, Long> properties) {
+        synchronized (acks.monitor) {
+            return acks.markDeleteToLocked(off, position, properties);
+        }
+    }
+
+    private CompletableFuture<Void> ackEach(List<long[]> offs, List<long[]> sets, long lce) {
+        synchronized (acks.monitor) {
+            return acks.ackEachLocked(offs, sets, lce);
+        }
+    }
+
+    private CompletableFuture<Void> resetTo(long off) {
+        synchronized (moves.monitor) {
+            return moves.resetToLocked(off);
+        }
+    }
+
+    private CursorOwner.Counters counters() {
+        synchronized (this) {
+            return new CursorOwner.Counters(messagesConsumed, closed);
+        }
     }
 
     private CursorReadRequest request(
@@ -326,7 +415,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public boolean hasMoreEntries() {
-        return acks.firstUnackedFrom(readOffset()) <= ml.lceOffset();
+        return firstUnackedFrom(readOffset()) <= ml.lceOffset();
     }
 
     @Override
@@ -446,12 +535,15 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public boolean isMessageDeleted(Position position) {
-        return acks.isAcked(ml.offsetOf(position));
+        return isAcked(ml.offsetOf(position));
     }
 
     @Override
     public long[] getDeletedBatchIndexesAsLongArray(Position position) {
-        return acks.batchAckSet(ml.offsetOf(position));
+        long off = ml.offsetOf(position);
+        synchronized (acks.monitor) {
+            return acks.batchAckSetLocked(off);
+        }
     }
 
     @Override
@@ -512,7 +604,9 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void rewind() {
-        moves.rewind();
+        synchronized (moves.monitor) {
+            moves.rewindLocked();
+        }
     }
 
     @Override
@@ -522,7 +616,10 @@ public class LakestreamManagedCursor implements ManagedCursor {
 
     @Override
     public void seek(Position newReadPosition, boolean force) {
-        moves.seek(newReadPosition, force);
+        long off = ml.offsetOf(newReadPosition);
+        synchronized (moves.monitor) {
+            moves.seekLocked(off, force);
+        }
     }
 
     @Override
@@ -657,7 +754,7 @@ public class LakestreamManagedCursor implements ManagedCursor {
             long maxEntries,
             long timeOutMs) {
         long from = startingPosition.map(ml::offsetOf).orElseGet(this::ackedBefore);
-        return new CursorScan(owner, ml, acks, condition, batchSize, maxEntries, timeOutMs).start(from);
+        return new CursorScan(owner, ml, condition, batchSize, maxEntries, timeOutMs).start(from);
     }
 
     // ------------------------------------------------------------------ replay
@@ -748,11 +845,6 @@ public class LakestreamManagedCursor implements ManagedCursor {
     private final class Owner implements CursorOwner {
 
         @Override
-        public Object monitor() {
-            return LakestreamManagedCursor.this;
-        }
-
-        @Override
         public String name() {
             return name;
         }
@@ -815,6 +907,56 @@ public class LakestreamManagedCursor implements ManagedCursor {
         @Override
         public void stopWaitingForEntries() {
             ml.removeWaiting(LakestreamManagedCursor.this);
+        }
+
+        @Override
+        public boolean failIfClosed(CursorReadRequest op) {
+            return LakestreamManagedCursor.this.failIfClosed(op);
+        }
+
+        @Override
+        public long beginRead(CursorReadRequest op, long start) {
+            return LakestreamManagedCursor.this.beginRead(op, start);
+        }
+
+        @Override
+        public void readUpTo(long next, long epoch) {
+            LakestreamManagedCursor.this.readUpTo(next, epoch);
+        }
+
+        @Override
+        public boolean isAcked(long off) {
+            return LakestreamManagedCursor.this.isAcked(off);
+        }
+
+        @Override
+        public long firstUnackedFrom(long offset) {
+            return LakestreamManagedCursor.this.firstUnackedFrom(offset);
+        }
+
+        @Override
+        public void keepPartlyAckedBatch(long off, long[] ackSet, Position position) {
+            LakestreamManagedCursor.this.keepPartlyAckedBatch(off, ackSet, position);
+        }
+
+        @Override
+        public CursorAcks.MarkDeleteStep markDeleteTo(long off, Position position, Map<String, Long> properties) {
+            return LakestreamManagedCursor.this.markDeleteTo(off, position, properties);
+        }
+
+        @Override
+        public CompletableFuture<Void> ackEach(List<long[]> offs, List<long[]> sets, long lce) {
+            return LakestreamManagedCursor.this.ackEach(offs, sets, lce);
+        }
+
+        @Override
+        public CompletableFuture<Void> resetTo(long off) {
+            return LakestreamManagedCursor.this.resetTo(off);
+        }
+
+        @Override
+        public CursorOwner.Counters counters() {
+            return LakestreamManagedCursor.this.counters();
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.pulsar.common.Callbacks;
 import dev.lakestream.pulsar.cursor.Search;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntryCallback;
@@ -17,8 +18,8 @@ import org.apache.bookkeeper.mledger.impl.EntryImpl;
  * searches that read entries (earliest publish time in the backlog, find, last dispatchable position). Entries are
  * Pulsar {@link Entry} objects at their virtual-ledger positions; the reader of an entry releases it.
  *
- * <p>The readable range is read under the ledger's state monitor; stream reads and callbacks run without it, callbacks on
- * the ledger's executor.
+ * <p>Takes no lock: the readable range and a position's offset are each one named read of {@link LedgerState}; stream
+ * reads and callbacks run without the lock, callbacks on the ledger's executor.
  */
 final class EntryReader {
 
@@ -44,12 +45,9 @@ final class EntryReader {
 
     /** The entry at {@code offset}, or a failure naming it when it is not readable. */
     CompletableFuture<Entry> readOne(long offset) {
-        long lce;
-        long start;
-        synchronized (state) {
-            lce = state.lceOffset();
-            start = state.startOffset();
-        }
+        LedgerState.ReadableRange readable = state.readable();
+        long lce = readable.lce();
+        long start = readable.start();
         String name = ledger.name();
         if (offset < start || offset > lce) {
             return CompletableFuture.failedFuture(new ManagedLedgerException.NonRecoverableLedgerException(
@@ -76,21 +74,17 @@ final class EntryReader {
     }
 
     void readEntry(Position position, ReadEntryCallback cb, Object ctx) {
-        long offset;
-        synchronized (state) {
-            if (state.ledgersLocked().indexOf(position.getLedgerId()) < 0) {
-                ledger.executor()
-                        .execute(() -> cb.readEntryFailed(
-                                new ManagedLedgerException.NonRecoverableLedgerException(
-                                        "Message not found, the ledgerId " + position.getLedgerId()
-                                                + " does not belong to this topic or has been deleted"),
-                                ctx));
-                return;
-            }
-            offset = state.ledgersLocked().offsetOf(position);
+        OptionalLong offset = state.offsetInLedgers(position);
+        if (offset.isEmpty()) {
+            ledger.executor()
+                    .execute(() -> cb.readEntryFailed(
+                            new ManagedLedgerException.NonRecoverableLedgerException("Message not found, the ledgerId "
+                                    + position.getLedgerId() + " does not belong to this topic or has been deleted"),
+                            ctx));
+            return;
         }
         Callbacks.deliver(
-                readOne(offset),
+                readOne(offset.getAsLong()),
                 ledger.executor(),
                 entry -> cb.readEntryComplete(entry, ctx),
                 e -> cb.readEntryFailed(e, ctx));

@@ -1,13 +1,16 @@
 package dev.lakestream.pulsar.ledger;
 
 import com.google.common.collect.Range;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.lakestream.core.StreamLog;
+import dev.lakestream.core.log.AppendResult;
 import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.pulsar.common.Callbacks;
 import dev.lakestream.pulsar.common.Errors;
 import dev.lakestream.pulsar.common.ManagedLedgerRecord;
 import dev.lakestream.pulsar.common.Sync;
 import dev.lakestream.pulsar.common.VirtualLedgers;
+import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -51,10 +54,11 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
  * {@link LedgerLifecycle} (terminate, close, delete), {@link InternalStatsSnapshot} and {@link BlockingCalls}. The parts see
  * the ledger only through {@link LedgerView} (or are handed {@link LedgerState} and what they need), never this class.
  *
- * <p>The state (phase, confirmed tail, start offset, virtual ledgers) has one owner, {@link LedgerState}, which
- * also states the threading rule: its monitor is the ledger's only lock, held by the parts for their own fields
- * marked "guarded by state". Callbacks run on the ledger's {@link SerialExecutor}, never under the lock and never on
- * a core or Netty thread.
+ * <p>The state (phase, confirmed tail, start offset, virtual ledgers, record) has one owner, {@link LedgerState}, which
+ * also states the threading rule: its monitor is the ledger's only lock, and only this class and {@link LedgerState}
+ * take it. The parts take none; their lock-guarded fields and the {@code ...Locked} methods this class calls holding
+ * the lock are marked {@code @GuardedBy}, checked by Error Prone. Callbacks run on the ledger's
+ * {@link SerialExecutor}, never under the lock and never on a core or Netty thread.
  */
 public class LakestreamManagedLedger implements ManagedLedger {
 
@@ -73,11 +77,12 @@ public class LakestreamManagedLedger implements ManagedLedger {
     private final LedgerLifecycle lifecycle;
     private final LedgerCursors cursors;
     private final EntryReader reader;
-    private final LedgerPositions positions;
     private final RetentionTrimmer trimmer;
     private final LedgerCursorView cursorView = new LedgerCursorView(this);
     private final LedgerView partsView = new PartsView();
 
+    // The parts, the cursor view and the MBean only keep the reference; none calls back during construction.
+    @SuppressWarnings("this-escape")
     public LakestreamManagedLedger(
             LedgerServices services,
             String name,
@@ -97,11 +102,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
         this.executor = new SerialExecutor(services.pool());
         this.cursors = new LedgerCursors(partsView);
         this.reader = new EntryReader(partsView);
-        this.positions = new LedgerPositions(state, cursors);
         this.trimmer = new RetentionTrimmer(partsView);
         this.stats = new LakestreamManagedLedgerMBean(this);
         this.appends = new AppendPipeline(partsView, ledgers.end(), now());
-        this.lifecycle = new LedgerLifecycle(partsView, appends, recordWriter);
+        this.lifecycle = new LedgerLifecycle(partsView, recordWriter);
     }
 
     /**
@@ -166,8 +170,28 @@ public class LakestreamManagedLedger implements ManagedLedger {
         }
 
         @Override
-        public ManagedLedgerException writeRefusalLocked() {
-            return LakestreamManagedLedger.this.writeRefusalLocked();
+        public ManagedLedgerException writeRefusal() {
+            return LakestreamManagedLedger.this.writeRefusal();
+        }
+
+        @Override
+        public void appended(AddOp op, AppendResult result, Throwable failure) {
+            LakestreamManagedLedger.this.appended(op, result, failure);
+        }
+
+        @Override
+        public void ledgerIdDrawn(long end, long id) {
+            LakestreamManagedLedger.this.ledgerIdDrawn(end, id);
+        }
+
+        @Override
+        public void rolloverDone(Throwable failure) {
+            LakestreamManagedLedger.this.rolloverDone(failure);
+        }
+
+        @Override
+        public void wakeAllWaiting() {
+            LakestreamManagedLedger.this.wakeAllWaiting();
         }
 
         @Override
@@ -234,7 +258,16 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     long averageEntrySize() {
-        return positions.averageEntrySize();
+        return state.averageEntrySize();
+    }
+
+    /**
+     * Position arithmetic over the virtual ledgers and readable range as they are now; to use before the lock is let
+     * go.
+     */
+    @GuardedBy("state")
+    private LedgerPositions positionsLocked() {
+        return new LedgerPositions(state.ledgersLocked(), state.startOffset(), state.lceOffset());
     }
 
     // ------------------------------------------------------------------ identity/config
@@ -388,11 +421,49 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncAddEntry(ByteBuf buffer, int numberOfMessages, AddEntryCallback cb, Object ctx) {
-        appends.add(buffer, numberOfMessages, cb, ctx);
+        AddOp op = AppendPipeline.newAdd(buffer, numberOfMessages, cb, ctx);
+        ManagedLedgerException refused;
+        synchronized (appends.state) {
+            refused = appends.addLocked(op);
+        }
+        if (refused != null) {
+            appends.refuse(op, refused);
+        }
     }
 
-    /** Why adds (and terminate) are refused in the current state; null when they are accepted. */
-    ManagedLedgerException writeRefusalLocked() {
+    // The write path's continuations (see LedgerView): each takes the state lock for one step of the pipeline. The
+    // lock is named as the pipeline names it (appends.state, the same LedgerState as this.state) so that Error Prone
+    // can match it to the pipeline's @GuardedBy("state").
+
+    private void appended(AddOp op, AppendResult result, Throwable failure) {
+        synchronized (appends.state) {
+            appends.appendedLocked(op, result, failure);
+        }
+    }
+
+    private void ledgerIdDrawn(long end, long id) {
+        synchronized (appends.state) {
+            appends.ledgerIdDrawnLocked(end, id);
+        }
+    }
+
+    private void rolloverDone(Throwable failure) {
+        synchronized (appends.state) {
+            appends.rolloverDoneLocked(failure);
+        }
+    }
+
+    private void wakeAllWaiting() {
+        synchronized (state) {
+            cursors.notifyAllWaiting();
+        }
+    }
+
+    /**
+     * Why adds (and terminate) are refused in the current state; null when they are accepted. Callers that act on
+     * the answer hold the state lock, so that the phase cannot change in between.
+     */
+    ManagedLedgerException writeRefusal() {
         if (readOnly) {
             return Errors.unsupported("asyncAddEntry", "the managed ledger " + name + " is read-only");
         }
@@ -416,12 +487,18 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     /** Creates the first ledger of this session (at open): the ledger every position written now lives in. */
     public CompletableFuture<Void> initializeForWriting() {
-        return appends.initializeForWriting();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        synchronized (appends.state) {
+            if (!appends.initializeForWritingLocked(done)) {
+                return CompletableFuture.completedFuture(null);
+            }
+        }
+        return done;
     }
 
     @Override
     public int getPendingAddEntriesCount() {
-        synchronized (state) {
+        synchronized (appends.state) {
             return appends.pendingAddsLocked();
         }
     }
@@ -438,17 +515,23 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void readyToCreateNewLedger() {
-        appends.readyToCreateNewLedger();
+        synchronized (appends.state) {
+            appends.readyToCreateNewLedgerLocked();
+        }
     }
 
     @Override
     public void rollCurrentLedgerIfFull() {
-        appends.rollCurrentLedgerIfFull();
+        synchronized (appends.state) {
+            appends.rollCurrentLedgerIfFullLocked();
+        }
     }
 
     @Override
     public boolean checkInactiveLedgerAndRollOver() {
-        return appends.checkInactiveLedgerAndRollOver();
+        synchronized (appends.state) {
+            return appends.checkInactiveLedgerAndRollOverLocked();
+        }
     }
 
     @Override
@@ -527,7 +610,35 @@ public class LakestreamManagedLedger implements ManagedLedger {
     public ManagedCursor newNonDurableCursor(
             Position startPosition, String cursorName, InitialPosition initialPosition, boolean isReadCompacted)
             throws ManagedLedgerException {
-        return cursors.newNonDurable(startPosition, cursorName, initialPosition);
+        long ackedBefore;
+        synchronized (state) {
+            if (state.isClosedOrDeleted()) {
+                throw new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
+                        "managed ledger " + name + " is closed");
+            }
+            ackedBefore = LedgerCursors.nonDurableStart(
+                    state.ledgersLocked(),
+                    state.startOffset(),
+                    state.lceOffset(),
+                    state.lastConfirmed(),
+                    startPosition,
+                    initialPosition);
+        }
+        return cursors.newNonDurable(cursorName, ackedBefore);
+    }
+
+    /**
+     * Registers {@code cursor} as waiting for entries. An add may have landed between the cursor's check and its
+     * registration: then it is woken at once. The check holds the state lock, so no confirm slips between it and the
+     * wake-ups of the write path (which run holding it too).
+     */
+    void addWaiting(LakestreamManagedCursor cursor) {
+        cursors.addWaiting(cursor);
+        synchronized (state) {
+            if (cursor.hasEntriesBeyondRead(state.lceOffset())) {
+                cursors.wake(cursor);
+            }
+        }
     }
 
     @Override
@@ -588,39 +699,51 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public Position getFirstPosition() {
-        return positions.first();
-    }
-
-    @Override
-    public Position getNextValidPosition(Position position) {
-        return positions.nextValid(position);
-    }
-
-    @Override
-    public Position getPreviousPosition(Position position) {
-        return positions.previous(position);
-    }
-
-    @Override
-    public Position getPositionAfterN(Position startPosition, long n, PositionBound startRange) {
-        return positions.afterN(startPosition, n, startRange);
-    }
-
-    @Override
-    public long getNumberOfEntries() {
         synchronized (state) {
-            return Math.max(0, state.lceOffset() + 1 - state.startOffset());
+            return positionsLocked().first();
         }
     }
 
     @Override
+    public Position getNextValidPosition(Position position) {
+        synchronized (state) {
+            return positionsLocked().nextValid(position);
+        }
+    }
+
+    @Override
+    public Position getPreviousPosition(Position position) {
+        synchronized (state) {
+            return positionsLocked().previous(position);
+        }
+    }
+
+    @Override
+    public Position getPositionAfterN(Position startPosition, long n, PositionBound startRange) {
+        synchronized (state) {
+            return positionsLocked().afterN(startPosition, n, startRange);
+        }
+    }
+
+    @Override
+    public long getNumberOfEntries() {
+        return state.numberOfEntries();
+    }
+
+    @Override
     public long getNumberOfEntries(Range<Position> range) {
-        return positions.numberOfEntries(range);
+        synchronized (state) {
+            return positionsLocked().numberOfEntries(range);
+        }
     }
 
     @Override
     public long getNumberOfActiveEntries() {
-        return positions.numberOfActiveEntries();
+        // Entries not yet acknowledged by the slowest durable cursor; the cursors are asked before the lock is taken.
+        long slowest = cursors.slowestAckedBefore(false);
+        synchronized (state) {
+            return positionsLocked().activeEntries(slowest);
+        }
     }
 
     @Override
@@ -635,7 +758,10 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public long getEstimatedBacklogSize(Position position) {
-        return positions.estimatedBacklogSize(position);
+        long off = state.offsetOf(position);
+        synchronized (state) {
+            return positionsLocked().entriesAfter(off) * state.averageEntrySize();
+        }
     }
 
     @Override
@@ -662,43 +788,29 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public NavigableMap<Long, LedgerInfo> getLedgersInfo() {
-        synchronized (state) {
-            return LedgerInfos.all(state.ledgersLocked());
-        }
+        return state.ledgerInfos();
     }
 
     @Override
     public CompletableFuture<LedgerInfo> getLedgerInfo(long ledgerId) {
-        synchronized (state) {
-            int i = state.ledgersLocked().indexOf(ledgerId);
-            return CompletableFuture.completedFuture(i < 0 ? null : LedgerInfos.info(state.ledgersLocked(), i));
-        }
+        return CompletableFuture.completedFuture(state.ledgerInfo(ledgerId).orElse(null));
     }
 
     @Override
     public Optional<LedgerInfo> getOptionalLedgerInfo(long ledgerId) {
-        synchronized (state) {
-            int i = state.ledgersLocked().indexOf(ledgerId);
-            return i < 0 ? Optional.empty() : Optional.of(LedgerInfos.info(state.ledgersLocked(), i));
-        }
+        return state.ledgerInfo(ledgerId);
     }
 
     public List<VirtualLedgers.Ledger> ledgerList() {
-        synchronized (state) {
-            return state.ledgersLocked().ledgers();
-        }
+        return state.ledgerList();
     }
 
     public long ledgerEntries(int i) {
-        synchronized (state) {
-            return state.ledgersLocked().entries(i);
-        }
+        return state.ledgerEntries(i);
     }
 
     public long ledgerSize(int i) {
-        synchronized (state) {
-            return state.ledgersLocked().size(i);
-        }
+        return state.ledgerSize(i);
     }
 
     @Override
@@ -743,7 +855,27 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public void asyncTerminate(TerminateCallback cb, Object ctx) {
-        lifecycle.terminate(cb, ctx);
+        synchronized (appends.state) {
+            if (state.is(LedgerState.Phase.TERMINATED)) {
+                Position p = state.lastConfirmed();
+                executor.execute(() -> cb.terminateComplete(p, ctx));
+                return;
+            }
+            ManagedLedgerException refused = writeRefusal();
+            if (refused != null) {
+                executor.execute(() -> cb.terminateFailed(refused, ctx));
+                return;
+            }
+            state.terminate();
+            appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerTerminatedException(
+                    "managed ledger " + name + " was terminated"));
+            Runnable persist = lifecycle.persistTermination(cb, ctx);
+            if (!appends.hasInflightLocked()) {
+                executor.execute(persist);
+            } else {
+                appends.onDrainedLocked(persist);
+            }
+        }
     }
 
     @Override
@@ -772,7 +904,29 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     public CompletableFuture<Void> closeAsync() {
-        return lifecycle.close();
+        CompletableFuture<Void> drained = new CompletableFuture<>();
+        synchronized (appends.state) {
+            CompletableFuture<Void> closing = state.closeFuture();
+            if (closing != null) {
+                return closing;
+            }
+            state.close();
+            appends.failUnsentLocked(() -> new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
+                    "managed ledger " + name + " was closed"));
+            if (!appends.hasInflightLocked()) {
+                drained.complete(null);
+            } else {
+                appends.onDrainedLocked(() -> drained.complete(null));
+            }
+            cursors.notifyAllWaiting();
+            // Also wait for the appends of failed adds the stream has not answered yet: a ledger opened again
+            // after this close (the next owner, here or elsewhere) then finds at its end every entry that will ever
+            // land, and rebuilds its state (deduplication, next offset) from them.
+            CompletableFuture<Void> settled = appends.appendsSettledLocked();
+            closing = lifecycle.finishClose(drained, settled);
+            state.closeStarted(closing);
+            return closing;
+        }
     }
 
     public boolean isClosedOrDeleted() {
@@ -791,7 +945,8 @@ public class LakestreamManagedLedger implements ManagedLedger {
     }
 
     public CompletableFuture<Void> deleteAsync() {
-        return lifecycle.delete();
+        state.delete();
+        return closeAsync().thenCompose(v -> lifecycle.deleteStorage());
     }
 
     // ------------------------------------------------------------------ offload (unsupported)
@@ -843,14 +998,16 @@ public class LakestreamManagedLedger implements ManagedLedger {
 
     @Override
     public CompletableFuture<ManagedLedgerInternalStats> getManagedLedgerInternalStats(boolean includeLedgerMetadata) {
-        return CompletableFuture.completedFuture(
-                InternalStatsSnapshot.take(partsView, appends, recordWriter, includeLedgerMetadata));
+        ManagedLedgerInternalStats s;
+        synchronized (appends.state) {
+            s = InternalStatsSnapshot.ofLedger(partsView, appends.countersLocked(), includeLedgerMetadata);
+        }
+        s.cursors = cursors.internalStats();
+        return CompletableFuture.completedFuture(s);
     }
 
     public ManagedLedgerRecord recordSnapshot() {
-        synchronized (state) {
-            return recordWriter.recordLocked().copy();
-        }
+        return state.recordCopy();
     }
 
     @Override

@@ -111,7 +111,7 @@ final class LedgerCursorView implements CursorLedger {
 
     @Override
     public void addWaiting(LakestreamManagedCursor cursor) {
-        ledger.cursors().addWaiting(cursor);
+        ledger.addWaiting(cursor);
     }
 
     @Override

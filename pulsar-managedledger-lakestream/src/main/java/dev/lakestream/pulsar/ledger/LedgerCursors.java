@@ -1,6 +1,7 @@
 package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.pulsar.common.Errors;
+import dev.lakestream.pulsar.common.VirtualLedgers;
 import dev.lakestream.pulsar.cursor.LakestreamManagedCursor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,8 +20,11 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
  * The cursors of a managed ledger: durable ones by name (kept in the stream), non-durable ones, and
  * those waiting for entries. Opens, recovers and deletes cursors, and wakes waiting ones when entries land.
  *
- * <p>The maps are concurrent. The ledger's state and offsets are read under the ledger's state monitor, as the ledger's
- * own code did; the wake-ups named {@code ...Locked} are called holding it. Wake-ups run on the ledger's executor.
+ * <p>Takes no lock: the maps are concurrent, and the ledger's state and offsets are read through named reads of
+ * {@link LedgerState}. Where a step must see the state lock held (a cursor registering as waiting checks the confirmed
+ * tail; a non-durable cursor's start), {@link LakestreamManagedLedger} takes it and calls in here. The wake-ups are
+ * called by the write path and the lifecycle holding the lock, so they follow the confirms in order; they run on
+ * the ledger's executor.
  */
 final class LedgerCursors {
 
@@ -39,7 +43,7 @@ final class LedgerCursors {
     // ------------------------------------------------------------------ waiting for entries
 
     /** Wakes the cursors waiting for entries (an add was confirmed). */
-    void notifyWaitingLocked() {
+    void notifyWaiting() {
         if (waiting.isEmpty()) {
             return;
         }
@@ -51,7 +55,7 @@ final class LedgerCursors {
     }
 
     /** Wakes every waiting cursor (terminate, close): there will be no entries to wait for. */
-    void notifyAllWaitingLocked() {
+    void notifyAllWaiting() {
         List<LakestreamManagedCursor> ws = new ArrayList<>(waiting.keySet());
         waiting.clear();
         for (LakestreamManagedCursor c : ws) {
@@ -59,15 +63,15 @@ final class LedgerCursors {
         }
     }
 
+    /** Registers {@code c} as waiting for entries; the ledger then checks whether an add landed meanwhile. */
     void addWaiting(LakestreamManagedCursor c) {
         waiting.put(c, Boolean.TRUE);
-        // An add may have landed between the cursor's check and its registration.
-        synchronized (state) {
-            if (c.hasEntriesBeyondRead(state.lceOffset())) {
-                waiting.remove(c);
-                ledger.executor().execute(c::notifyEntriesAvailable);
-            }
-        }
+    }
+
+    /** Wakes {@code c}, which registered as waiting after the entries it waits for landed. */
+    void wake(LakestreamManagedCursor c) {
+        waiting.remove(c);
+        ledger.executor().execute(c::notifyEntriesAvailable);
     }
 
     void removeWaiting(ManagedCursor cursor) {
@@ -87,11 +91,9 @@ final class LedgerCursors {
             InitialPosition initialPosition,
             Map<String, Long> properties,
             Map<String, String> cursorProperties) {
-        synchronized (state) {
-            if (state.is(LedgerState.Phase.CLOSED) || state.is(LedgerState.Phase.DELETED)) {
-                return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
-                        "managed ledger " + ledger.name() + " is closed"));
-            }
+        if (state.isClosedOrDeleted()) {
+            return CompletableFuture.failedFuture(new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
+                    "managed ledger " + ledger.name() + " is closed"));
         }
         if (ledger.isReadOnly()) {
             return CompletableFuture.failedFuture(Errors.unsupported("openCursor", "the managed ledger is read-only"));
@@ -111,10 +113,8 @@ final class LedgerCursors {
             return raced;
         }
         boolean reopen = existing != null;
-        long initial;
-        synchronized (state) {
-            initial = initialPosition == InitialPosition.Earliest ? state.startOffset() : state.lceOffset() + 1;
-        }
+        LedgerState.ReadableRange readable = state.readable();
+        long initial = initialPosition == InitialPosition.Earliest ? readable.start() : readable.lce() + 1;
         // the callback completes f either way.
         var unused = ledger.stream()
                 .openCursor(cursorName, initial)
@@ -161,25 +161,30 @@ final class LedgerCursors {
         });
     }
 
-    LakestreamManagedCursor newNonDurable(Position startPosition, String cursorName, InitialPosition initialPosition)
-            throws ManagedLedgerException {
+    /**
+     * Where a non-durable cursor opened at {@code startPosition} starts ({@code ackedBefore}), within the readable
+     * entries {@code [startOffset, lceOffset]} of {@code ledgers}; the ledger calls it holding its state lock.
+     */
+    static long nonDurableStart(
+            VirtualLedgers ledgers,
+            long startOffset,
+            long lceOffset,
+            Position lastConfirmed,
+            Position startPosition,
+            InitialPosition initialPosition) {
         long ackedBefore;
-        synchronized (state) {
-            if (state.is(LedgerState.Phase.CLOSED) || state.is(LedgerState.Phase.DELETED)) {
-                throw new ManagedLedgerException.ManagedLedgerAlreadyClosedException(
-                        "managed ledger " + ledger.name() + " is closed");
-            }
-            long startOffset = state.startOffset();
-            long lceOffset = state.lceOffset();
-            if (startPosition == null || startPosition.compareTo(state.lastConfirmed()) > 0) {
-                ackedBefore = initialPosition == InitialPosition.Earliest ? startOffset : lceOffset + 1;
-            } else if (startPosition.getLedgerId() < 0 || startPosition.equals(PositionFactory.EARLIEST)) {
-                ackedBefore = startOffset;
-            } else {
-                ackedBefore = state.ledgersLocked().offsetOf(startPosition) + 1;
-            }
-            ackedBefore = Math.max(startOffset, Math.min(ackedBefore, lceOffset + 1));
+        if (startPosition == null || startPosition.compareTo(lastConfirmed) > 0) {
+            ackedBefore = initialPosition == InitialPosition.Earliest ? startOffset : lceOffset + 1;
+        } else if (startPosition.getLedgerId() < 0 || startPosition.equals(PositionFactory.EARLIEST)) {
+            ackedBefore = startOffset;
+        } else {
+            ackedBefore = ledgers.offsetOf(startPosition) + 1;
         }
+        return Math.max(startOffset, Math.min(ackedBefore, lceOffset + 1));
+    }
+
+    /** A non-durable cursor that has acknowledged everything before {@code ackedBefore} (see {@link #nonDurableStart}). */
+    LakestreamManagedCursor newNonDurable(String cursorName, long ackedBefore) {
         LakestreamManagedCursor c = new LakestreamManagedCursor(
                 ledger.cursorView(), cursorName, ledger.stream().nonDurableCursor(cursorName, ackedBefore), false);
         nonDurable.put(c, Boolean.TRUE);
@@ -279,9 +284,7 @@ final class LedgerCursors {
             min = Math.min(min, c.ackedBefore());
         }
         if (min == Long.MAX_VALUE) {
-            synchronized (state) {
-                return state.lceOffset() + 1;
-            }
+            return state.lceOffset() + 1;
         }
         return min;
     }

@@ -1,6 +1,7 @@
 package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.core.StreamLog;
+import dev.lakestream.core.log.AppendResult;
 import dev.lakestream.pulsar.common.ManagedLedgerRecord;
 import dev.lakestream.pulsar.cursor.CursorLedger;
 import dev.lakestream.pulsar.metrics.LakestreamManagedLedgerMBean;
@@ -13,7 +14,8 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
  * The narrow view of a ledger its parts ({@link AppendPipeline}, {@link LedgerLifecycle}, {@link LedgerCursors},
  * {@link EntryReader}, {@link RetentionTrimmer}) get: its identity, its state owner and collaborators, and the two
  * decisions only the ledger makes (why writes are refused, how the metadata record is written). The parts never see
- * the ledger class itself, so the dependency runs one way: ledger -> parts -> this view.
+ * the ledger class itself, so the dependency runs one way: ledger -> parts -> this view. The parts take no lock: where
+ * an asynchronous step of theirs needs the state lock, they come back through this view and the ledger takes it.
  */
 interface LedgerView {
 
@@ -50,8 +52,25 @@ interface LedgerView {
     /** The ledger's clock (from its configuration), in milliseconds. */
     long now();
 
-    /** Why adds (and terminate) are refused in the current state; null when accepted. Call holding the state lock. */
-    ManagedLedgerException writeRefusalLocked();
+    /**
+     * Why adds (and terminate) are refused in the current state; null when accepted. Reads the state through its own
+     * lock: callers that act on the answer hold the lock already, so that the state cannot move in between.
+     */
+    ManagedLedgerException writeRefusal();
+
+    // --- the continuations of the write path: the ledger takes the state lock and calls the pipeline's ...Locked step
+
+    /** The stream answered the append of {@code op}; see {@link AppendPipeline#appendedLocked}. */
+    void appended(AddOp op, AppendResult result, Throwable failure);
+
+    /** A rollover drew its ledger id; see {@link AppendPipeline#ledgerIdDrawnLocked}. */
+    void ledgerIdDrawn(long end, long id);
+
+    /** A rollover ended, failed when {@code failure} is not null; see {@link AppendPipeline#rolloverDoneLocked}. */
+    void rolloverDone(Throwable failure);
+
+    /** Wakes every waiting cursor under the state lock (the ledger was terminated). */
+    void wakeAllWaiting();
 
     /** Applies {@code change} to a copy of the metadata record and writes it by compare-and-set. */
     CompletableFuture<Void> updateRecord(Consumer<ManagedLedgerRecord> change);

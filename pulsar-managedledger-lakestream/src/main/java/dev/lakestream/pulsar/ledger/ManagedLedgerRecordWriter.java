@@ -3,19 +3,18 @@ package dev.lakestream.pulsar.ledger;
 import dev.lakestream.core.metadata.UnexpectedVersionException;
 import dev.lakestream.pulsar.common.Errors;
 import dev.lakestream.pulsar.common.ManagedLedgerRecord;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 
 /**
- * Keeps a managed ledger's current {@link ManagedLedgerRecord} and writes changes to it: each change
- * is applied to a copy, written by compare-and-set, and installed only once stored; writes run one at a time.
+ * Writes changes to a managed ledger's {@link ManagedLedgerRecord}: each change is applied to a copy, written by
+ * compare-and-set, and installed only once stored; writes run one at a time. A lost compare-and-set fences the
+ * ledger.
  *
- * <p>The record and the chain of writes are guarded by the ledger's state monitor (no lock of its own), since a lost
- * compare-and-set also moves the ledger's state to fenced.
+ * <p>Takes no lock: the record as last stored and the chain of writes are kept by {@link LedgerState}, and each step
+ * on them (chaining a write, making the changed copy, installing it, fencing) is one of its named transitions.
  */
 final class ManagedLedgerRecordWriter {
 
@@ -24,73 +23,47 @@ final class ManagedLedgerRecordWriter {
     private final LedgerServices services;
     private final boolean readOnly;
 
-    // --- guarded by state (see LedgerState)
-    private ManagedLedgerRecord record;
-    private CompletableFuture<Void> metadataChain = CompletableFuture.completedFuture(null);
-
     ManagedLedgerRecordWriter(
             String name, LedgerState state, LedgerServices services, boolean readOnly, ManagedLedgerRecord record) {
         this.name = name;
         this.state = state;
         this.services = services;
         this.readOnly = readOnly;
-        this.record = record;
-    }
-
-    /** The record as last stored; called under the ledger's state monitor, not to be changed. */
-    ManagedLedgerRecord recordLocked() {
-        return record;
+        state.recordStored(record);
     }
 
     /** Applies {@code change} to a copy of the record and writes it by compare-and-set; writes are serialised. */
     CompletableFuture<Void> update(Consumer<ManagedLedgerRecord> change) {
         CompletableFuture<Void> result = new CompletableFuture<>();
-        synchronized (state) {
-            metadataChain = metadataChain
-                    .handle((v, e) -> null)
-                    .thenCompose(v -> {
-                        ManagedLedgerRecord copy;
-                        synchronized (state) {
-                            copy = record.copy();
-                            change.accept(copy);
-                        }
-                        return copy.save(services.metadataStore(), services.metadataRoot())
-                                .thenRun(() -> {
-                                    synchronized (state) {
-                                        record = copy;
-                                    }
-                                });
-                    })
-                    .whenComplete((v, e) -> {
-                        if (e != null) {
-                            Throwable c = Errors.unwrap(e);
-                            if (c instanceof UnexpectedVersionException) {
-                                synchronized (state) {
-                                    if (state.is(LedgerState.Phase.OPEN) || state.is(LedgerState.Phase.WRITE_FAILED)) {
-                                        state.fence();
-                                    }
-                                }
-                                result.completeExceptionally(
-                                        new ManagedLedgerException.ManagedLedgerFencedByAnotherWriterException(
-                                                "managed ledger "
-                                                        + name + " metadata was changed by another owner: "
-                                                        + c.getMessage()));
-                            } else {
-                                result.completeExceptionally(c);
-                            }
+        state.chainRecordWrite(chain -> chain.handle((v, e) -> null)
+                .thenCompose(v -> {
+                    ManagedLedgerRecord copy = state.changedRecord(change);
+                    return copy.save(services.metadataStore(), services.metadataRoot())
+                            .thenRun(() -> state.recordStored(copy));
+                })
+                .whenComplete((v, e) -> {
+                    if (e != null) {
+                        Throwable c = Errors.unwrap(e);
+                        if (c instanceof UnexpectedVersionException) {
+                            state.fenceIfWritable();
+                            result.completeExceptionally(
+                                    new ManagedLedgerException.ManagedLedgerFencedByAnotherWriterException(
+                                            "managed ledger "
+                                                    + name + " metadata was changed by another owner: "
+                                                    + c.getMessage()));
                         } else {
-                            result.complete(null);
+                            result.completeExceptionally(c);
                         }
-                    });
-        }
+                    } else {
+                        result.complete(null);
+                    }
+                }));
         return result;
     }
 
     /** The ledger's properties as last stored, as an unmodifiable copy. */
     Map<String, String> properties() {
-        synchronized (state) {
-            return Collections.unmodifiableMap(new LinkedHashMap<>(record.properties));
-        }
+        return state.recordProperties();
     }
 
     /** Changes the ledger's properties, kept in the record; completes with the properties as stored. */
@@ -102,11 +75,8 @@ final class ManagedLedgerRecordWriter {
         return update(r -> change.accept(r.properties)).thenApply(v -> properties());
     }
 
-    /**
-     * Completes when the writes started so far have finished, whatever their outcome (close waits on it). Reads the
-     * chain without taking the lock, as close always has.
-     */
+    /** Completes when the writes started so far have finished, whatever their outcome (close waits on it). */
     CompletableFuture<Void> settled() {
-        return metadataChain.handle((x, e) -> null);
+        return state.recordWritesSettled();
     }
 }

@@ -2,7 +2,6 @@ package dev.lakestream.pulsar.ledger;
 
 import dev.lakestream.pulsar.common.Errors;
 import dev.lakestream.pulsar.common.VirtualLedgers;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
@@ -15,8 +14,9 @@ import org.slf4j.LoggerFactory;
  * at or above the stream's lowest retention hold goes (the Iceberg materializer's: what its table does not hold
  * yet; {@code dev.lakestream.core.trim.RetentionHolds}).
  *
- * <p>One trim runs at a time ({@link #trimming}); a request made meanwhile runs after it. The ledger's state is read
- * and changed under the ledger's state monitor.
+ * <p>One trim runs at a time ({@link #trimming}); a request made meanwhile runs after it. The plan and the trim are
+ * named read and transition of {@link LedgerState} ({@link LedgerState#trimTarget}, {@link LedgerState#trimBelow}),
+ * which take its lock; this class takes none.
  */
 final class RetentionTrimmer {
 
@@ -88,34 +88,9 @@ final class RetentionTrimmer {
      * The new start offset if virtual ledgers wholly below {@code keepFrom} may go by retention, else -1.
      */
     private long plan(long keepFrom) {
-        synchronized (state) {
-            if (!state.is(LedgerState.Phase.OPEN) && !state.is(LedgerState.Phase.TERMINATED)) {
-                return -1;
-            }
-            List<VirtualLedgers.Ledger> ls = state.ledgersLocked().ledgers();
-            ManagedLedgerConfig config = ledger.config();
-            long retentionMs = config.getRetentionTimeMillis();
-            long retentionBytes =
-                    config.getRetentionSizeInMB() < 0 ? -1 : config.getRetentionSizeInMB() * LedgerView.MB;
-            long total = state.totalSize();
-            long toDelete = 0;
-            long t = ledger.now();
-            int remove = 0;
-            for (int i = 0; i + 1 < ls.size(); i++) {
-                long ledgerEnd = ls.get(i + 1).firstOffset();
-                if (ledgerEnd > keepFrom) {
-                    break;
-                }
-                boolean overSize = retentionBytes >= 0 && total - toDelete > retentionBytes;
-                boolean expired = retentionMs >= 0 && t - ls.get(i).timestamp() > retentionMs;
-                if (!overSize && !expired) {
-                    break;
-                }
-                toDelete += ls.get(i).size();
-                remove = i + 1;
-            }
-            return remove == 0 ? -1 : ls.get(remove).firstOffset();
-        }
+        ManagedLedgerConfig config = ledger.config();
+        long retentionBytes = config.getRetentionSizeInMB() < 0 ? -1 : config.getRetentionSizeInMB() * LedgerView.MB;
+        return state.trimTarget(keepFrom, config.getRetentionTimeMillis(), retentionBytes, ledger.now());
     }
 
     private CompletableFuture<Void> trimTo(long target) {

@@ -33,9 +33,7 @@ class LedgerStateTest {
 
         s.trimBelow(2);
         assertThat(s.startOffset()).isEqualTo(2);
-        assertThat(s.ledgersLocked().ledgers())
-                .extracting(VirtualLedgers.Ledger::id)
-                .containsExactly(4L);
+        assertThat(s.ledgerList()).extracting(VirtualLedgers.Ledger::id).containsExactly(4L);
     }
 
     @Test
