@@ -379,6 +379,23 @@ public abstract class SegmentSwitchTest {
                         .toList());
     }
 
+    @Test
+    void deletingAStreamReleasesItsSegmentsToGarbageCollection() {
+        appendGroups(6, 4);
+        IndexRecord first = compact(0, 2);
+        IndexRecord second = compact(1, 2);
+        stream.deleteData().join();
+        WalGarbageCollector gc = new WalGarbageCollector(
+                stores.objects(),
+                stores.metadata(),
+                CONFIG.metadataRoot(),
+                GcConfig.DEFAULT,
+                Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
+        assertThat(gc.runOnce(DeleteGate.UNLIMITED).join().deletedSegments()).isEqualTo(2);
+        assertThat(stores.objects().head(first.value().location()).join()).isEmpty();
+        assertThat(stores.objects().head(second.value().location()).join()).isEmpty();
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** Appends {@code groups} groups of {@code perGroup} entries of 1 byte to 100 KB, each group awaited. */
