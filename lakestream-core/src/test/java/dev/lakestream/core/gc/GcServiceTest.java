@@ -333,7 +333,10 @@ abstract class GcServiceTest {
                 .orElseThrow();
     }
 
-    /** Object names have one-second resolution: waits until objects written from now on are named later. */
+    /**
+     * Object names have one-second resolution: waits until objects written from now on are named later. Not
+     * Awaitility: a bounded wait on the clock (under a second), with nothing to time out on.
+     */
     static void awaitNextSecond(String objectKey) {
         long millis = WalObjectKeys.writtenAt(objectKey).toEpochMilli() + 999;
         while (System.currentTimeMillis() <= millis) {
