@@ -1,21 +1,24 @@
 package dev.lakestream.iceberg;
 
+import dev.lakestream.core.metrics.PrometheusText;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
-import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * The {@code lakestream_iceberg_*} series in the Prometheus text format, one sample per materialized topic partition
  * (labels {@code topic}, {@code table}, plus a host's common labels), read from each materializer's published
  * {@link MaterializerStatus}; and the process's memory budget. Written by both hosts: the broker's {@code /metrics}
- * and the standalone tool's. Listed in docs/iceberg.md.
+ * and the standalone tool's, both through the core's {@link PrometheusText}. Listed in docs/iceberg.md.
  */
 public final class MaterializerMetrics {
 
     /** One materialized topic partition as the metrics show it. */
     public record Topic(String topic, String table, MaterializerStatus status) {}
 
-    private record Series(String name, String type, String help, ToDoubleFunction<MaterializerStatus> value) {}
+    private record Series(String name, String type, String help, ToLongFunction<MaterializerStatus> value) {}
 
     private static final List<Series> SERIES = List.of(
             new Series(
@@ -36,7 +39,7 @@ public final class MaterializerMetrics {
             new Series(
                     "lakestream_iceberg_rows_total",
                     "counter",
-                    "Rows committed to the table (since the runner" + " started)",
+                    "Rows committed to the table (since the runner started)",
                     MaterializerStatus::rowsCommitted),
             new Series(
                     "lakestream_iceberg_dead_letters_total",
@@ -77,77 +80,46 @@ public final class MaterializerMetrics {
             List<Topic> topics,
             MemoryBudget budget,
             long nowMillis) {
-        StringBuilder common = new StringBuilder();
-        commonLabels.forEach((k, v) -> label(common, k, v));
-        family(out, "lakestream_iceberg_topics", "gauge", "Topic partitions this process materializes");
-        sample(out, "lakestream_iceberg_topics", common, "", topics.size());
+        try {
+            write(new PrometheusText(out, commonLabels), topics, budget, nowMillis);
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "Writing the Iceberg materializer metrics failed", e); // not on a StringBuilder
+        }
+    }
+
+    private static void write(PrometheusText p, List<Topic> topics, MemoryBudget budget, long nowMillis)
+            throws IOException {
+        p.family("lakestream_iceberg_topics", "gauge", "Topic partitions this process materializes");
+        p.sample("lakestream_iceberg_topics", null, topics.size());
         if (budget != null) {
-            family(
-                    out,
+            p.family(
                     "lakestream_iceberg_buffered_bytes",
                     "gauge",
                     "Bytes of stream entries read and not yet committed, across the process's materializers");
-            sample(out, "lakestream_iceberg_buffered_bytes", common, "", (double) budget.used());
-            family(
-                    out,
+            p.sample("lakestream_iceberg_buffered_bytes", null, budget.used());
+            p.family(
                     "lakestream_iceberg_buffered_bytes_limit",
                     "gauge",
                     "lakestream.iceberg.maxBufferedBytes: reading pauses when the buffered bytes reach it");
-            sample(out, "lakestream_iceberg_buffered_bytes_limit", common, "", (double) budget.limit());
+            p.sample("lakestream_iceberg_buffered_bytes_limit", null, budget.limit());
         }
-        family(
-                out,
+        p.family(
                 "lakestream_iceberg_lag_seconds",
                 "gauge",
                 "How long the oldest entry not yet in the table has waited (0 when the table is up to date)");
         for (Topic t : topics) {
-            sample(
-                    out,
-                    "lakestream_iceberg_lag_seconds",
-                    common,
-                    labels(t),
-                    t.status().lagMillis(nowMillis) / 1000.0);
+            p.sample("lakestream_iceberg_lag_seconds", labels(t), t.status().lagMillis(nowMillis) / 1000.0);
         }
         for (Series s : SERIES) {
-            family(out, s.name(), s.type(), s.help());
+            p.family(s.name(), s.type(), s.help());
             for (Topic t : topics) {
-                sample(out, s.name(), common, labels(t), s.value().applyAsDouble(t.status()));
+                p.sample(s.name(), labels(t), s.value().applyAsLong(t.status()));
             }
         }
     }
 
     private static String labels(Topic t) {
-        StringBuilder b = new StringBuilder();
-        label(b, "topic", t.topic());
-        label(b, "table", t.table());
-        return b.toString();
-    }
-
-    private static void family(StringBuilder out, String name, String type, String help) {
-        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    }
-
-    private static void sample(StringBuilder out, String name, CharSequence common, String labels, double value) {
-        out.append(name);
-        String all = common + labels;
-        if (!all.isEmpty()) {
-            out.append('{').append(all, 0, all.length() - 1).append('}');
-        }
-        out.append(' ');
-        if (value == Math.rint(value) && !Double.isInfinite(value)) {
-            out.append((long) value);
-        } else {
-            out.append(value);
-        }
-        out.append('\n');
-    }
-
-    /** {@code name="value",} with the text format's escapes. */
-    private static void label(StringBuilder b, String name, String value) {
-        b.append(name)
-                .append("=\"")
-                .append(value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n"))
-                .append("\",");
+        return PrometheusText.label("topic", t.topic()) + PrometheusText.label("table", t.table());
     }
 }

@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 public final class MaterializerRunner implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(MaterializerRunner.class);
+    /** Not RetryPolicy: this is the delay of the next scheduled step (doubling while RETRYING), not a retried call. */
     private static final long MAX_BACKOFF_MS = 30_000;
 
     private final TopicMaterializer materializer;

@@ -1,6 +1,7 @@
 package dev.lakestream.iceberg;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
@@ -131,16 +132,18 @@ class MaterializeCommandTest {
         Path statusFile = dir.resolve("iceberg/materialize-status.json");
         AtomicReference<StatusFile.Topic> published = new AtomicReference<>();
         try {
-            Awaits.awaitUntil("the status published with committed offset 4", Duration.ofSeconds(60), () -> {
-                var now = StatusFile.read(statusFile);
-                if (now.isPresent()
-                        && !now.get().topics().isEmpty()
-                        && now.get().topics().get(0).committedOffset() == 4) {
-                    published.set(now.get().topics().get(0));
-                    return true;
-                }
-                return false;
-            });
+            await("the status published with committed offset 4")
+                    .atMost(Duration.ofMinutes(1))
+                    .until(() -> {
+                        var now = StatusFile.read(statusFile);
+                        if (now.isPresent()
+                                && !now.get().topics().isEmpty()
+                                && now.get().topics().get(0).committedOffset() == 4) {
+                            published.set(now.get().topics().get(0));
+                            return true;
+                        }
+                        return false;
+                    });
         } finally {
             stop.countDown();
         }
@@ -185,19 +188,21 @@ class MaterializeCommandTest {
                 + "table=\"public.default.orders\"} 4";
         AtomicReference<HttpResponse<String>> scraped = new AtomicReference<>();
         try {
-            Awaits.awaitUntil("/metrics showing committed offset 4", Duration.ofSeconds(60), () -> {
-                try {
-                    HttpResponse<String> r =
-                            http.send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString());
-                    scraped.set(r);
-                    return r.body().contains(sample);
-                } catch (java.io.IOException e) {
-                    return false; // not listening yet
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            });
+            await("/metrics showing committed offset 4")
+                    .atMost(Duration.ofMinutes(1))
+                    .until(() -> {
+                        try {
+                            HttpResponse<String> r = http.send(
+                                    HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString());
+                            scraped.set(r);
+                            return r.body().contains(sample);
+                        } catch (java.io.IOException e) {
+                            return false; // not listening yet
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return false;
+                        }
+                    });
         } finally {
             stop.countDown();
         }

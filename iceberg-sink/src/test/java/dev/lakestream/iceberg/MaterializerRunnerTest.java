@@ -1,6 +1,7 @@
 package dev.lakestream.iceberg;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.core.StreamLog;
 import java.time.Duration;
@@ -25,10 +26,9 @@ class MaterializerRunnerTest {
             for (int round = 0; round < 3; round++) {
                 Fixture.append(stream, ExactlyOnceTest.entries(round * 5, 5));
                 long want = (round + 1) * 5L;
-                Awaits.awaitUntil(
-                        "committed offset " + want,
-                        Duration.ofSeconds(30),
-                        () -> m.status().committedOffset() >= want);
+                await("committed offset " + want)
+                        .atMost(Duration.ofSeconds(30))
+                        .until(() -> m.status().committedOffset() >= want);
                 assertThat(m.status().committedOffset()).isEqualTo(want);
                 ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(topic)), (int) want);
             }
@@ -47,8 +47,9 @@ class MaterializerRunnerTest {
             TopicMaterializer m = f.materializer(topic, stream, catalog, config, DeadLetters.log());
             MaterializerRunner runner = new MaterializerRunner(m, Duration.ofMillis(50)).start();
             Fixture.append(stream, ExactlyOnceTest.entries(0, 4));
-            Awaits.awaitUntil(
-                    "next offset 4", Duration.ofSeconds(30), () -> m.status().nextOffset() >= 4);
+            await("next offset 4")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> m.status().nextOffset() >= 4);
             assertThat(m.status().nextOffset()).isEqualTo(4);
             assertThat(m.status().committedOffset()).isEqualTo(-1);
             assertThat(m.status().lagEntries()).isEqualTo(4);
@@ -86,10 +87,9 @@ class MaterializerRunnerTest {
             for (int i = 0; i < 3; i++) {
                 TopicMaterializer m = runners.get(i).materializer();
                 long want = 3L + i;
-                Awaits.awaitUntil(
-                        "next offset " + want,
-                        Duration.ofSeconds(30),
-                        () -> m.status().nextOffset() >= want);
+                await("next offset " + want)
+                        .atMost(Duration.ofSeconds(30))
+                        .until(() -> m.status().nextOffset() >= want);
                 assertThat(m.status().committedOffset()).isEqualTo(-1);
             }
             runners.get(0).closeAsync().get(30, java.util.concurrent.TimeUnit.SECONDS);

@@ -1,7 +1,9 @@
 package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -36,10 +38,10 @@ class BrokerRestartMidStreamTest {
         PulsarClient client = BROKER.newClient(b -> b.operationTimeout(30, TimeUnit.SECONDS));
         int count = 1500;
         try (KeyedTraffic traffic = new KeyedTraffic(client, topic, "counted").start(count, 150)) {
-            Await.until(
-                    "400 acknowledgements confirmed to the consumer",
-                    120,
-                    () -> traffic.ackConfirmed().size() >= 400);
+            await("400 acknowledgements confirmed to the consumer")
+                    .atMost(Duration.ofMinutes(2))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() -> traffic.ackConfirmed().size() >= 400);
             Set<Integer> confirmedBeforeStop = traffic.ackConfirmed();
             BROKER.restart();
             LOG.info(

@@ -6,8 +6,10 @@ import static dev.lakestream.tests.RoundTrips.receive;
 import static dev.lakestream.tests.RoundTrips.subscribe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -204,10 +206,10 @@ class BrokerSmokeTest {
                         .send();
             }
             BROKER.admin().topics().triggerCompaction(topic);
-            Await.until(
-                    "compaction of " + topic + " to finish",
-                    60,
-                    () -> BROKER.admin().topics().compactionStatus(topic).status
+            await("compaction of " + topic + " to finish")
+                    .atMost(Duration.ofMinutes(1))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() -> BROKER.admin().topics().compactionStatus(topic).status
                             != LongRunningProcessStatus.Status.RUNNING);
             LongRunningProcessStatus status = BROKER.admin().topics().compactionStatus(topic);
             assertThat(status.status)

@@ -2,9 +2,11 @@ package dev.lakestream.tests;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -348,7 +350,10 @@ abstract class CompactionScenarios {
     }
 
     static void waitFor(String what, Check check) throws Exception {
-        Await.until(what, 60, check::ok);
+        await(what)
+                .atMost(Duration.ofMinutes(1))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(check::ok);
     }
 
     /** Runs {@code bin/<tool> args...} as a user would ({@link Cli#runOk}); its stdout and stderr together. */

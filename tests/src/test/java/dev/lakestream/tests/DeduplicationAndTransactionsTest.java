@@ -1,8 +1,10 @@
 package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -200,10 +202,10 @@ class DeduplicationAndTransactionsTest {
             c.acknowledgeAsync(again.getMessageId(), committed).get(30, TimeUnit.SECONDS);
             committed.commit().get(30, TimeUnit.SECONDS);
         }
-        Await.until(
-                "the committed ack reaches the subscription",
-                30,
-                () -> BROKER.admin()
+        await("the committed ack reaches the subscription")
+                .atMost(Duration.ofSeconds(30))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> BROKER.admin()
                                 .topics()
                                 .getStats(t)
                                 .getSubscriptions()

@@ -1,8 +1,10 @@
 package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -148,7 +150,10 @@ class DelayedDeliverySeekAndReadersTest {
         String t = topic("by-time");
         send(t, "early", 5);
         long lastEarly = System.currentTimeMillis();
-        Await.until("the clock moves past the early messages", 10, () -> System.currentTimeMillis() > lastEarly + 5);
+        await("the clock moves past the early messages")
+                .atMost(Duration.ofSeconds(10))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> System.currentTimeMillis() > lastEarly + 5);
         List<MessageId> late = send(t, "late", 5);
         long boundary;
         try (Reader<byte[]> r = client.newReader()

@@ -2,10 +2,12 @@ package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -426,6 +428,9 @@ class HybridModeTest {
     }
 
     static void waitFor(Condition c, String what) throws Exception {
-        Await.until(what, 60, c::holds);
+        await(what)
+                .atMost(Duration.ofMinutes(1))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(c::holds);
     }
 }

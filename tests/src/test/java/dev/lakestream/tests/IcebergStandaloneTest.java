@@ -1,6 +1,7 @@
 package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -313,16 +315,22 @@ class IcebergStandaloneTest {
                 new String[] {"--conf", inProcessConf.toString()}, System.out, System.err, stop));
         try {
             // Both running and past their first look at the table before anything new is published.
-            Await.until("the process materializing both partitions", 180, () -> {
-                String log = Files.readString(processLog);
-                return log.contains("materializing " + TOPIC + "-partition-0")
-                        && log.contains("materializing " + TOPIC + "-partition-1");
-            });
+            await("the process materializing both partitions")
+                    .atMost(Duration.ofMinutes(3))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() -> {
+                        String log = Files.readString(processLog);
+                        return log.contains("materializing " + TOPIC + "-partition-0")
+                                && log.contains("materializing " + TOPIC + "-partition-1");
+                    });
             try (PulsarClient client = BROKER.newClient()) {
                 publish(client, FIRST, RACED, 25);
             }
             Table table = catalog().loadTable(TABLE);
-            Await.until("every message in the table", 180, () -> rows(table).size() >= FIRST + RACED);
+            await("every message in the table")
+                    .atMost(Duration.ofMinutes(3))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() -> rows(table).size() >= FIRST + RACED);
         } finally {
             process.destroy(); // SIGTERM: commits what is pending, then exits
             stop.countDown();

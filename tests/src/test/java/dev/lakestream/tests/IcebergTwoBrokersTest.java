@@ -1,6 +1,7 @@
 package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.iceberg.CatalogConfig;
 import dev.lakestream.iceberg.Catalogs;
@@ -16,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -141,10 +143,10 @@ class IcebergTwoBrokersTest {
                 committed.commit().get(30, TimeUnit.SECONDS);
                 send(producer, null, "after");
             }
-            Await.until(
-                    "the message after both transactions in the table",
-                    120,
-                    () -> values(topic).contains("after"));
+            await("the message after both transactions in the table")
+                    .atMost(Duration.ofMinutes(2))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() -> values(topic).contains("after"));
             List<String> values = values(topic);
             List<String> expected = new ArrayList<>(List.of("before", "between", "after"));
             for (int i = 0; i < 10; i++) {
@@ -168,10 +170,10 @@ class IcebergTwoBrokersTest {
             admin.topics().createNonPartitionedTopic(topic);
             Process process = startStandalone(ns, processLog);
             try {
-                Await.until(
-                        "the standalone process materializing " + topic,
-                        180,
-                        () -> Files.readString(processLog).contains("materializing " + topic));
+                await("the standalone process materializing " + topic)
+                        .atMost(Duration.ofMinutes(3))
+                        .ignoreExceptionsInstanceOf(Exception.class)
+                        .until(() -> Files.readString(processLog).contains("materializing " + topic));
                 try (Producer<byte[]> producer = client.newProducer()
                         .topic(topic)
                         .enableBatching(true)
@@ -190,8 +192,10 @@ class IcebergTwoBrokersTest {
                     CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
                             .get(60, TimeUnit.SECONDS);
                 }
-                Await.until(
-                        "every message in the table", 120, () -> values(topic).size() >= count);
+                await("every message in the table")
+                        .atMost(Duration.ofMinutes(2))
+                        .ignoreExceptionsInstanceOf(Exception.class)
+                        .until(() -> values(topic).size() >= count);
             } finally {
                 process.destroy(); // SIGTERM: commits what is pending, then exits
             }
@@ -237,13 +241,17 @@ class IcebergTwoBrokersTest {
             admin.topics().createNonPartitionedTopic(topic);
             // 40 s of steady publishing; the owner dies in the middle of it, with rows already in the table.
             try (KeyedTraffic traffic = new KeyedTraffic(client, topic, "iceberg-failover").start(count, 100)) {
-                Await.until("1000 sends issued", 120, () -> traffic.sent() >= 1000);
+                await("1000 sends issued")
+                        .atMost(Duration.ofMinutes(2))
+                        .ignoreExceptionsInstanceOf(Exception.class)
+                        .until(() -> traffic.sent() >= 1000);
                 // Ideally the owner has committed rows already; on a slow machine the kill comes at 3/4 regardless,
                 // so that it always falls in the middle of the stream.
-                Await.until(
-                        "rows in the table, or 3/4 of the sends issued",
-                        60,
-                        () -> traffic.sent() >= count * 3 / 4 || !values(topic).isEmpty());
+                await("rows in the table, or 3/4 of the sends issued")
+                        .atMost(Duration.ofMinutes(1))
+                        .ignoreExceptionsInstanceOf(Exception.class)
+                        .until(() -> traffic.sent() >= count * 3 / 4
+                                || !values(topic).isEmpty());
                 assertThat(traffic.sent())
                         .as("sends issued before the kill (mid-stream)")
                         .isLessThan(count);
@@ -267,10 +275,10 @@ class IcebergTwoBrokersTest {
                             KeyedTraffic.stored(survivorClient, topic).counts();
                     int storedTotal =
                             stored.values().stream().mapToInt(Integer::intValue).sum();
-                    Await.until(
-                            "every stored message in the table",
-                            120,
-                            () -> values(topic).size() >= storedTotal);
+                    await("every stored message in the table")
+                            .atMost(Duration.ofMinutes(2))
+                            .ignoreExceptionsInstanceOf(Exception.class)
+                            .until(() -> values(topic).size() >= storedTotal);
                     List<Record> rows = rows(topic);
                     Map<Integer, Integer> inTable = new TreeMap<>();
                     Map<String, Integer> positions = new HashMap<>();

@@ -220,7 +220,8 @@ public final class KeyedTraffic implements AutoCloseable {
 
     /**
      * Waits (at most {@code seconds}) until every send issued was answered and the consumer received every
-     * acknowledged message; returns whether it got there.
+     * acknowledged message; returns whether it got there. Not Awaitility: callers go on to report what is missing, so
+     * a timeout is an answer here, not a failure.
      */
     public boolean awaitSettled(int seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

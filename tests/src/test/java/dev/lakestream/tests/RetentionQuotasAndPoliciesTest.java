@@ -2,8 +2,10 @@ package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -101,10 +103,15 @@ class RetentionQuotasAndPoliciesTest {
                 .hasSize(5);
 
         // Without retention, the consumed ledgers go (all but the current one).
-        Await.until(
-                "consumed ledgers of " + dropped + " trimmed",
-                60,
-                () -> BROKER.admin().topics().getInternalStats(dropped).ledgers.size() == 1);
+        await("consumed ledgers of " + dropped + " trimmed")
+                .atMost(Duration.ofMinutes(1))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> BROKER.admin()
+                                .topics()
+                                .getInternalStats(dropped)
+                                .ledgers
+                                .size()
+                        == 1);
         assertThat(readAll(dropped)).as("nothing left to read").isEmpty();
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, dropped, "late")) {
             RoundTrips.assertNothingMore(c, 1000);
@@ -125,15 +132,22 @@ class RetentionQuotasAndPoliciesTest {
         assertThat(backlog(t, "slow")).isEqualTo(8);
         long sent = System.currentTimeMillis();
         BROKER.admin().topicPolicies().setMessageTTL(t, 1);
-        Await.until(
-                "the TTL policy is visible",
-                30,
-                () -> Integer.valueOf(1).equals(BROKER.admin().topicPolicies().getMessageTTL(t)));
-        Await.until("the messages are older than the TTL", 10, () -> System.currentTimeMillis() > sent + 1500);
-        Await.until("the backlog expires", 60, () -> {
-            BROKER.pulsar().getBrokerService().checkMessageExpiry();
-            return backlog(t, "slow") == 0;
-        });
+        await("the TTL policy is visible")
+                .atMost(Duration.ofSeconds(30))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() ->
+                        Integer.valueOf(1).equals(BROKER.admin().topicPolicies().getMessageTTL(t)));
+        await("the messages are older than the TTL")
+                .atMost(Duration.ofSeconds(10))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> System.currentTimeMillis() > sent + 1500);
+        await("the backlog expires")
+                .atMost(Duration.ofMinutes(1))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> {
+                    BROKER.pulsar().getBrokerService().checkMessageExpiry();
+                    return backlog(t, "slow") == 0;
+                });
         send(t, "fresh", 2);
         try (Consumer<byte[]> c = RoundTrips.subscribe(client, t, "slow")) {
             assertThat(RoundTrips.receive(c, 2)).isEqualTo(RoundTrips.expected("fresh", 0, 2));
@@ -171,14 +185,21 @@ class RetentionQuotasAndPoliciesTest {
             for (int i = 0; i < 10; i++) {
                 c.acknowledge(c.receive(20, TimeUnit.SECONDS));
             }
-            Await.until("backlog consumed", 30, () -> backlog(t, "slow") == 0);
-            Await.until("a producer is admitted again", 30, () -> {
-                try (Producer<byte[]> p = impatient.newProducer().topic(t).create()) {
-                    return true;
-                } catch (PulsarClientException.ProducerBlockedQuotaExceededException e) {
-                    return false;
-                }
-            });
+            await("backlog consumed")
+                    .atMost(Duration.ofSeconds(30))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() -> backlog(t, "slow") == 0);
+            await("a producer is admitted again")
+                    .atMost(Duration.ofSeconds(30))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() -> {
+                        try (Producer<byte[]> p =
+                                impatient.newProducer().topic(t).create()) {
+                            return true;
+                        } catch (PulsarClientException.ProducerBlockedQuotaExceededException e) {
+                            return false;
+                        }
+                    });
         }
     }
 
@@ -218,11 +239,14 @@ class RetentionQuotasAndPoliciesTest {
             sendKilobytes(t, 12);
         }
         assertThat(backlog(t, "slow")).isEqualTo(12);
-        Await.until("the slow subscription's backlog is cut below the quota", 60, () -> {
-            BROKER.pulsar().getBrokerService().monitorBacklogQuota();
-            return backlog(t, "slow") < 12
-                    && BROKER.admin().topics().getStats(t).getBacklogSize() <= 4 * 1024 + 1024;
-        });
+        await("the slow subscription's backlog is cut below the quota")
+                .atMost(Duration.ofMinutes(1))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> {
+                    BROKER.pulsar().getBrokerService().monitorBacklogQuota();
+                    return backlog(t, "slow") < 12
+                            && BROKER.admin().topics().getStats(t).getBacklogSize() <= 4 * 1024 + 1024;
+                });
         long left = backlog(t, "slow");
         assertThat(left).isPositive();
         // What is left is the newest messages, in order.
@@ -249,24 +273,29 @@ class RetentionQuotasAndPoliciesTest {
         BROKER.admin().topicPolicies().setMaxProducers(t, 1);
         BROKER.admin().topicPolicies().setRetention(t, new RetentionPolicies(30, 10));
         BROKER.admin().topicPolicies().setMaxUnackedMessagesOnConsumer(t, 7);
-        Await.until(
-                "topic policies visible",
-                30,
-                () -> Integer.valueOf(1).equals(BROKER.admin().topicPolicies().getMaxProducers(t))
-                        && BROKER.admin().topicPolicies().getRetention(t) != null
-                        && BROKER.admin().topicPolicies().getMaxUnackedMessagesOnConsumer(t) != null);
+        await("topic policies visible")
+                .atMost(Duration.ofSeconds(30))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() ->
+                        Integer.valueOf(1).equals(BROKER.admin().topicPolicies().getMaxProducers(t))
+                                && BROKER.admin().topicPolicies().getRetention(t) != null
+                                && BROKER.admin().topicPolicies().getMaxUnackedMessagesOnConsumer(t) != null);
         assertThat(BROKER.admin().topicPolicies().getRetention(t)).isEqualTo(new RetentionPolicies(30, 10));
         assertThat(BROKER.admin().topicPolicies().getMaxUnackedMessagesOnConsumer(t))
                 .isEqualTo(7);
 
         try (Producer<byte[]> first = client.newProducer().topic(t).create()) {
-            Await.until("a second producer is refused", 30, () -> {
-                try (Producer<byte[]> second = client.newProducer().topic(t).create()) {
-                    return false;
-                } catch (PulsarClientException e) {
-                    return true;
-                }
-            });
+            await("a second producer is refused")
+                    .atMost(Duration.ofSeconds(30))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() -> {
+                        try (Producer<byte[]> second =
+                                client.newProducer().topic(t).create()) {
+                            return false;
+                        } catch (PulsarClientException e) {
+                            return true;
+                        }
+                    });
             first.send("one".getBytes(StandardCharsets.UTF_8));
         }
         // The policies live in the namespace's __change_events topic, itself on Lakestream: an unload keeps them.
@@ -275,10 +304,10 @@ class RetentionQuotasAndPoliciesTest {
         assertThat(BROKER.admin().topics().getInternalStats("persistent://public/drop/__change_events").numberOfEntries)
                 .isPositive();
         BROKER.admin().topicPolicies().removeMaxProducers(t);
-        Await.until(
-                "max producers removed",
-                30,
-                () -> BROKER.admin().topicPolicies().getMaxProducers(t) == null);
+        await("max producers removed")
+                .atMost(Duration.ofSeconds(30))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> BROKER.admin().topicPolicies().getMaxProducers(t) == null);
     }
 
     @Test

@@ -2,7 +2,9 @@ package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -57,10 +59,10 @@ class StatsMetricsAndStartupChecksTest {
     void topicStatsInternalStatsAndPrometheusMetrics() throws Exception {
         PulsarClient client = BROKER.newClient();
         List<MessageId> ids = produceAndAckFour(client);
-        Await.until(
-                "the mark-delete of s reaches the cursor",
-                30,
-                () -> BROKER.admin()
+        await("the mark-delete of s reaches the cursor")
+                .atMost(Duration.ofSeconds(30))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> BROKER.admin()
                                 .topics()
                                 .getStats(TOPIC)
                                 .getSubscriptions()
@@ -95,11 +97,14 @@ class StatsMetricsAndStartupChecksTest {
 
         String topicLabel = "topic=\"" + TOPIC + "\"";
         String[] body = new String[1];
-        Await.until("topic metrics of " + TOPIC + " in /metrics", 60, () -> {
-            BROKER.pulsar().getBrokerService().updateRates();
-            body[0] = BrokerMetrics.scrape(BROKER);
-            return BrokerMetrics.value(body[0], "pulsar_msg_backlog", topicLabel) == 6.0;
-        });
+        await("topic metrics of " + TOPIC + " in /metrics")
+                .atMost(Duration.ofMinutes(1))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> {
+                    BROKER.pulsar().getBrokerService().updateRates();
+                    body[0] = BrokerMetrics.scrape(BROKER);
+                    return BrokerMetrics.value(body[0], "pulsar_msg_backlog", topicLabel) == 6.0;
+                });
         assertThat(BrokerMetrics.value(body[0], "pulsar_in_messages_total", topicLabel))
                 .isEqualTo(10.0);
         assertThat(BrokerMetrics.value(body[0], "pulsar_storage_size", topicLabel))

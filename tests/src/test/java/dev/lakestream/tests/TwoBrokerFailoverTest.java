@@ -1,6 +1,7 @@
 package dev.lakestream.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.Map;
@@ -156,7 +157,10 @@ class TwoBrokerFailoverTest {
     }
 
     private static void awaitSent(KeyedTraffic traffic, int n) throws Exception {
-        Await.until(n + " sends issued", 120, () -> traffic.sent() >= n);
+        await(n + " sends issued")
+                .atMost(Duration.ofMinutes(2))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> traffic.sent() >= n);
     }
 
     private static void restartKilledBrokers() throws Exception {

@@ -4,13 +4,20 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.Map;
 
-/** Writes series in the Prometheus text exposition format (version 0.0.4), with labels common to every sample. */
-final class PrometheusText {
+/**
+ * Writes series in the Prometheus text exposition format (version 0.0.4), with labels common to every sample; the
+ * one renderer of the project's {@code /metrics} text (the storage's and the Iceberg materializers'). HELP text is
+ * escaped ({@code \\}, newline) and label values too ({@code \\}, {@code "}, newline), as the format asks.
+ *
+ * <p>Kept by hand rather than simpleclient's {@code TextFormat}: that needs every series built as
+ * {@code MetricFamilySamples} of doubles first (counts past 2^53 would round), where this streams each sample.
+ */
+public final class PrometheusText {
 
     private final Appendable out;
     private final String commonLabels;
 
-    PrometheusText(Appendable out, Map<String, String> commonLabels) {
+    public PrometheusText(Appendable out, Map<String, String> commonLabels) {
         this.out = out;
         StringBuilder b = new StringBuilder();
         commonLabels.forEach((k, v) -> label(b, k, v));
@@ -18,7 +25,7 @@ final class PrometheusText {
     }
 
     /** The HELP and TYPE lines of a metric family; once per family, before its samples. */
-    void family(String name, String type, String help) throws IOException {
+    public void family(String name, String type, String help) throws IOException {
         out.append("# HELP ")
                 .append(name)
                 .append(' ')
@@ -27,12 +34,13 @@ final class PrometheusText {
         out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
     }
 
-    void sample(String name, String labels, double value) throws IOException {
+    /** A sample; {@code labels} is null or {@link #label}s concatenated. */
+    public void sample(String name, String labels, double value) throws IOException {
         sample(name, labels, number(value));
     }
 
     /** A count, written exactly (a double would round counts past 2^53). */
-    void sample(String name, String labels, long value) throws IOException {
+    public void sample(String name, String labels, long value) throws IOException {
         sample(name, labels, Long.toString(value));
     }
 
@@ -57,7 +65,7 @@ final class PrometheusText {
     }
 
     /** {@code name="value",} (the trailing comma is cut when the label set is closed). */
-    static String label(String name, String value) {
+    public static String label(String name, String value) {
         return label(new StringBuilder(), name, value).toString();
     }
 

@@ -24,6 +24,10 @@ import java.util.function.Supplier;
  *
  * <p>Which failures are retryable is the caller's business (a predicate); so is the exception reported at
  * the end, built from the last failure and the number of attempts made.
+ *
+ * <p>Kept rather than the AWS SDK's retry strategy (switched off): each attempt here takes its own concurrency permit
+ * and checks that the store is still open, and the attempt count reaches the error (a retried conditional PUT may
+ * have been the attempt that created the object).
  */
 public final class RetryPolicy {
 

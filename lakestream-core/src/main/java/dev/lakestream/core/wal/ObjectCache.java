@@ -14,6 +14,9 @@ import java.util.Map;
  * {@link #get} hands the caller a reference of its own. Each object is charged what it occupies, which may be more
  * than its bytes (the writer's chunks). Buffers are shared: callers read them with absolute indexes and never change
  * them. Thread-safe.
+ *
+ * <p>Kept rather than Caffeine: the lookup and the caller's retain happen under one lock here, where Caffeine's
+ * eviction listener runs apart from the lookup and could release a buffer between a get and its retain.
  */
 public final class ObjectCache {
 

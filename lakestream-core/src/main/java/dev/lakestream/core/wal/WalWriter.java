@@ -97,7 +97,10 @@ public final class WalWriter implements AutoCloseable {
     private long nextAppendSeq;
     /** Per stream, the last failure of its appends while appends accepted before it may still be pending. */
     private final Map<Long, StreamFailure> failedBefore = new HashMap<>();
-    /** Per stream, the end offset of its last commit by this writer: where a lost commit's record is looked for. */
+    /**
+     * Per stream, the end offset of its last commit by this writer: where a lost commit's record is looked for. A
+     * bounded access-ordered map, not Caffeine: it is only touched under the writer's lock and evicts exactly.
+     */
     private final Map<Long, Long> committedEnds = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
@@ -520,7 +523,8 @@ public final class WalWriter implements AutoCloseable {
      * stream's shard (a delete of a key never written) orders this check after every write the shard accepted
      * before, and a scan of the stream's index from its last known end looks for the record naming this object:
      * found, the appends succeed late at the offsets the record holds; absent, they fail and cannot land later.
-     * Retried with backoff until the store answers; if the writer closes first, the appends fail as unknown.
+     * Retried with backoff until the store answers; if the writer closes first, the appends fail as unknown. Not
+     * {@code RetryPolicy}: this retries without bound (an unknown outcome must not be guessed), stopping on close.
      */
     private void resolve(PartCommit part, Throwable firstCause, int attempt, CompletableFuture<Void> done) {
         String partition = IndexKey.partitionKey(part.streamId);

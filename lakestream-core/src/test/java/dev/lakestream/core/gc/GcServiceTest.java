@@ -1,6 +1,7 @@
 package dev.lakestream.core.gc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.LakestreamConfig;
@@ -26,7 +27,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -130,7 +130,9 @@ abstract class GcServiceTest {
         assertThat(before).hasSizeGreaterThanOrEqualTo(stillReferenced.size() + 4 + 4 + 3);
 
         GcService gc = gc(log, GC);
-        await(() -> gc.status().lastResult().isPresent(), "a GC run");
+        await("a GC run")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> gc.status().lastResult().isPresent());
         gc.close();
 
         Map<String, Long> after = objectSizes(stores.objects());
@@ -232,16 +234,22 @@ abstract class GcServiceTest {
         b.trim(keep).join();
 
         GcService first = gc(log, GC);
-        await(() -> first.status().leaseHeld(), "the first service to take the lease");
+        await("the first service to take the lease")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> first.status().leaseHeld());
         GcService second = gc(log(stores.objects(), stores.metadata()), GC);
-        await(() -> first.status().runs() >= 3, "three runs of the first service");
+        await("three runs of the first service")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> first.status().runs() >= 3);
         assertThat(second.status().leaseHeld()).isFalse();
         assertThat(second.status().runs()).isZero();
         assertThat(objectSizes(stores.objects())).hasSize(1);
 
         first.close();
         assertThat(first.status().leaseHeld()).isFalse();
-        await(() -> second.status().leaseHeld() && second.status().runs() >= 1, "the second service to take over");
+        await("the second service to take over")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> second.status().leaseHeld() && second.status().runs() >= 1);
         GcService disabled = gc(
                 log,
                 new GcConfig(
@@ -275,7 +283,9 @@ abstract class GcServiceTest {
         assertThat(limited.deleteBatchSize()).isEqualTo(1);
         long start = System.nanoTime();
         GcService gc = gc(log, limited);
-        await(() -> gc.status().lastResult().isPresent(), "a GC run");
+        await("a GC run")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> gc.status().lastResult().isPresent());
         gc.close();
 
         List<DeleteRecordingObjectStore.Delete> deletes = recording.deletes();
@@ -323,7 +333,10 @@ abstract class GcServiceTest {
                 .orElseThrow();
     }
 
-    /** Object names have one-second resolution: waits until objects written from now on are named later. */
+    /**
+     * Object names have one-second resolution: waits until objects written from now on are named later. Not
+     * Awaitility: a bounded wait on the clock (under a second), with nothing to time out on.
+     */
     static void awaitNextSecond(String objectKey) {
         long millis = WalObjectKeys.writtenAt(objectKey).toEpochMilli() + 999;
         while (System.currentTimeMillis() <= millis) {
@@ -355,16 +368,6 @@ abstract class GcServiceTest {
                 e.payload().release();
             }
             next = batch.get(batch.size() - 1).endOffset();
-        }
-    }
-
-    static void await(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out waiting for " + what);
-            }
-            LockSupport.parkNanos(10_000_000);
         }
     }
 

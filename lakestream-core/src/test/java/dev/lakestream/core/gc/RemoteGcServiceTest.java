@@ -1,6 +1,7 @@
 package dev.lakestream.core.gc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.StreamLog;
@@ -11,6 +12,7 @@ import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
 import dev.lakestream.testkit.OxiaServerExtension;
 import dev.lakestream.testkit.S3ProxyExtension;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -63,15 +65,21 @@ class RemoteGcServiceTest extends GcServiceTest {
         OxiaMetadataStore session2 = closeLater(session());
         GcConfig slow = GC.withMaxDeletesPerSecond(10);
         GcService first = gc(log(stores.objects(), session1), slow);
-        await(() -> first.status().leaseHeld(), "the first process to take the lease");
+        await("the first process to take the lease")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> first.status().leaseHeld());
         GcService second = gc(log(stores.objects(), session2), slow);
-        await(() -> first.status().deletedObjects() >= 5, "the first process to delete 5 objects");
+        await("the first process to delete 5 objects")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> first.status().deletedObjects() >= 5);
         assertThat(second.status().leaseHeld()).isFalse();
         assertThat(second.status().deletedObjects()).isZero();
 
         // The holder dies: its session ends, and with it the ephemeral lease.
         session1.close();
-        await(() -> second.status().lastResult().isPresent(), "the second process to finish a run");
+        await("the second process to finish a run")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> second.status().lastResult().isPresent());
         long deletedByFirst = first.status().deletedObjects();
         assertThat(deletedByFirst).isLessThan(backlog);
         assertThat(first.status().leaseHeld()).isFalse();

@@ -795,7 +795,10 @@ public abstract class LakestreamLogTest {
         assertThat(r.get("lakestream_index_commits_total")).isZero();
     }
 
-    /** Waits until this machine's clock (which the stores use too) reads later than {@code millis}. */
+    /**
+     * Waits until this machine's clock (which the stores use too) reads later than {@code millis}. Not Awaitility: a
+     * wait of at most a millisecond, spun on the test thread, with nothing to time out on.
+     */
     private static void awaitClockPast(long millis) {
         while (System.currentTimeMillis() <= millis) {
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);

@@ -2,6 +2,7 @@ package dev.lakestream.core.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,7 +23,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -519,9 +519,9 @@ public abstract class MetadataStoreConformanceTest {
 
         writer.close();
         if (other.isPresent()) {
-            await(
-                    "the ephemeral record is deleted when its client closes",
-                    () -> join(store.get(p + "/eph")).isEmpty());
+            await("the ephemeral record is deleted when its client closes")
+                    .atMost(TIMEOUT)
+                    .until(() -> join(store.get(p + "/eph")).isEmpty());
         } else {
             store = openStore();
             assertThat(join(store.get(p + "/eph"))).isEmpty();
@@ -550,7 +550,9 @@ public abstract class MetadataStoreConformanceTest {
                 new Notification.KeyModified(k, v2.versionId()),
                 new Notification.KeyDeleted(k),
                 new Notification.KeyRangeDeleted(p + "/n/", p + "/n//"));
-        await("all four notifications", () -> ours(seen, p + "/n/").size() >= 4);
+        await("all four notifications")
+                .atMost(TIMEOUT)
+                .until(() -> ours(seen, p + "/n/").size() >= 4);
         assertThat(ours(seen, p + "/n/")).containsExactlyElementsOf(expected);
 
         // A closed handle gets nothing more. Notifications are dispatched in commit order, so once a listener
@@ -769,21 +771,6 @@ public abstract class MetadataStoreConformanceTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
-        }
-    }
-
-    /** Polls {@code condition} until it holds, for at most {@link #TIMEOUT}. */
-    protected static void await(String what, BooleanSupplier condition) {
-        await(what, TIMEOUT, condition);
-    }
-
-    protected static void await(String what, Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for: " + what);
-            }
-            pause();
         }
     }
 

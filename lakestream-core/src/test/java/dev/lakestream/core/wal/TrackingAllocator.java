@@ -1,11 +1,13 @@
 package dev.lakestream.core.wal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 /**
  * A pooled allocator of its own that remembers every buffer it hands out, so a test can assert that each one was
@@ -53,21 +55,21 @@ final class TrackingAllocator extends PooledByteBufAllocator {
 
     /**
      * Waits (at most 10 s) until every buffer handed out is released: GETs still in flight release theirs when they
-     * arrive. Reference counts notify nobody, so this polls them.
+     * arrive. Reference counts notify nobody, so this polls them; fails listing the buffers still live.
      */
-    void awaitAllReleased() throws InterruptedException {
-        awaitUntil(() -> live().isEmpty());
+    void awaitAllReleased() {
+        await("every buffer handed out to be released")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
+                .untilAsserted(
+                        () -> assertThat(live()).as("buffers not released").isEmpty());
     }
 
     /** Waits (at most 10 s) until at least one buffer was handed out. */
-    void awaitHandedOut() throws InterruptedException {
-        awaitUntil(() -> handedOut() > 0);
-    }
-
-    private static void awaitUntil(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+    void awaitHandedOut() {
+        await("a buffer to be handed out")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> handedOut() > 0);
     }
 }

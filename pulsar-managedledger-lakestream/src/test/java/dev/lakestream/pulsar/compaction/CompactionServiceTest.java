@@ -6,6 +6,7 @@ import static dev.lakestream.pulsar.compaction.Messages.marker;
 import static dev.lakestream.pulsar.compaction.Messages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyMap;
 import static org.mockito.Mockito.doAnswer;
@@ -306,7 +307,9 @@ abstract class CompactionServiceTest {
         assertThat(all(s)).containsExactly("a=2", "c=1");
         assertThat(get(s.getLastCompactedPosition())).isEqualTo(last);
         // The previous stream is deleted once the new one is committed.
-        assertThat(waitFor(() -> streamsOfTopic().equals(List.of(second)))).isTrue();
+        await("the topic to have only the second compacted stream")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> streamsOfTopic().equals(List.of(second)));
 
         // The second run's removed events: a=1 (in the view) replaced, and b's tombstone.
         assertThat(statistics().getLastCompactionRemovedEventCount()).isEqualTo(2);
@@ -456,20 +459,5 @@ abstract class CompactionServiceTest {
         get(one);
         assertThatThrownBy(() -> get(two)).hasMessageContaining("already running");
         assertThat(all(s)).containsExactly("k0=v45", "k1=v46", "k2=v47", "k3=v48", "k4=v49");
-    }
-
-    interface Check {
-        boolean ok() throws Exception;
-    }
-
-    private static boolean waitFor(Check c) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            if (c.ok()) {
-                return true;
-            }
-            Thread.sleep(50);
-        }
-        return c.ok();
     }
 }

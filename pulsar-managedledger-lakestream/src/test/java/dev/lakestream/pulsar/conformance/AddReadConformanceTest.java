@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.common.collect.Range;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -25,6 +26,7 @@ import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionBound;
 import org.apache.bookkeeper.mledger.PositionFactory;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** Appends and reads: positions, completion order, data round trip, counters, rollover into several ledgers. */
@@ -143,7 +145,11 @@ public abstract class AddReadConformanceTest extends ManagedLedgerConformanceTes
                 null);
         assertThat(await(seen)).isEqualTo("payload-with-buffer");
         // The managed ledger retains the buffer for the add and releases only its own reference.
-        eventually(WAIT, () -> assertThat(buf.refCnt()).isEqualTo(1));
+        Awaitility.await()
+                .atMost(WAIT)
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions()
+                .untilAsserted(() -> assertThat(buf.refCnt()).isEqualTo(1));
         assertThat(buf.readableBytes())
                 .as("the caller's reader index is untouched")
                 .isEqualTo(19);

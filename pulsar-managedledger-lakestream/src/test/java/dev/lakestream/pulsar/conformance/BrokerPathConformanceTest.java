@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,7 @@ import org.apache.bookkeeper.mledger.ReadOnlyCursor;
 import org.apache.bookkeeper.mledger.ReadOnlyManagedLedger;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -281,6 +283,10 @@ public abstract class BrokerPathConformanceTest extends ManagedLedgerConformance
         addEntries(ml, "e", 2);
         assertThat(texts(readAll(c))).containsExactly("stored:a", "stored:e-0", "stored:e-1");
         assertThat(contexts).hasSize(3).first().isEqualTo("ctx-a");
-        eventually(WAIT, () -> assertThat(released.get()).isEqualTo(3));
+        Awaitility.await()
+                .atMost(WAIT)
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions()
+                .untilAsserted(() -> assertThat(released.get()).isEqualTo(3));
     }
 }

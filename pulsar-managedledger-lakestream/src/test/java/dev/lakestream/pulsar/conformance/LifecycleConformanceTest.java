@@ -23,6 +23,7 @@ import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerInfo;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** Retention and trimming, termination, ledger properties, deletion, ledger info, the broker metadata contract. */
@@ -186,10 +187,14 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         assertThat(ledgerIds(ml)).as("consumed but within the retention time").containsAll(ledgers);
         assertThat(ml.getNumberOfEntries()).isEqualTo(10);
 
-        eventually(Duration.ofSeconds(30), () -> {
-            trim(ml);
-            assertThat(ledgerIds(ml)).doesNotContain(ledgers.get(0), ledgers.get(1));
-        });
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions()
+                .untilAsserted(() -> {
+                    trim(ml);
+                    assertThat(ledgerIds(ml)).doesNotContain(ledgers.get(0), ledgers.get(1));
+                });
         assertThat(ledgerIds(ml)).contains(ledgers.get(3), ledgers.get(4));
         assertThat(texts(readAll(c))).isEqualTo(names("e", 6, 10));
     }
@@ -263,7 +268,11 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         ManagedCursor c = ml.openCursor("c", InitialPosition.Earliest);
         List<Position> ps = addEntries(ml, "e", 4);
         ml.rollCurrentLedgerIfFull(); // an empty open ledger after the full ones, at offset 4
-        eventually(WAIT, () -> assertThat(ledgerIds(ml)).hasSize(3));
+        Awaitility.await()
+                .atMost(WAIT)
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions()
+                .untilAsserted(() -> assertThat(ledgerIds(ml)).hasSize(3));
         c.markDelete(ps.get(3)); // everything consumed
         trim(ml); // up to the open ledger: the stream's end, past the start of its last record
 
@@ -599,9 +608,11 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
                 .containsExactly(localName());
 
         ml.delete();
-        eventually(
-                WAIT,
-                () -> assertThat(await(brokerStore.exists(node())))
+        Awaitility.await()
+                .atMost(WAIT)
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions()
+                .untilAsserted(() -> assertThat(await(brokerStore.exists(node())))
                         .as("%s after delete", node())
                         .isFalse());
     }
@@ -613,7 +624,12 @@ public abstract class LifecycleConformanceTest extends ManagedLedgerConformanceT
         ml.close();
         assertThat(await(brokerStore.exists(node()))).isTrue();
         factory.delete(name);
-        eventually(WAIT, () -> assertThat(await(brokerStore.exists(node()))).isFalse());
+        Awaitility.await()
+                .atMost(WAIT)
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> assertThat(await(brokerStore.exists(node()))).isFalse());
     }
 
     @Test

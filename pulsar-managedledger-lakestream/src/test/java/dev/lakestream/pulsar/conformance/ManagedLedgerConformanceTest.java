@@ -318,23 +318,6 @@ public abstract class ManagedLedgerConformanceTest {
         void run() throws Exception;
     }
 
-    /** Polls until the assertion passes (every 20 ms, at most {@code within}). */
-    protected static void eventually(Duration within, ThrowingRunnable assertion) throws Exception {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (true) {
-            try {
-                assertion.run();
-                return;
-            } catch (AssertionError | Exception e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-            }
-            Thread.onSpinWait();
-            TimeUnit.MILLISECONDS.sleep(20);
-        }
-    }
-
     protected static void quietly(ThrowingRunnable r) {
         try {
             r.run();

@@ -2,6 +2,7 @@ package dev.lakestream.pulsar.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -14,6 +15,7 @@ import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.PositionFactory;
 import org.apache.bookkeeper.mledger.impl.AckSetStateUtil;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** Close and reopen, full restarts and crashes: what comes back, exactly or within bounds. */
@@ -182,11 +184,15 @@ public abstract class ReopenCrashConformanceTest extends ManagedLedgerConformanc
 
         c.markDelete(ps.get(3));
         // "flushed": the persisted mark-delete has caught up with e-3
-        eventually(WAIT, () -> {
-            Position persisted = c.getPersistentMarkDeletedPosition();
-            assertThat(persisted).isNotNull();
-            assertThat(persisted.compareTo(ps.get(3))).isGreaterThanOrEqualTo(0);
-        });
+        Awaitility.await()
+                .atMost(WAIT)
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions()
+                .untilAsserted(() -> {
+                    Position persisted = c.getPersistentMarkDeletedPosition();
+                    assertThat(persisted).isNotNull();
+                    assertThat(persisted.compareTo(ps.get(3))).isGreaterThanOrEqualTo(0);
+                });
         c.markDelete(ps.get(6));
         c.delete(ps.get(8));
 

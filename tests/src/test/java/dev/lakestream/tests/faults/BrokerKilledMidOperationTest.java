@@ -1,11 +1,12 @@
 package dev.lakestream.tests.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-import dev.lakestream.tests.Await;
 import dev.lakestream.tests.BrokerProcess;
 import dev.lakestream.tests.KeyedTraffic;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -471,13 +472,16 @@ class BrokerKilledMidOperationTest {
     private static void compactAndWait(String topic) throws Exception {
         try (PulsarAdmin admin = cluster().admin()) {
             admin.topics().triggerCompaction(topic);
-            Await.until("compaction of " + topic, 60, () -> {
-                LongRunningProcessStatus s = admin.topics().compactionStatus(topic);
-                assertThat(s.status)
-                        .as("compaction status (%s)", s.lastError)
-                        .isNotEqualTo(LongRunningProcessStatus.Status.ERROR);
-                return s.status == LongRunningProcessStatus.Status.SUCCESS;
-            });
+            await("compaction of " + topic)
+                    .atMost(Duration.ofMinutes(1))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() -> {
+                        LongRunningProcessStatus s = admin.topics().compactionStatus(topic);
+                        assertThat(s.status)
+                                .as("compaction status (%s)", s.lastError)
+                                .isNotEqualTo(LongRunningProcessStatus.Status.ERROR);
+                        return s.status == LongRunningProcessStatus.Status.SUCCESS;
+                    });
         }
     }
 

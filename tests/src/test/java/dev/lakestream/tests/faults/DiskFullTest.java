@@ -1,9 +1,9 @@
 package dev.lakestream.tests.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.lakestream.tests.Await;
 import dev.lakestream.tests.KeyedTraffic;
 import dev.lakestream.tests.PulsarBrokerExtension;
 import java.io.IOException;
@@ -11,6 +11,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -89,14 +90,20 @@ class DiskFullTest {
                     PulsarClient client = broker.newClient();
                     KeyedTraffic t = new KeyedTraffic(client, "persistent://public/default/disk-full", "disk-full")
                             .start(FaultScenario.RATE)) {
-                Await.until("200 acknowledgements before the disk fills", 60, () -> t.ackedCount() >= 200);
+                await("200 acknowledgements before the disk fills")
+                        .atMost(Duration.ofMinutes(1))
+                        .ignoreExceptionsInstanceOf(Exception.class)
+                        .until(() -> t.ackedCount() >= 200);
                 long full = System.nanoTime();
                 fill(filler);
                 WARNINGS.clear();
                 Thread.sleep(15_000);
                 Files.delete(filler);
                 long freed = System.nanoTime();
-                Await.until("publishing to resume after space returned", 90, () -> t.firstAckAtOrAfter(freed) > 0);
+                await("publishing to resume after space returned")
+                        .atMost(Duration.ofSeconds(90))
+                        .ignoreExceptionsInstanceOf(Exception.class)
+                        .until(() -> t.firstAckAtOrAfter(freed) > 0);
                 Thread.sleep(3000);
                 t.stopSending();
                 boolean settled = t.awaitSettled(90);

@@ -1,6 +1,7 @@
 package dev.lakestream.tests.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.tests.KeyedTraffic;
 import java.time.Duration;
@@ -87,8 +88,10 @@ final class FaultScenario {
                         .start(RATE));
             }
             for (KeyedTraffic t : traffics) {
-                dev.lakestream.tests.Await.until(
-                        "200 acknowledgements on " + t.topic() + " before the fault", 60, () -> t.ackedCount() >= 200);
+                await("200 acknowledgements on " + t.topic() + " before the fault")
+                        .atMost(Duration.ofMinutes(1))
+                        .ignoreExceptionsInstanceOf(Exception.class)
+                        .until(() -> t.ackedCount() >= 200);
             }
             LOG.info("[{}] injecting the fault", scenario);
             long faultStart = System.nanoTime();
@@ -107,8 +110,10 @@ final class FaultScenario {
                 ackedDuringFault[i] = t.storedInWindow(injected, healed);
             }
             for (KeyedTraffic t : traffics) {
-                dev.lakestream.tests.Await.until(
-                        "publishing to resume on " + t.topic(), 90, () -> t.firstAckAtOrAfter(healed) > 0);
+                await("publishing to resume on " + t.topic())
+                        .atMost(Duration.ofSeconds(90))
+                        .ignoreExceptionsInstanceOf(Exception.class)
+                        .until(() -> t.firstAckAtOrAfter(healed) > 0);
             }
             Thread.sleep(3000);
             for (KeyedTraffic t : traffics) {

@@ -1,13 +1,14 @@
 package dev.lakestream.tests.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-import dev.lakestream.tests.Await;
 import dev.lakestream.tests.BrokerProcess;
 import dev.lakestream.tests.KeyedTraffic;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -59,7 +60,10 @@ class ZombieBrokerTest {
         try (MemorySampler memory = new MemorySampler(cluster().brokers());
                 PulsarClient client = cluster().client();
                 KeyedTraffic traffic = new KeyedTraffic(client, topic, "zombie-main").start(FaultScenario.RATE)) {
-            Await.until("200 acknowledgements before the pause", 60, () -> traffic.ackedCount() >= 200);
+            await("200 acknowledgements before the pause")
+                    .atMost(Duration.ofMinutes(1))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() -> traffic.ackedCount() >= 200);
             BrokerProcess owner;
             try (PulsarAdmin admin = cluster().admin()) {
                 owner = cluster().broker(admin.lookups().lookupTopic(topic));
@@ -117,10 +121,10 @@ class ZombieBrokerTest {
                             }));
                 }
                 // The other broker takes the topic once the owner's session lapsed and the clients gave up on it.
-                Await.until(
-                        "the topic to accept writes on " + other.name() + " while " + owner.name() + " is paused",
-                        90,
-                        () -> traffic.firstAckAtOrAfter(pausedAt + TimeUnit.SECONDS.toNanos(6)) > 0);
+                await("the topic to accept writes on " + other.name() + " while " + owner.name() + " is paused")
+                        .atMost(Duration.ofSeconds(90))
+                        .ignoreExceptionsInstanceOf(Exception.class)
+                        .until(() -> traffic.firstAckAtOrAfter(pausedAt + TimeUnit.SECONDS.toNanos(6)) > 0);
                 long takeover = traffic.firstAckAtOrAfter(pausedAt + TimeUnit.SECONDS.toNanos(6));
                 long holdUntil = pausedAt + TimeUnit.SECONDS.toNanos(20);
                 Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(holdUntil - System.nanoTime())));

@@ -1,12 +1,12 @@
 package dev.lakestream.tests.iceberg;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.iceberg.CatalogConfig;
 import dev.lakestream.iceberg.Catalogs;
 import dev.lakestream.iceberg.schema.MetadataColumns;
 import dev.lakestream.testkit.S3ProxyServer;
-import dev.lakestream.tests.Await;
 import dev.lakestream.tests.install.StockBrokerExtension;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -40,6 +41,7 @@ import org.apache.pulsar.common.policies.data.PersistencePolicies;
 import org.apache.pulsar.common.policies.data.TenantInfo;
 import org.apache.pulsar.common.schema.KeyValue;
 import org.apache.pulsar.common.schema.KeyValueEncodingType;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -241,10 +243,10 @@ class IcebergInBrokerTest {
             assertThat(jsonRows.get(i).getField("floor")).isEqualTo(i);
         }
         // Retention trims what is in the table (120 unbatched entries, ledgers of 20, no subscription).
-        Await.until(
-                "retention to trim the materialized entries of " + json,
-                60,
-                () -> admin.topics().getInternalStats(json).numberOfEntries < N);
+        await("retention to trim the materialized entries of " + json)
+                .atMost(Duration.ofMinutes(1))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> admin.topics().getInternalStats(json).numberOfEntries < N);
         assertThat(admin.topics().getInternalStats(json).entriesAddedCounter).isEqualTo(N);
         Map<Integer, Record> longRows = byIndex(longs);
         Set<Object> partitions = new HashSet<>();
@@ -300,10 +302,10 @@ class IcebergInBrokerTest {
                         .sendAsync());
                 if (i == 150 || i == 400) {
                     producer.flush();
-                    Await.until(
-                            "rows of " + moving + " before unload",
-                            60,
-                            () -> !tables.rows(moving).isEmpty());
+                    await("rows of " + moving + " before unload")
+                            .atMost(Duration.ofMinutes(1))
+                            .ignoreExceptionsInstanceOf(Exception.class)
+                            .until(() -> !tables.rows(moving).isEmpty());
                     // As `pulsar-admin namespaces unload acme/lake`: every topic of the namespace closes and reloads.
                     admin.namespaces().unload(NS);
                 }
@@ -368,10 +370,10 @@ class IcebergInBrokerTest {
         publish(client.newProducer(Schema.STRING).topic(t), false, CompressionType.NONE, i -> "before-" + i);
         awaitRows(t, N);
         admin.namespaces().setProperty(TOGGLE_NS, "lakestream.iceberg", "disabled");
-        Await.until(
-                "the broker to stop materializing " + t,
-                60,
-                () -> STOCK.broker()
+        await("the broker to stop materializing " + t)
+                .atMost(Duration.ofMinutes(1))
+                .ignoreExceptionsInstanceOf(Exception.class)
+                .until(() -> STOCK.broker()
                         .log()
                         .contains("Iceberg materializer: stopping " + t + " (materialization disabled)"));
         long snapshotWhenStopped = tables.currentSnapshotId(t);
@@ -421,12 +423,17 @@ class IcebergInBrokerTest {
     /** Waits until the table has {@code n} rows; fails at once if it ever has more (a duplicate). */
     private static void awaitRows(String topic, int n) throws Exception {
         try {
-            Await.until(n + " rows in the table of " + topic, 90, () -> {
-                int size = tables.rows(topic).size();
-                assertThat(size).as("rows of %s (published %d)", topic, n).isLessThanOrEqualTo(n);
-                return size == n;
-            });
-        } catch (AssertionError stalled) {
+            await(n + " rows in the table of " + topic)
+                    .atMost(Duration.ofSeconds(90))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() -> {
+                        int size = tables.rows(topic).size();
+                        assertThat(size)
+                                .as("rows of %s (published %d)", topic, n)
+                                .isLessThanOrEqualTo(n);
+                        return size == n;
+                    });
+        } catch (AssertionError | ConditionTimeoutException stalled) {
             // Say where the materializer stands (a stall once went unexplained here: docs/iceberg.md).
             throw new AssertionError(stalled.getMessage() + "; " + materializerState(topic), stalled);
         }

@@ -1,12 +1,12 @@
 package dev.lakestream.tests.install;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.lakestream.testkit.OxiaServer;
 import dev.lakestream.testkit.S3ProxyServer;
-import dev.lakestream.tests.Await;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -39,6 +39,7 @@ import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -355,11 +356,11 @@ class ComposeQuickstartTest {
             }
             long written = 2L * perTopic * payload.length;
             try {
-                Await.until(
-                        "the bucket shrinks by half of what A and B wrote",
-                        120,
-                        () -> bucketUsage(bucketDir)[1] <= before[1] - written / 2);
-            } catch (AssertionError e) {
+                await("the bucket shrinks by half of what A and B wrote")
+                        .atMost(Duration.ofMinutes(2))
+                        .ignoreExceptionsInstanceOf(Exception.class)
+                        .until(() -> bucketUsage(bucketDir)[1] <= before[1] - written / 2);
+            } catch (ConditionTimeoutException e) {
                 // The assertions below say by how much it missed.
             }
             long[] after = bucketUsage(bucketDir);

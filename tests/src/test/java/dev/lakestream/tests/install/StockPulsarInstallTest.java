@@ -1,12 +1,12 @@
 package dev.lakestream.tests.install;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.core.catalog.StreamCatalog;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
-import dev.lakestream.tests.Await;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -156,10 +156,11 @@ class StockPulsarInstallTest {
                 }
             }
             admin.topics().triggerCompaction(keyed);
-            Await.until(
-                    "compaction of " + keyed + " ended",
-                    60,
-                    () -> admin.topics().compactionStatus(keyed).status != LongRunningProcessStatus.Status.RUNNING);
+            await("compaction of " + keyed + " ended")
+                    .atMost(Duration.ofMinutes(1))
+                    .ignoreExceptionsInstanceOf(Exception.class)
+                    .until(() ->
+                            admin.topics().compactionStatus(keyed).status != LongRunningProcessStatus.Status.RUNNING);
             LongRunningProcessStatus status = admin.topics().compactionStatus(keyed);
             assertThat(status.status)
                     .as("compaction: %s", status.lastError)
