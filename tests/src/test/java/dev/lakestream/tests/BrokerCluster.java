@@ -2,6 +2,7 @@ package dev.lakestream.tests;
 
 import dev.lakestream.testkit.FaultyHttpProxy;
 import dev.lakestream.testkit.OxiaServer;
+import dev.lakestream.testkit.RemoteStores;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,19 +26,15 @@ public final class BrokerCluster implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerCluster.class);
     public static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
-    private final S3ProxyServer s3;
+    private final RemoteStores stores;
     private final FaultyHttpProxy s3Proxy;
-    private final OxiaServer oxia;
-    private final String bucket;
     private final Path workDir;
     private final Map<String, String> storeSettings = new LinkedHashMap<>();
     private final List<BrokerProcess> brokers = new ArrayList<>();
 
-    private BrokerCluster(S3ProxyServer s3, FaultyHttpProxy s3Proxy, OxiaServer oxia, String bucket, Path workDir) {
-        this.s3 = s3;
+    private BrokerCluster(RemoteStores stores, FaultyHttpProxy s3Proxy, Path workDir) {
+        this.stores = stores;
         this.s3Proxy = s3Proxy;
-        this.oxia = oxia;
-        this.bucket = bucket;
         this.workDir = workDir;
     }
 
@@ -48,26 +45,17 @@ public final class BrokerCluster implements AutoCloseable {
      */
     public static BrokerCluster start(String name, int brokers, Map<String, String> overrides) throws Exception {
         Path workDir = Files.createTempDirectory(name + "-");
-        S3ProxyServer s3 = S3ProxyServer.start();
+        RemoteStores remote = RemoteStores.start(name);
         BrokerCluster cluster = null;
         try {
-            String bucket = s3.createBucket();
-            FaultyHttpProxy proxy = FaultyHttpProxy.start(s3.endpoint());
-            OxiaServer oxia = OxiaServer.create(name).start();
-            cluster = new BrokerCluster(s3, proxy, oxia, bucket, workDir);
+            FaultyHttpProxy proxy = FaultyHttpProxy.start(remote.s3().endpoint());
+            cluster = new BrokerCluster(remote, proxy, workDir);
             Map<String, String> stores = cluster.storeSettings;
-            stores.put("lakestream.s3.bucket", bucket);
-            stores.put("lakestream.s3.endpoint", proxy.endpoint().toString());
-            stores.put("lakestream.s3.region", s3.region());
-            stores.put("lakestream.s3.pathStyleAccess", "true");
-            stores.put("lakestream.s3.accessKeyId", s3.accessKey());
-            stores.put("lakestream.s3.secretAccessKey", s3.secretKey());
-            stores.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
+            stores.putAll(remote.lakestreamSettings(proxy.endpoint()));
             stores.put("lakestream.writer.flushDelay", "5ms");
             Map<String, String> conf = new LinkedHashMap<>(stores);
-            String oxiaUrl = "oxia://" + oxia.serviceAddress() + "/default";
-            conf.put("metadataStoreUrl", oxiaUrl);
-            conf.put("configurationMetadataStoreUrl", oxiaUrl);
+            conf.put("metadataStoreUrl", remote.oxiaMetadataStoreUrl());
+            conf.put("configurationMetadataStoreUrl", remote.oxiaMetadataStoreUrl());
             conf.put("metadataStoreSessionTimeoutMillis", "5000");
             conf.put("loadBalancerSheddingEnabled", "false");
             conf.putAll(overrides);
@@ -84,7 +72,7 @@ public final class BrokerCluster implements AutoCloseable {
             if (cluster != null) {
                 cluster.close();
             } else {
-                s3.close();
+                remote.close();
             }
             throw e;
         }
@@ -96,15 +84,15 @@ public final class BrokerCluster implements AutoCloseable {
     }
 
     public S3ProxyServer s3() {
-        return s3;
+        return stores.s3();
     }
 
     public String bucket() {
-        return bucket;
+        return stores.bucket();
     }
 
     public OxiaServer oxia() {
-        return oxia;
+        return stores.oxia();
     }
 
     /** Where the brokers keep their data directories and logs; other processes of the test may use it too. */
@@ -161,7 +149,7 @@ public final class BrokerCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        for (AutoCloseable c : new AutoCloseable[] {s3Proxy, oxia, s3}) {
+        for (AutoCloseable c : new AutoCloseable[] {s3Proxy, stores}) {
             try {
                 if (c != null) {
                     c.close();

@@ -2,6 +2,7 @@ package dev.lakestream.tests;
 
 import dev.lakestream.broker.LakestreamBroker;
 import dev.lakestream.testkit.OxiaServer;
+import dev.lakestream.testkit.RemoteStores;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -110,9 +111,7 @@ public final class PulsarBrokerExtension
     private Path dataDir;
     private int brokerPort;
     private int webPort;
-    private S3ProxyServer s3;
-    private OxiaServer oxia;
-    private String bucket;
+    private RemoteStores remote;
     private ServiceConfiguration conf;
     private PulsarService pulsar;
     private PulsarAdmin admin;
@@ -246,13 +245,9 @@ public final class PulsarBrokerExtension
         } catch (Exception e) {
             LOG.warn("Error while stopping the broker", e);
         }
-        if (oxia != null) {
-            closeQuietly(oxia);
-            oxia = null;
-        }
-        if (s3 != null) {
-            closeQuietly(s3);
-            s3 = null;
+        if (remote != null) {
+            closeQuietly(remote);
+            remote = null;
         }
         if (ownsBookKeeper) {
             closeQuietly(bk);
@@ -323,24 +318,24 @@ public final class PulsarBrokerExtension
 
     /** The S3Proxy server ({@link Stores#S3PROXY_AND_OXIA} and {@link Stores#HYBRID}). */
     public S3ProxyServer s3() {
-        if (s3 == null) {
-            throw new IllegalStateException("no S3Proxy: this broker runs on " + stores);
-        }
-        return s3;
+        return remote().s3();
     }
 
     /** The bucket of the broker's objects ({@link Stores#S3PROXY_AND_OXIA} and {@link Stores#HYBRID}). */
     public String bucket() {
-        s3();
-        return bucket;
+        return remote().bucket();
     }
 
     /** The Oxia server ({@link Stores#S3PROXY_AND_OXIA} and {@link Stores#HYBRID}). */
     public OxiaServer oxia() {
-        if (oxia == null) {
-            throw new IllegalStateException("no Oxia server: this broker runs on " + stores);
+        return remote().oxia();
+    }
+
+    private RemoteStores remote() {
+        if (remote == null) {
+            throw new IllegalStateException("no S3Proxy and Oxia: this broker runs on " + stores);
         }
-        return oxia;
+        return remote;
     }
 
     /** A new client of this broker, closed with the extension. */
@@ -398,9 +393,7 @@ public final class PulsarBrokerExtension
                 ownsBookKeeper = true;
             }
             if (stores != Stores.EMBEDDED) {
-                s3 = S3ProxyServer.start();
-                bucket = s3.createBucket();
-                oxia = OxiaServer.create("broker").start();
+                remote = RemoteStores.start("broker");
             }
         } catch (Exception | Error e) {
             close();
@@ -449,7 +442,7 @@ public final class PulsarBrokerExtension
                 m.put("lakestream.embedded.sync", "false");
             }
             case S3PROXY_AND_OXIA -> {
-                String oxiaUrl = "oxia://" + oxia.serviceAddress() + "/default";
+                String oxiaUrl = remote.oxiaMetadataStoreUrl();
                 m.put("metadataStoreUrl", oxiaUrl);
                 m.put("configurationMetadataStoreUrl", oxiaUrl);
                 putLakestreamStores(m);
@@ -470,13 +463,7 @@ public final class PulsarBrokerExtension
 
     /** Where the Lakestream storage keeps its objects and its index: this extension's S3Proxy bucket and Oxia. */
     private void putLakestreamStores(Map<String, String> m) {
-        m.put("lakestream.s3.bucket", bucket);
-        m.put("lakestream.s3.endpoint", s3.endpoint().toString());
-        m.put("lakestream.s3.region", s3.region());
-        m.put("lakestream.s3.pathStyleAccess", "true");
-        m.put("lakestream.s3.accessKeyId", s3.accessKey());
-        m.put("lakestream.s3.secretAccessKey", s3.secretKey());
-        m.put("lakestream.oxia.serviceAddress", oxia.serviceAddress());
+        m.putAll(remote.lakestreamSettings());
     }
 
     /** The directory holding the broker plugin's NAR, packaged by the module pulsar-protocol-handler. */

@@ -3,6 +3,7 @@ package dev.lakestream.tests.install;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lakestream.testkit.OxiaServer;
+import dev.lakestream.testkit.RemoteStores;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -37,9 +38,7 @@ public final class StockBrokerExtension implements BeforeAllCallback, AfterAllCa
     private Function<StockBrokerExtension, Map<String, String>> installSettings = x -> Map.of();
 
     private Path workDir;
-    private S3ProxyServer s3;
-    private String bucket;
-    private OxiaServer oxia;
+    private RemoteStores remote;
     private StockPulsarHome home;
     private StockBroker broker;
     private int brokerPort;
@@ -68,15 +67,13 @@ public final class StockBrokerExtension implements BeforeAllCallback, AfterAllCa
     public void beforeAll(ExtensionContext context) throws Exception {
         workDir = Files.createDirectories(StockPulsarHome.projectDir().resolve("tests/target/" + name));
         TestDirs.clean(workDir);
-        s3 = S3ProxyServer.start();
-        bucket = s3.createBucket();
-        oxia = OxiaServer.create(name).start();
+        remote = RemoteStores.start(name);
         brokerPort = freePort();
         webPort = freePort();
         home = StockPulsarHome.copyTo(workDir.resolve("apache-pulsar-5.0.1"));
 
         // The user's Pulsar, before Lakestream: its own metadata in Oxia, its addresses, its cluster.
-        String oxiaUrl = "oxia://" + oxia.serviceAddress() + "/default";
+        String oxiaUrl = remote.oxiaMetadataStoreUrl();
         Map<String, String> users = new LinkedHashMap<>();
         users.put("clusterName", clusterName);
         users.put("metadataStoreUrl", oxiaUrl);
@@ -128,12 +125,12 @@ public final class StockBrokerExtension implements BeforeAllCallback, AfterAllCa
     public String[] installArgs() {
         List<String> args = new ArrayList<>(List.of(
                 "--diskless",
-                "lakestream.s3.bucket=" + bucket,
-                "lakestream.s3.endpoint=" + s3.endpoint(),
-                "lakestream.s3.region=" + s3.region(),
-                "lakestream.s3.accessKeyId=" + s3.accessKey(),
-                "lakestream.s3.secretAccessKey=" + s3.secretKey(),
-                "lakestream.oxia.serviceAddress=" + oxia.serviceAddress(),
+                "lakestream.s3.bucket=" + remote.bucket(),
+                "lakestream.s3.endpoint=" + remote.s3().endpoint(),
+                "lakestream.s3.region=" + remote.s3().region(),
+                "lakestream.s3.accessKeyId=" + remote.s3().accessKey(),
+                "lakestream.s3.secretAccessKey=" + remote.s3().secretKey(),
+                "lakestream.oxia.serviceAddress=" + remote.oxia().serviceAddress(),
                 "lakestream.writer.flushDelay=5ms"));
         installSettings.apply(this).forEach((k, v) -> args.add(k + "=" + v));
         return args.toArray(String[]::new);
@@ -149,7 +146,7 @@ public final class StockBrokerExtension implements BeforeAllCallback, AfterAllCa
 
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
-        for (AutoCloseable c : new AutoCloseable[] {broker, oxia, s3}) {
+        for (AutoCloseable c : new AutoCloseable[] {broker, remote}) {
             if (c != null) {
                 try {
                     c.close();
@@ -166,15 +163,15 @@ public final class StockBrokerExtension implements BeforeAllCallback, AfterAllCa
     }
 
     public S3ProxyServer s3() {
-        return s3;
+        return remote.s3();
     }
 
     public String bucket() {
-        return bucket;
+        return remote.bucket();
     }
 
     public OxiaServer oxia() {
-        return oxia;
+        return remote.oxia();
     }
 
     public StockPulsarHome home() {
