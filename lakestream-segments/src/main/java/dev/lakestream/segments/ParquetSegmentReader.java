@@ -1,5 +1,6 @@
 package dev.lakestream.segments;
 
+import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.log.EntryUnreadableException;
@@ -13,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 
@@ -20,8 +23,9 @@ import org.apache.parquet.conf.PlainParquetConfiguration;
  * Reads entries out of Parquet segments by ranged GETs: the footer (once per object, then cached), then the row group
  * holding the offset, by the footer's {@code _lakestream_offset} statistics, in one GET of its core columns' bytes,
  * then the following row groups while the read's budget lasts. A segment below {@link Limits#wholeObjectBelow()}
- * bytes is fetched whole, in one GET. Bytes are fetched first and decoded from memory after, on the thread that
- * completes the GET: nothing here waits on a future.
+ * bytes is fetched whole, in one GET. Bytes are fetched first and decoded from memory after, on the reader's own
+ * decoding threads: neither the store's response threads nor the caller's carry the decompression, and nothing here
+ * waits on a future.
  */
 final class ParquetSegmentReader implements SegmentReader {
 
@@ -29,9 +33,18 @@ final class ParquetSegmentReader implements SegmentReader {
      * @param wholeObjectBelow segments smaller than this are fetched in one GET
      * @param tailBytes the first GET of a larger segment's footer fetches this many bytes of its end (most footers fit)
      * @param footers decoded footers kept, by object key
+     * @param decodeThreads threads decoding fetched bytes (daemon threads, ended on {@link #close()})
      */
-    record Limits(long wholeObjectBelow, int tailBytes, int footers) {
-        static final Limits DEFAULT = new Limits(256 << 10, 64 << 10, 1024);
+    record Limits(long wholeObjectBelow, int tailBytes, int footers, int decodeThreads) {
+        static final Limits DEFAULT = new Limits(
+                256 << 10,
+                64 << 10,
+                1024,
+                Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2)));
+
+        Limits(long wholeObjectBelow, int tailBytes, int footers) {
+            this(wholeObjectBelow, tailBytes, footers, 1);
+        }
     }
 
     private final ObjectStore objects;
@@ -39,8 +52,11 @@ final class ParquetSegmentReader implements SegmentReader {
     private final Limits limits;
     private final FooterCache footers;
     private final ParquetReadOptions options;
+    private final ExecutorService decoder;
 
     ParquetSegmentReader(ObjectStore objects, ByteBufAllocator allocator, Limits limits) {
+        this.decoder = Executors.newFixedThreadPool(
+                limits.decodeThreads(), DaemonThreads.numbered("lakestream-segment-decode-"));
         this.objects = objects;
         this.allocator = allocator;
         this.limits = limits;
@@ -93,23 +109,26 @@ final class ParquetSegmentReader implements SegmentReader {
     /** A small segment: one GET of all of it, then the row groups from memory. */
     private CompletableFuture<List<LogEntry>> readWhole(
             IndexRecord record, String key, long size, long at, EntryCollector collector) {
-        return objects.get(key, 0, Math.max(size, 1)).thenApply(bytes -> {
-            checkLength(bytes, size, 0, size);
-            SegmentFooter f = footers.get(key, size);
-            if (f == null) {
-                f = SegmentFooter.parse(key, size, bytes, options);
-                footers.put(key, f);
-            }
-            agree(record, f);
-            FetchedInputFile in = new FetchedInputFile(key, size).with(0, bytes);
-            for (int g = f.groupHolding(at); g < f.groups(); g++) {
-                RowGroupDecoder.decode(f, g, in, options, collector);
-                if (!collector.wantsMore()) {
-                    break;
-                }
-            }
-            return collector.entries();
-        });
+        return objects.get(key, 0, Math.max(size, 1))
+                .thenApplyAsync(
+                        bytes -> {
+                            checkLength(bytes, size, 0, size);
+                            SegmentFooter f = footers.get(key, size);
+                            if (f == null) {
+                                f = SegmentFooter.parse(key, size, bytes, options);
+                                footers.put(key, f);
+                            }
+                            agree(record, f);
+                            FetchedInputFile in = new FetchedInputFile(key, size).with(0, bytes);
+                            for (int g = f.groupHolding(at); g < f.groups(); g++) {
+                                RowGroupDecoder.decode(f, g, in, options, collector);
+                                if (!collector.wantsMore()) {
+                                    break;
+                                }
+                            }
+                            return collector.entries();
+                        },
+                        decoder);
     }
 
     /** The footer: cached, or fetched from the object's end (a second GET when it is longer than the first got). */
@@ -132,25 +151,31 @@ final class ParquetSegmentReader implements SegmentReader {
                         return all;
                     });
                 })
-                .thenApply(tail -> {
-                    SegmentFooter f = SegmentFooter.parse(key, size, tail, options);
-                    footers.put(key, f);
-                    return f;
-                });
+                .thenApplyAsync(
+                        tail -> {
+                            SegmentFooter f = SegmentFooter.parse(key, size, tail, options);
+                            footers.put(key, f);
+                            return f;
+                        },
+                        decoder);
     }
 
     /** Row group {@code g} in one GET, decoded; then the next while the read wants more. */
     private CompletableFuture<List<LogEntry>> readGroups(String key, SegmentFooter f, int g, EntryCollector collector) {
         long start = f.groupStart[g];
         long length = f.groupEnd[g] - start;
-        return objects.get(key, start, length).thenCompose(bytes -> {
-            checkLength(bytes, length, start, f.fileSize);
-            RowGroupDecoder.decode(f, g, new FetchedInputFile(key, f.fileSize).with(start, bytes), options, collector);
-            if (collector.wantsMore() && g + 1 < f.groups()) {
-                return readGroups(key, f, g + 1, collector);
-            }
-            return CompletableFuture.completedFuture(collector.entries());
-        });
+        return objects.get(key, start, length)
+                .thenComposeAsync(
+                        bytes -> {
+                            checkLength(bytes, length, start, f.fileSize);
+                            RowGroupDecoder.decode(
+                                    f, g, new FetchedInputFile(key, f.fileSize).with(start, bytes), options, collector);
+                            if (collector.wantsMore() && g + 1 < f.groups()) {
+                                return readGroups(key, f, g + 1, collector);
+                            }
+                            return CompletableFuture.completedFuture(collector.entries());
+                        },
+                        decoder);
     }
 
     private static void checkLength(ByteBuffer got, long wanted, long position, long size) {
@@ -215,5 +240,6 @@ final class ParquetSegmentReader implements SegmentReader {
     @Override
     public void close() {
         footers.clear();
+        decoder.shutdown();
     }
 }

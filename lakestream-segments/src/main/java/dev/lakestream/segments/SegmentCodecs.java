@@ -12,6 +12,8 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * {@code CompressionCodec} classes. ZSTD goes through zstd-jni (which parquet-hadoop depends on, and the broker ships);
  * UNCOMPRESSED is the identity. Other codecs fail, naming themselves: segments are written with these two only.
  */
+// BytesInput.toByteArray is deprecated for its copy; zstd-jni takes arrays, and pages come as arrays here anyway.
+@SuppressWarnings("deprecation")
 final class SegmentCodecs implements CompressionCodecFactory {
 
     private final int zstdLevel;
