@@ -94,7 +94,10 @@ class BadSegmentsTest {
         }
         objects.put(key, ByteBuffer.wrap(bad)).join();
         long inGroup = footer.groupFirstOffset[g];
-        readFails(record, inGroup).hasMessageContaining("is corrupt").hasMessageContaining("row group " + g);
+        readFails(record, inGroup)
+                .hasMessageContaining("is corrupt")
+                .hasMessageContaining("row group " + g)
+                .hasMessageContaining("does not decode");
         // A read starting before it and going on into it fails too: no partial list of entries.
         readFails(record, footer.groupFirstOffset[g - 1]).hasMessageContaining("row group " + g);
         // The row groups before it still read.
