@@ -1,0 +1,245 @@
+package dev.lakestream.segments;
+
+import dev.lakestream.core.concurrent.DaemonThreads;
+import dev.lakestream.core.concurrent.Futures;
+import dev.lakestream.core.index.IndexRecord;
+import dev.lakestream.core.log.EntryUnreadableException;
+import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.objectstore.InvalidRangeException;
+import dev.lakestream.core.objectstore.ObjectNotFoundException;
+import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.segment.SegmentReader;
+import io.netty.buffer.ByteBufAllocator;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+
+/**
+ * Reads entries out of Parquet segments by ranged GETs: the footer (once per object, then cached), then the row group
+ * holding the offset, by the footer's {@code _lakestream_offset} statistics, in one GET of its core columns' bytes,
+ * then the following row groups while the read's budget lasts. A segment below {@link Limits#wholeObjectBelow()}
+ * bytes is fetched whole, in one GET. Bytes are fetched first and decoded from memory after, on the reader's own
+ * decoding threads: neither the store's response threads nor the caller's carry the decompression, and nothing here
+ * waits on a future.
+ */
+final class ParquetSegmentReader implements SegmentReader {
+
+    /**
+     * @param wholeObjectBelow segments smaller than this are fetched in one GET
+     * @param tailBytes the first GET of a larger segment's footer fetches this many bytes of its end (most footers fit)
+     * @param footers decoded footers kept, by object key
+     * @param decodeThreads threads decoding fetched bytes (daemon threads, ended on {@link #close()})
+     */
+    record Limits(long wholeObjectBelow, int tailBytes, int footers, int decodeThreads) {
+        static final Limits DEFAULT = new Limits(
+                256 << 10,
+                64 << 10,
+                1024,
+                Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2)));
+
+        Limits(long wholeObjectBelow, int tailBytes, int footers) {
+            this(wholeObjectBelow, tailBytes, footers, 1);
+        }
+    }
+
+    private final ObjectStore objects;
+    private final ByteBufAllocator allocator;
+    private final Limits limits;
+    private final FooterCache footers;
+    private final ParquetReadOptions options;
+    private final ExecutorService decoder;
+
+    ParquetSegmentReader(ObjectStore objects, ByteBufAllocator allocator, Limits limits) {
+        this.decoder = Executors.newFixedThreadPool(
+                limits.decodeThreads(), DaemonThreads.numbered("lakestream-segment-decode-"));
+        this.objects = objects;
+        this.allocator = allocator;
+        this.limits = limits;
+        this.footers = new FooterCache(limits.footers());
+        this.options = ParquetReadOptions.builder(new PlainParquetConfiguration())
+                .withCodecFactory(new SegmentCodecs(0))
+                .usePageChecksumVerification(true)
+                .useStatsFilter(false)
+                .useDictionaryFilter(false)
+                .useRecordFilter(false)
+                .useColumnIndexFilter(false)
+                .useBloomFilter(false)
+                .build();
+    }
+
+    @Override
+    public CompletableFuture<List<LogEntry>> read(IndexRecord record, long fromOffset, int maxEntries, long maxBytes) {
+        String key = record.value().location();
+        long at = Math.max(fromOffset, record.startOffset());
+        if (maxEntries < 1 || maxBytes < 1) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "a read needs room for an entry, not " + maxEntries + " entries / " + maxBytes + " bytes"));
+        }
+        if (at >= record.endOffset()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        EntryCollector collector =
+                new EntryCollector(record.streamId(), record.timestamp(), at, maxEntries, maxBytes, allocator);
+        long size = record.value().fileSize();
+        CompletableFuture<List<LogEntry>> read;
+        try {
+            read = size < limits.wholeObjectBelow()
+                    ? readWhole(record, key, size, at, collector)
+                    : footer(key, size).thenCompose(f -> {
+                        agree(record, f);
+                        return readGroups(key, f, f.groupHolding(at), collector);
+                    });
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        return read.handle((entries, e) -> {
+            if (e == null) {
+                return entries;
+            }
+            collector.releaseAll();
+            throw unreadable(record, at, key, Futures.unwrap(e));
+        });
+    }
+
+    /** A small segment: one GET of all of it, then the row groups from memory. */
+    private CompletableFuture<List<LogEntry>> readWhole(
+            IndexRecord record, String key, long size, long at, EntryCollector collector) {
+        return objects.get(key, 0, Math.max(size, 1))
+                .thenApplyAsync(
+                        bytes -> {
+                            checkLength(bytes, size, 0, size);
+                            SegmentFooter f = footers.get(key, size);
+                            if (f == null) {
+                                f = SegmentFooter.parse(key, size, bytes, options);
+                                footers.put(key, f);
+                            }
+                            agree(record, f);
+                            FetchedInputFile in = new FetchedInputFile(key, size).with(0, bytes);
+                            for (int g = f.groupHolding(at); g < f.groups(); g++) {
+                                RowGroupDecoder.decode(f, g, in, options, collector);
+                                if (!collector.wantsMore()) {
+                                    break;
+                                }
+                            }
+                            return collector.entries();
+                        },
+                        decoder);
+    }
+
+    /** The footer: cached, or fetched from the object's end (a second GET when it is longer than the first got). */
+    private CompletableFuture<SegmentFooter> footer(String key, long size) {
+        SegmentFooter cached = footers.get(key, size);
+        if (cached != null) {
+            return CompletableFuture.completedFuture(cached);
+        }
+        long tailLength = Math.min(size, limits.tailBytes());
+        return objects.get(key, size - tailLength, tailLength)
+                .thenCompose(tail -> {
+                    checkLength(tail, tailLength, size - tailLength, size);
+                    int footerLength = SegmentFooter.footerLength(tail, size);
+                    long needed = (long) footerLength + SegmentFooter.TRAILER;
+                    if (needed <= tailLength) {
+                        return CompletableFuture.completedFuture(tail);
+                    }
+                    return objects.get(key, size - needed, needed).thenApply(all -> {
+                        checkLength(all, needed, size - needed, size);
+                        return all;
+                    });
+                })
+                .thenApplyAsync(
+                        tail -> {
+                            SegmentFooter f = SegmentFooter.parse(key, size, tail, options);
+                            footers.put(key, f);
+                            return f;
+                        },
+                        decoder);
+    }
+
+    /** Row group {@code g} in one GET, decoded; then the next while the read wants more. */
+    private CompletableFuture<List<LogEntry>> readGroups(String key, SegmentFooter f, int g, EntryCollector collector) {
+        long start = f.groupStart[g];
+        long length = f.groupEnd[g] - start;
+        return objects.get(key, start, length)
+                .thenComposeAsync(
+                        bytes -> {
+                            checkLength(bytes, length, start, f.fileSize);
+                            RowGroupDecoder.decode(
+                                    f, g, new FetchedInputFile(key, f.fileSize).with(start, bytes), options, collector);
+                            if (collector.wantsMore() && g + 1 < f.groups()) {
+                                return readGroups(key, f, g + 1, collector);
+                            }
+                            return CompletableFuture.completedFuture(collector.entries());
+                        },
+                        decoder);
+    }
+
+    private static void checkLength(ByteBuffer got, long wanted, long position, long size) {
+        if (got.remaining() != wanted) {
+            throw new BadSegmentException(
+                    "is corrupt: bytes [" + position + ", " + (position + wanted) + ") of the " + size
+                            + " its index record gives returned " + got.remaining() + " bytes (truncated?)",
+                    null);
+        }
+    }
+
+    /** The footer must say what the compacted record says: stream, offsets, entries and messages. */
+    private static void agree(IndexRecord record, SegmentFooter f) {
+        if (f.streamId != record.streamId()
+                || f.firstOffset != record.startOffset()
+                || f.endOffset != record.endOffset()
+                || f.entryCount != record.value().entryCount()
+                || f.rows != record.value().messageCount()) {
+            throw new BadSegmentException(
+                    "disagrees with its compacted index record " + record.key().format()
+                            + ": the segment's footer says stream " + f.streamId + ", offsets [" + f.firstOffset + ", "
+                            + f.endOffset + "), " + f.entryCount + " entries, " + f.rows
+                            + " messages; the record says stream "
+                            + record.streamId() + ", offsets [" + record.startOffset() + ", " + record.endOffset()
+                            + "), "
+                            + record.value().entryCount() + " entries, "
+                            + record.value().messageCount() + " messages",
+                    null);
+        }
+    }
+
+    private static RuntimeException unreadable(IndexRecord record, long at, String key, Throwable c) {
+        if (c instanceof EntryUnreadableException u) {
+            return u;
+        }
+        String problem;
+        if (c instanceof ObjectNotFoundException) {
+            problem = "is missing from the object store";
+        } else if (c instanceof InvalidRangeException) {
+            problem = "is corrupt: shorter than the " + record.value().fileSize()
+                    + " bytes its index record gives (truncated; " + c.getMessage() + ")";
+        } else if (c instanceof BadSegmentException) {
+            problem = c.getMessage();
+        } else {
+            // The store failing (unavailable, denied): not the segment's fault; the caller may retry.
+            return c instanceof RuntimeException r ? r : new CompletionException(c);
+        }
+        return new EntryUnreadableException(
+                record.streamId(),
+                at,
+                key,
+                problem + " (segment of index record " + record.key().format() + ", offsets [" + record.startOffset()
+                        + ", " + record.endOffset() + "))",
+                c);
+    }
+
+    /** Footers cached now (tests). */
+    int cachedFooters() {
+        return footers.size();
+    }
+
+    @Override
+    public void close() {
+        footers.clear();
+        decoder.shutdown();
+    }
+}

@@ -1,0 +1,115 @@
+package dev.lakestream.segments;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lakestream.core.index.IndexRecord;
+import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
+import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
+import dev.lakestream.core.segment.SegmentFile;
+import dev.lakestream.core.segment.SegmentReader;
+import dev.lakestream.segments.Segments.Entries;
+import dev.lakestream.segments.Segments.Expected;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The reader fetches what a read needs, counted at the store: the footer (once per object) and the row group holding
+ * the offset, in one GET each; never the whole object, unless it is small.
+ */
+class RangedReadsTest {
+
+    @TempDir
+    Path dir;
+
+    private FileSystemObjectStore store;
+    private CountingObjectStore objects;
+
+    @BeforeEach
+    void open() {
+        store = new FileSystemObjectStore(FileSystemObjectStoreConfig.of(dir));
+        objects = new CountingObjectStore(store);
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void aSmallEntryOfALargeSegmentCostsTheFooterAndOneRowGroup() {
+        // 400 entries of 100 KB: 40 MB in row groups of 1 MiB.
+        Entries entries = Segments.entries(7, 0, 400, 4, new Random(1), (i, r) -> 100_000);
+        ParquetSegmentFormat format = new ParquetSegmentFormat(
+                ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(1 << 20), ValueColumns.NONE);
+        SegmentFile file = Segments.write(format, entries);
+        IndexRecord record = Segments.store(store, "segments/7/large.parquet", file, 5);
+        assertThat(file.size()).isGreaterThan(40_000_000L);
+        try (SegmentReader reader = format.openReader(objects, UnpooledByteBufAllocator.DEFAULT)) {
+            Expected middle = entries.expected().get(217);
+            List<LogEntry> got = reader.read(record, middle.offset(), 1, 1).join();
+            assertThat(got.stream().map(Segments::row)).containsExactly(middle);
+            // The footer's tail (64 KiB holds it) and the row group: two GETs, about one row group's bytes.
+            assertThat(objects.wholeGets).hasValue(0);
+            assertThat(objects.gets).hasValue(2);
+            assertThat(objects.bytes.get()).isBetween(1L << 20, (64L << 10) + (1L << 20) + (200L << 10));
+
+            // Another row group: the footer is cached, one GET.
+            objects.reset();
+            Expected early = entries.expected().get(12);
+            got = reader.read(record, early.offset() + early.records() - 1, 1, 1)
+                    .join();
+            assertThat(got.stream().map(Segments::row)).containsExactly(early);
+            assertThat(objects.gets).hasValue(1);
+            assertThat(objects.bytes.get()).isLessThan((1L << 20) + (200L << 10));
+
+            // A read of 3 MB goes on into the following row groups, one GET each, and no further.
+            objects.reset();
+            got = reader.read(record, middle.offset(), 1000, 3_000_000).join();
+            assertThat(got.stream().map(Segments::row))
+                    .containsExactlyElementsOf(entries.expected().subList(217, 217 + 30));
+            assertThat(objects.gets.get()).isBetween(3L, 5L);
+            assertThat(objects.bytes.get()).isLessThan(5L << 20);
+        }
+    }
+
+    @Test
+    void aFooterLongerThanTheFirstTailCostsOneMoreGet() {
+        Entries entries = Segments.entries(7, 0, 200, 2, new Random(2), (i, r) -> 10_000);
+        ParquetSegmentFormat format = new ParquetSegmentFormat(
+                ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(50_000),
+                ValueColumns.NONE,
+                new ParquetSegmentReader.Limits(0, 256, 16));
+        SegmentFile file = Segments.write(format, entries);
+        IndexRecord record = Segments.store(store, "segments/7/long-footer.parquet", file, 5);
+        try (SegmentReader reader = format.openReader(objects, UnpooledByteBufAllocator.DEFAULT)) {
+            assertThat(reader.read(record, 0, 1, 1).join().stream().map(Segments::row))
+                    .containsExactly(entries.expected().get(0));
+            assertThat(objects.gets).hasValue(3);
+        }
+    }
+
+    @Test
+    void aSmallSegmentIsOneGet() {
+        Entries entries = Segments.entries(7, 0, 50, 3, new Random(3), (i, r) -> 1 + r.nextInt(1000));
+        ParquetSegmentFormat format = new ParquetSegmentFormat();
+        SegmentFile file = Segments.write(format, entries);
+        assertThat(file.size()).isLessThan(256 << 10);
+        IndexRecord record = Segments.store(store, "segments/7/small.parquet", file, 5);
+        try (SegmentReader reader = format.openReader(objects, UnpooledByteBufAllocator.DEFAULT)) {
+            for (int i = 0; i < 3; i++) {
+                objects.reset();
+                assertThat(ParquetSegmentRoundTripTest.readAll(reader, record, 0, 1000, 1 << 20))
+                        .containsExactlyElementsOf(entries.expected());
+                assertThat(objects.gets).hasValue(1);
+                assertThat(objects.bytes).hasValue(file.size());
+            }
+        }
+    }
+}
