@@ -51,8 +51,11 @@ public final class Lakestream implements AutoCloseable {
     private final PermanentWriteFences writeFences;
     private final WalWriter writer;
     private final WalReader reader;
-    /** The formats of compacted segments on the class path: what compacted index records can be read with. */
-    private final SegmentFormats segmentFormats;
+    /**
+     * The formats of compacted segments this log reads: those on its class path, plus those a plugin added
+     * ({@link #addSegmentFormats}). Replaced, never changed.
+     */
+    private volatile SegmentFormats segmentFormats;
 
     private final TailWatcher tail;
     private final StreamTrimmer trimmer;
@@ -92,6 +95,20 @@ public final class Lakestream implements AutoCloseable {
         this.retentionHolds = new RetentionHolds(metadata, config.metadataRoot());
         this.cursors = new CursorStore(metadata, config.metadataRoot());
         this.timeIndex = new TimeIndex(index);
+    }
+
+    /**
+     * Reads (and lets compaction write) the compacted segments of {@code formats} too, from now on: formats that a
+     * plugin brings in its own class loader, e.g. the broker plugin's Parquet format. Idempotent.
+     */
+    public synchronized void addSegmentFormats(SegmentFormats formats) {
+        segmentFormats = segmentFormats.plus(formats);
+        reader.addSegmentFormats(formats);
+    }
+
+    /** The formats of compacted segments this log reads and compaction may write. */
+    public SegmentFormats segmentFormats() {
+        return segmentFormats;
     }
 
     /** A log on stores the caller owns (and closes). */

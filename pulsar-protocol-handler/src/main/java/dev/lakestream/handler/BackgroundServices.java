@@ -6,6 +6,7 @@ import dev.lakestream.core.compaction.CompactionService;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.core.gc.GcConfig;
 import dev.lakestream.core.gc.GcService;
+import dev.lakestream.core.segment.SegmentFormats;
 import dev.lakestream.handler.iceberg.IcebergHost;
 import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
@@ -64,6 +65,9 @@ final class BackgroundServices implements AutoCloseable {
         GcConfig gcConfig = GcConfig.fromProperties(props);
         CompactionConfig compactionConfig = CompactionConfig.fromProperties(props);
         Lakestream log = lakestream.lakestream();
+        // The Parquet segment format comes in this NAR (with the Parquet and Hadoop classes the storage jar in lib/
+        // does not carry): the log reads compacted records through it from now on, and compaction writes it.
+        log.addSegmentFormats(SegmentFormats.installed(BackgroundServices.class.getClassLoader()));
         LakestreamManagedLedgerFactory factory = lakestream.lakestreamFactory();
         BackgroundServices services = new BackgroundServices(
                 log,

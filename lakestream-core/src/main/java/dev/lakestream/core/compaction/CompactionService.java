@@ -112,11 +112,12 @@ public final class CompactionService implements AutoCloseable {
 
     /**
      * Starts compacting in the background (the first pass after one interval, so a starting broker settles first);
-     * returns at once. With {@link CompactionConfig#enabled()} false, or the format not installed, does nothing.
+     * returns at once. Writes the configured format from the log's formats ({@link Lakestream#segmentFormats()}). With
+     * {@link CompactionConfig#enabled()} false, or the format not installed, does nothing.
      */
     public static CompactionService start(
             Lakestream lakestream, CompactionConfig config, Supplier<Collection<Long>> streams) {
-        return start(lakestream, config, streams, SegmentFormats.installed(), Clock.systemUTC());
+        return start(lakestream, config, streams, lakestream.segmentFormats(), Clock.systemUTC());
     }
 
     /** As above, with the given formats and clock (tests). */

@@ -1,5 +1,6 @@
 package dev.lakestream.core.segment;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +70,21 @@ public final class SegmentFormats {
                         .map(f -> f.name() + " (" + f.fileType() + ")")
                         .sorted()
                         .collect(Collectors.joining(", ", "[", "]"));
+    }
+
+    /**
+     * These formats and {@code more}'s. The same class found twice (through two class loaders) counts once; two
+     * classes claiming one file type are refused, naming both.
+     */
+    public SegmentFormats plus(SegmentFormats more) {
+        List<SegmentFormat> all = new ArrayList<>(byType.values());
+        for (SegmentFormat f : more.byType.values()) {
+            SegmentFormat mine = byType.get(f.fileType());
+            if (mine == null || !mine.getClass().getName().equals(f.getClass().getName())) {
+                all.add(f);
+            }
+        }
+        return of(all);
     }
 
     public List<SegmentFormat> all() {

@@ -20,7 +20,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class CompactedReads implements AutoCloseable {
 
-    private final SegmentFormats formats;
+    /** Replaced, never changed, by {@link #add}: readers take the current set. */
+    private volatile SegmentFormats formats;
+
     private final ObjectStore objects;
     private final ByteBufAllocator allocator;
     private final Map<Integer, SegmentReader> readers = new ConcurrentHashMap<>();
@@ -31,8 +33,14 @@ final class CompactedReads implements AutoCloseable {
         this.allocator = allocator;
     }
 
+    /** Adds formats a plugin brings (its class loader's), to read from now on. */
+    synchronized void add(SegmentFormats more) {
+        formats = formats.plus(more);
+    }
+
     CompletableFuture<List<LogEntry>> read(IndexRecord record, long fromOffset, int maxEntries, long maxBytes) {
         int type = record.value().fileType();
+        SegmentFormats formats = this.formats;
         Optional<SegmentFormat> format = formats.forFileType(type);
         if (format.isEmpty()) {
             return CompletableFuture.failedFuture(new EntryUnreadableException(

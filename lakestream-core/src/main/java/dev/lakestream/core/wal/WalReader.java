@@ -230,6 +230,14 @@ public final class WalReader {
         return records;
     }
 
+    /**
+     * Reads compacted records of {@code formats} too from now on: formats a plugin brings in its own class loader (the
+     * broker plugin's Parquet format), found after the storage opened.
+     */
+    public void addSegmentFormats(SegmentFormats formats) {
+        compacted.add(formats);
+    }
+
     /** Releases what this reader keeps in memory of its own (read-ahead ranges, object indexes, segment readers). */
     public void close() {
         compacted.close();
