@@ -7,28 +7,22 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lakestream.core.segment.SegmentFile;
 import dev.lakestream.segments.Segments.Entries;
 import dev.lakestream.segments.Segments.Expected;
-import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A segment is a valid Parquet file for an independent reader: pyarrow ({@code src/test/python/read_segment.py}) finds
- * its rows, columns, field ids, footer metadata, offset statistics and raw entries. The interpreter is the one of the
- * tests' pyiceberg environment ({@code bin/pyiceberg-env}, which holds pyarrow; or {@code LAKESTREAM_PYICEBERG_PYTHON}),
- * else {@code python3} if it imports pyarrow; without one the test is skipped, saying why (it fails under CI=true).
+ * its rows, columns, field ids, footer metadata, offset statistics and raw entries. The interpreter is
+ * {@link PythonWithPyarrow#find()}'s.
  */
 class ParquetWithPyarrowTest {
 
@@ -39,7 +33,7 @@ class ParquetWithPyarrowTest {
 
     @Test
     void pyarrowReadsTheSegmentsRowsColumnsFieldIdsAndRawEntries() throws Exception {
-        Path python = python();
+        Path python = PythonWithPyarrow.find();
         Entries entries =
                 Segments.entries(5, 7000, 120, 4, new Random(6), (i, r) -> i == 50 ? 1 << 20 : 1 + r.nextInt(2000));
         SegmentFile file = Segments.write(
@@ -120,56 +114,5 @@ class ParquetWithPyarrowTest {
                 .as("read_segment.py: %s", Files.readString(stderr, StandardCharsets.UTF_8))
                 .isZero();
         return JSON.readTree(stdout.toFile());
-    }
-
-    /** The interpreter with pyarrow, or the test is skipped (outside CI) naming why. */
-    private static Path python() throws IOException, InterruptedException {
-        Optional<Path> found = Optional.ofNullable(System.getenv("LAKESTREAM_PYICEBERG_PYTHON"))
-                .filter(s -> !s.isBlank())
-                .map(Path::of)
-                .or(ParquetWithPyarrowTest::pyicebergEnvironment);
-        if (found.isEmpty() && importsPyarrow(Path.of("python3"))) {
-            found = Optional.of(Path.of("python3"));
-        }
-        if (found.isEmpty()) {
-            String why = "no Python with pyarrow: LAKESTREAM_PYICEBERG_PYTHON is not set, bin/pyiceberg-env has not"
-                    + " made its environment, and python3 does not import pyarrow (run bin/pyiceberg-env)";
-            if ("true".equals(System.getenv("CI"))) {
-                throw new AssertionError(why + "; CI=true requires it");
-            }
-            Assumptions.abort(why);
-        }
-        return found.get();
-    }
-
-    /** The environment bin/pyiceberg-env makes: ~/.cache/lakestream/pyiceberg-(12 hex of the requirements' sha-256). */
-    private static Optional<Path> pyicebergEnvironment() {
-        try {
-            Path root = Path.of(System.getProperty("lakestream.projectDir", ".."));
-            byte[] req = Files.readAllBytes(root.resolve("tests/src/test/python/requirements.txt"));
-            String hash = HexFormat.of()
-                    .formatHex(MessageDigest.getInstance("SHA-256").digest(req))
-                    .substring(0, 12);
-            String cache = Optional.ofNullable(System.getenv("LAKESTREAM_CACHE_DIR"))
-                    .orElse(System.getProperty("user.home") + "/.cache/lakestream");
-            Path venv = Path.of(cache, "pyiceberg-" + hash);
-            return Files.exists(venv.resolve(".complete")) && Files.isExecutable(venv.resolve("bin/python"))
-                    ? Optional.of(venv.resolve("bin/python"))
-                    : Optional.empty();
-        } catch (IOException | NoSuchAlgorithmException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static boolean importsPyarrow(Path python) throws InterruptedException {
-        try {
-            Process p = new ProcessBuilder(python.toString(), "-c", "import pyarrow")
-                    .redirectErrorStream(true)
-                    .start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        }
     }
 }
