@@ -25,12 +25,17 @@ class OperatorCommandTest {
     private record Run(int code, String out, String err) {}
 
     private Run run(String... args) throws Exception {
+        return runWith("", args);
+    }
+
+    /** Runs the tool with {@code extraConf} (lines of {@code key=value}) added to the configuration file. */
+    private Run runWith(String extraConf, String... args) throws Exception {
         Path conf = dir.resolve("tool.conf");
         Files.writeString(
                 conf,
                 "lakestream.objectStore=filesystem\n" + FileSystemObjectStoreConfig.ROOT + "="
                         + dir.resolve("objects") + "\nlakestream.metadataStore=embedded\n"
-                        + EmbeddedMetadataStoreConfig.DATA_DIR + "=" + dir.resolve("metadata") + "\n");
+                        + EmbeddedMetadataStoreConfig.DATA_DIR + "=" + dir.resolve("metadata") + "\n" + extraConf);
         String[] all = new String[args.length + 2];
         all[0] = "--conf";
         all[1] = conf.toString();
@@ -84,6 +89,29 @@ class OperatorCommandTest {
                 .contains("[batch index 2]")
                 .doesNotContain("m-5-0")
                 .contains("1 entries from offset 4 (stream end 6)");
+    }
+
+    @Test
+    void compactsAStreamNoBrokerOwnsAndStillDumpsIt() throws Exception {
+        String topic = "persistent://public/default/compact-me";
+        try (Fixture f = new Fixture(dir)) {
+            StreamLog stream = f.stream(TopicRef.parse(topic));
+            for (int i = 0; i < 5; i++) {
+                Fixture.append(stream, ExactlyOnceTest.entries(2 * i, 2));
+            }
+        }
+        Run compact = runWith("lakestream.compaction.delay=0s\n", "compact", topic);
+        assertThat(compact.code()).as(compact.err()).isZero();
+        assertThat(compact.out()).containsPattern("[1-9]\\d* segments written").contains(", 0 failures");
+        Run describe = run("describe", topic);
+        assertThat(describe.out())
+                .containsPattern("\\[0, \\d+\\) \\d+ entries, \\d+ B of this stream in segment segments/");
+        Run dump = run("dump", topic, "--from", "0", "--count", "10");
+        assertThat(dump.code()).as(dump.err()).isZero();
+        assertThat(dump.out()).contains("payload \"m-0-0\"").contains("payload \"m-9-0\"");
+        // A second pass has nothing left but the stream's last record, which stays WAL.
+        Run again = runWith("lakestream.compaction.delay=0s\n", "compact", topic);
+        assertThat(again.out()).contains("0 segments written");
     }
 
     @Test

@@ -3,11 +3,14 @@ package dev.lakestream.iceberg.tool;
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.catalog.StreamInfo;
+import dev.lakestream.core.compaction.CompactionConfig;
+import dev.lakestream.core.compaction.CompactionService;
 import dev.lakestream.core.cursor.CursorState;
 import dev.lakestream.core.cursor.CursorStore;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.metrics.CompactionMetrics;
 import dev.lakestream.iceberg.Materializers;
 import dev.lakestream.iceberg.PositionResolver;
 import dev.lakestream.iceberg.TopicRef;
@@ -34,6 +37,7 @@ import java.util.Optional;
  *   lakestream --conf FILE streams                              every live stream, with its topic name
  *   lakestream --conf FILE describe TOPIC|STREAM_ID             offsets, managed-ledger ledgers, WAL objects, cursors
  *   lakestream --conf FILE dump TOPIC|STREAM_ID [--from N] [--count K]   entries decoded as Pulsar messages
+ *   lakestream --conf FILE compact TOPIC|STREAM_ID              one compaction pass over the stream, now
  * </pre>
  *
  * TOPIC is {@code persistent://tenant/namespace/topic} (a partition: {@code ...-partition-N}). Exit codes: 0 done,
@@ -45,7 +49,10 @@ public final class OperatorCommand {
             usage: lakestream --conf FILE streams
                    lakestream --conf FILE describe TOPIC|STREAM_ID
                    lakestream --conf FILE dump TOPIC|STREAM_ID [--from OFFSET] [--count ENTRIES]
+                   lakestream --conf FILE compact TOPIC|STREAM_ID
               FILE: the broker's lakestream.* keys (a whole broker.conf will do)
+              compact: WAL records older than lakestream.compaction.delay into segments, as a broker does (safe
+                beside the stream's owner: a switch changes only records unchanged since it read them)
               TOPIC: persistent://tenant/namespace/topic (a partition: ...-partition-N)""";
 
     private static final int PREVIEW_BYTES = 64;
@@ -95,7 +102,7 @@ public final class OperatorCommand {
         }
         String command = words.get(0);
         int arity = command.equals("streams") ? 1 : 2;
-        if (!List.of("streams", "describe", "dump").contains(command) || words.size() != arity) {
+        if (!List.of("streams", "describe", "dump", "compact").contains(command) || words.size() != arity) {
             err.println("lakestream: unexpected arguments " + words + "\n" + USAGE);
             return 2;
         }
@@ -103,7 +110,8 @@ public final class OperatorCommand {
             err.println("lakestream: --count must be positive");
             return 2;
         }
-        try (Lakestream log = Lakestream.open(ToolConfig.load(conf).reader())) {
+        ToolConfig config = ToolConfig.load(conf);
+        try (Lakestream log = Lakestream.open(config.reader())) {
             OperatorCommand tool = new OperatorCommand(log, out);
             if (command.equals("streams")) {
                 tool.streams();
@@ -116,6 +124,8 @@ public final class OperatorCommand {
             }
             if (command.equals("describe")) {
                 tool.describe(stream.get());
+            } else if (command.equals("compact")) {
+                return tool.compact(stream.get(), CompactionConfig.fromProperties(config.reader()), err);
             } else {
                 tool.dump(stream.get(), from, count);
             }
@@ -220,18 +230,20 @@ public final class OperatorCommand {
                 .recordsFrom(s.id(), start, MAX_OBJECTS_SHOWN)
                 .join();
         out.printf(
-                "  WAL objects (index records from offset %d%s):%n",
+                "  objects (index records from offset %d%s):%n",
                 start, records.size() == MAX_OBJECTS_SHOWN ? ", first " + MAX_OBJECTS_SHOWN : "");
         long bytes = 0;
         for (IndexRecord r : records) {
             bytes += r.value().entrySizeBytes();
             out.printf(
-                    "    [%d, %d) %d entries, %d B of this stream in %s (data section %d B), committed %s%n",
+                    "    [%d, %d) %d entries, %d B of this stream in %s %s (%s %d B), committed %s%n",
                     r.startOffset(),
                     r.endOffset(),
                     r.value().entryCount(),
                     r.value().entrySizeBytes(),
+                    r.value().isCompacted() ? "segment" : "WAL object",
                     r.value().location(),
+                    r.value().isCompacted() ? "file type " + r.value().fileType() + "," : "data section",
                     r.value().fileSize(),
                     Instant.ofEpochMilli(r.timestamp()));
         }
@@ -249,6 +261,41 @@ public final class OperatorCommand {
                     Math.max(0, end - st.ackedBefore() - st.individuallyAcked().countIn(st.ackedBefore(), end)),
                     st.properties().isEmpty() ? "" : ", properties " + st.properties()));
         }
+    }
+
+    /** One pass of the compactor over the stream, now; 0 when nothing failed, 1 otherwise. */
+    int compact(StreamInfo s, CompactionConfig config, PrintStream err) {
+        // No scheduled pass: the interval is only what the service waits before its first one, and this closes first.
+        try (CompactionService service = CompactionService.start(
+                log, config.withInterval(java.time.Duration.ofDays(1)), () -> List.of(s.id()))) {
+            if (!service.compacts()) {
+                err.println("lakestream: compaction is off here (" + CompactionConfig.ENABLED + "=false, or the "
+                        + "segment format '" + config.format() + "' is not installed)");
+                return 2;
+            }
+            service.runOnce().join();
+        }
+        CompactionMetrics m = log.metrics().compaction();
+        out.printf(
+                "stream %d: %d segments written (%d entries, %d B of entries, %d B of segments), %d leftover records"
+                        + " deleted, %d failures%n",
+                s.id(),
+                m.segments(),
+                m.entries(),
+                m.payloadBytes(),
+                m.segmentBytes(),
+                m.leftoversDeleted(),
+                m.failures());
+        CompactionMetrics.Lag lag = m.lag().get(s.id());
+        if (lag != null) {
+            out.printf(
+                    "  not compacted yet: the oldest WAL record is %d s old, %d B%n", lag.millis() / 1000, lag.bytes());
+        }
+        if (m.failures() > 0) {
+            err.println("lakestream: " + m.lastError());
+            return 1;
+        }
+        return 0;
     }
 
     void dump(StreamInfo s, Long fromOffset, int count) {

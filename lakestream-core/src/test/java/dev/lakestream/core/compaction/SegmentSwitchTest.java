@@ -66,6 +66,7 @@ public abstract class SegmentSwitchTest {
     record Expected(long offset, int records, long crc) {}
 
     private LakestreamLogTest.Stores stores;
+    private LakestreamConfig config;
     private Lakestream lakestream;
     private StreamLog stream;
     private OffsetIndex index;
@@ -76,14 +77,16 @@ public abstract class SegmentSwitchTest {
     @BeforeEach
     void open() throws Exception {
         stores = openStores();
-        lakestream = Lakestream.open(stores.objects(), stores.metadata(), CONFIG);
+        // A root of its own per test: on the shared Oxia server a GC run's checkpoint must not carry over.
+        config = CONFIG.withMetadataRoot("/segment-switch-" + System.nanoTime());
+        lakestream = Lakestream.open(stores.objects(), stores.metadata(), config);
         StreamInfo info = lakestream
                 .catalog()
                 .create("test", "switch-" + System.nanoTime(), Map.of())
                 .join();
         stream = lakestream.stream(info);
         index = new OffsetIndex(stores.metadata());
-        segmentSwitch = new SegmentSwitch(stores.objects(), stores.metadata(), CONFIG.metadataRoot());
+        segmentSwitch = new SegmentSwitch(stores.objects(), stores.metadata(), config.metadataRoot());
     }
 
     @AfterEach
@@ -356,7 +359,7 @@ public abstract class SegmentSwitchTest {
         WalGarbageCollector gc = new WalGarbageCollector(
                 stores.objects(),
                 stores.metadata(),
-                CONFIG.metadataRoot(),
+                config.metadataRoot(),
                 GcConfig.DEFAULT,
                 Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
         GcResult run = gc.runOnce(DeleteGate.UNLIMITED).join();
@@ -388,7 +391,7 @@ public abstract class SegmentSwitchTest {
         WalGarbageCollector gc = new WalGarbageCollector(
                 stores.objects(),
                 stores.metadata(),
-                CONFIG.metadataRoot(),
+                config.metadataRoot(),
                 GcConfig.DEFAULT,
                 Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
         assertThat(gc.runOnce(DeleteGate.UNLIMITED).join().deletedSegments()).isEqualTo(2);
