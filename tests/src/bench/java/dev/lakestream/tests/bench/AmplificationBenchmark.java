@@ -186,6 +186,9 @@ public final class AmplificationBenchmark {
                                 .topic(retained)
                                 .enableBatching(false)
                                 .create()) {
+                    // Random bytes: segments are compressed (ZSTD), and zeros would make them look smaller than data
+                    // does.
+                    java.util.Random random = new java.util.Random(20261204L);
                     byte[] body = new byte[MESSAGE];
                     List<CompletableFuture<MessageId>> pending = new ArrayList<>();
                     long start = System.nanoTime();
@@ -199,11 +202,13 @@ public final class AmplificationBenchmark {
                             TimeUnit.NANOSECONDS.sleep(wait);
                         }
                         for (int k = 0; k < 20; k++) {
-                            pending.add(churnProducer.sendAsync(body));
+                            random.nextBytes(body);
+                            pending.add(churnProducer.sendAsync(body.clone()));
                             sentChurn++;
                         }
                         if (step % 10 == 0) {
-                            pending.add(retainedProducer.sendAsync(body));
+                            random.nextBytes(body);
+                            pending.add(retainedProducer.sendAsync(body.clone()));
                             sentRetained++;
                         }
                     }
@@ -325,7 +330,7 @@ public final class AmplificationBenchmark {
                 .append(" after\n");
         b.append(String.format(
                 Locale.ROOT,
-                "- **Workload:** %d s of 1 KiB messages: 10 msg/s to `amp/retained/t` (retention -1/-1, no subscription, "
+                "- **Workload:** %d s of 1 KiB messages of random bytes: 10 msg/s to `amp/retained/t` (retention -1/-1, no subscription, "
                         + "unbatched) and 2,000 msg/s to `amp/churn/t` (retention 0, one subscription acknowledging "
                         + "everything); `lakestream.writer.maxPutsPerSecond=50` (S3-like object sizes), GC every 10 s with "
                         + "5 s margins, retention checks every 5 s, virtual ledgers of at most 2,000 entries; with "
