@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Compacts the streams a host names ({@code streams}: a broker's owned topics' streams, or every stream for the
  * standalone tool) into segments, a pass every {@link CompactionConfig#interval()}: for each stream, steps of
- * {@link StreamCompactor} until it has nothing old enough left or has had one small segment this pass. Paced so
+ * {@link StreamCompactor} until it has nothing old enough left or has had one small segment this pass, then merges of
+ * its small segments, a tier of four at a time ({@link CompactionPlan#merge}). Paced so
  * that payload bytes and segment PUTs stay under the configured rates over all streams.
  *
  * <p>Everything runs on the service's one thread ({@code lakestream-compaction}): the passes, the Parquet (or other)
@@ -90,6 +91,7 @@ public final class CompactionService implements AutoCloseable {
         Optional<SegmentFormat> format = formats.named(config.format());
         this.compactor = format.map(f -> new StreamCompactor(
                         index,
+                        id -> lakestream.stream(id).startOffset(),
                         reader,
                         new SegmentSwitch(
                                 lakestream.objectStore(),
@@ -205,7 +207,36 @@ public final class CompactionService implements AutoCloseable {
     }
 
     /** Steps on one stream until it has nothing to do, or one small segment (the rest waits for the next pass). */
+    /** Compacts the stream's WAL (see {@link #compactWal}), then merges its small segments. */
     private CompletableFuture<Void> compact(long id) {
+        return compactWal(id).thenCompose(v -> isStopping() ? CompletableFuture.completedFuture(null) : merge(id));
+    }
+
+    /** Merges until there is nothing to merge: each merge makes one of up to four, so this ends. */
+    private CompletableFuture<Void> merge(long id) {
+        return paced().thenCompose(v -> compactor.merge(id))
+                .handleAsync(
+                        (step, e) -> {
+                            if (e != null) {
+                                failed(id, Futures.unwrap(e));
+                                return CompletableFuture.<Void>completedFuture(null);
+                            }
+                            if (step.kind() == StreamCompactor.Step.Kind.NOTHING) {
+                                return CompletableFuture.<Void>completedFuture(null);
+                            }
+                            if (step.kind() == StreamCompactor.Step.Kind.LEFTOVERS_DELETED) {
+                                metrics.leftoversDeleted(step.records());
+                            } else {
+                                metrics.segmentsMerged(step.records(), step.segmentBytes());
+                                charge(step.payloadBytes());
+                            }
+                            return isStopping() ? CompletableFuture.<Void>completedFuture(null) : merge(id);
+                        },
+                        thread)
+                .thenCompose(f -> f);
+    }
+
+    private CompletableFuture<Void> compactWal(long id) {
         return paced().thenCompose(v -> compactor.step(id))
                 .handleAsync(
                         (step, e) -> {
@@ -220,13 +251,15 @@ public final class CompactionService implements AutoCloseable {
                                     return CompletableFuture.<Void>completedFuture(null);
                                 case LEFTOVERS_DELETED:
                                     metrics.leftoversDeleted(step.records());
-                                    return isStopping() ? CompletableFuture.<Void>completedFuture(null) : compact(id);
+                                    return isStopping()
+                                            ? CompletableFuture.<Void>completedFuture(null)
+                                            : compactWal(id);
                                 default:
                                     metrics.segmentWritten(step.entries(), step.payloadBytes(), step.segmentBytes());
                                     charge(step.payloadBytes());
                                     boolean full = step.payloadBytes() >= config.segmentSize();
                                     return full && !isStopping()
-                                            ? compact(id)
+                                            ? compactWal(id)
                                             : CompletableFuture.<Void>completedFuture(null);
                             }
                         },

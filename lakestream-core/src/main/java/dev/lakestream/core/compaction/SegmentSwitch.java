@@ -46,8 +46,9 @@ public final class SegmentSwitch {
     }
 
     /**
-     * Switches the WAL records {@code covered} (contiguous, in offset order, as read when the range was planned) to
-     * the segment {@code file} of {@code format}, which holds exactly their entries. Completes with the compacted
+     * Switches the records {@code covered} (contiguous, in offset order, as read when the range was planned: WAL
+     * records, or small compacted ones being merged) to the segment {@code file} of {@code format}, which holds exactly
+     * their entries. Completes with the compacted
      * record; fails with {@link dev.lakestream.core.metadata.UnexpectedVersionException} when the last record changed
      * since it was read.
      */
@@ -74,7 +75,8 @@ public final class SegmentSwitch {
     }
 
     /**
-     * Deletes the WAL records left below a compacted record (a switch that stopped after its overwrite): step 4 again.
+     * Deletes the records left below a compacted record (a switch or a merge that stopped after its overwrite): step 4
+     * again.
      * {@code leftovers} are the records found below it, in order.
      */
     public CompletableFuture<Void> deleteLeftovers(IndexRecord compacted, List<IndexRecord> leftovers) {
@@ -82,8 +84,7 @@ public final class SegmentSwitch {
             return CompletableFuture.completedFuture(null);
         }
         for (IndexRecord r : leftovers) {
-            if (r.value().isCompacted()
-                    || r.streamId() != compacted.streamId()
+            if (r.streamId() != compacted.streamId()
                     || r.startOffset() < compacted.startOffset()
                     || r.endOffset() >= compacted.endOffset()) {
                 throw new IllegalArgumentException("index record " + r.key().format() + " is not a WAL leftover below "
@@ -142,9 +143,9 @@ public final class SegmentSwitch {
         long expected = covered.get(0).startOffset();
         long streamId = covered.get(0).streamId();
         for (IndexRecord r : covered) {
-            if (r.value().isCompacted() || r.streamId() != streamId || r.startOffset() != expected) {
-                throw new IllegalArgumentException("records to switch must be one stream's contiguous WAL records;"
-                        + " index record " + r.key().format() + " is not (expected a WAL record of stream " + streamId
+            if (r.streamId() != streamId || r.startOffset() != expected) {
+                throw new IllegalArgumentException("records to switch must be one stream's contiguous records;"
+                        + " index record " + r.key().format() + " is not (expected a record of stream " + streamId
                         + " from offset " + expected + ")");
             }
             expected = r.endOffset();

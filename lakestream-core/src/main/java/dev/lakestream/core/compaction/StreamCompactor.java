@@ -1,5 +1,6 @@
 package dev.lakestream.core.compaction;
 
+import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.log.LogEntry;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.LongFunction;
 
 /**
  * One step of compacting one stream: reads its records from the first WAL one on, lets {@link CompactionPlan} decide,
@@ -23,6 +25,9 @@ final class StreamCompactor {
 
     /** Records scanned per step: enough to find a segment's worth of small records. */
     static final int SCAN = 1000;
+
+    /** Leading records scanned for merges: more than a stream keeps small segments (merging bounds them). */
+    static final int MERGE_SCAN = 64;
 
     /** Bytes asked for per read while copying a range. */
     static final long READ_BYTES = 8L << 20;
@@ -40,6 +45,7 @@ final class StreamCompactor {
         enum Kind {
             NOTHING,
             SEGMENT_WRITTEN,
+            SEGMENTS_MERGED,
             LEFTOVERS_DELETED
         }
     }
@@ -51,9 +57,12 @@ final class StreamCompactor {
     private final CompactionConfig config;
     private final Clock clock;
     private final Executor worker;
+    private final LongFunction<CompletableFuture<Long>> startOffsets;
 
+    /** @param startOffsets a stream's start (its trim point): records below it are about to be deleted, not copied */
     StreamCompactor(
             OffsetIndex index,
+            LongFunction<CompletableFuture<Long>> startOffsets,
             WalReader reader,
             SegmentSwitch segmentSwitch,
             SegmentFormat format,
@@ -61,6 +70,7 @@ final class StreamCompactor {
             Clock clock,
             Executor worker) {
         this.index = index;
+        this.startOffsets = startOffsets;
         this.reader = reader;
         this.segmentSwitch = segmentSwitch;
         this.format = format;
@@ -69,15 +79,24 @@ final class StreamCompactor {
         this.worker = worker;
     }
 
+    /** One step: compact the oldest WAL range old enough, or finish a stopped switch. */
     CompletableFuture<Step> step(long streamId) {
+        // From the first WAL record, or the stream's start if a trim moved it past: what is trimmed is not copied.
         return index.firstWal(streamId)
-                .thenCompose(first -> first.isEmpty()
+                .thenCombine(
+                        startOffsets.apply(streamId),
+                        (first, start) -> first.map(r -> Math.max(r.startOffset(), start)))
+                .thenCompose(from -> from.isEmpty()
                         ? CompletableFuture.completedFuture(new Step(streamId, Step.Kind.NOTHING, 0, 0, 0, 0, 0, 0))
-                        : index.recordsFrom(streamId, first.get().startOffset(), SCAN)
-                                .thenComposeAsync(records -> carryOut(streamId, records), worker));
+                        : index.recordsFrom(streamId, from.get(), SCAN)
+                                .thenApply(records -> records.stream()
+                                        .filter(r -> r.startOffset() >= from.get()
+                                                || r.value().isCompacted())
+                                        .toList())
+                                .thenComposeAsync(records -> walStep(streamId, records), worker));
     }
 
-    private CompletableFuture<Step> carryOut(long streamId, List<IndexRecord> records) {
+    private CompletableFuture<Step> walStep(long streamId, List<IndexRecord> records) {
         long now = clock.millis();
         long lag = records.isEmpty() ? 0 : Math.max(0, now - records.get(0).timestamp());
         // What is not compacted yet, as far as the scan reaches (a lower bound past SCAN records).
@@ -87,28 +106,71 @@ final class StreamCompactor {
                 .sum();
         Optional<CompactionPlan> plan = CompactionPlan.next(
                 records, records.size() < SCAN, now - config.delay().toMillis(), config.segmentSize());
+        return carryOut(streamId, plan, new Step(streamId, Step.Kind.NOTHING, 0, 0, 0, 0, lag, lagBytes));
+    }
+
+    /** One merge of the stream's small leading segments (those before its first WAL record), or a stopped one's end. */
+    CompletableFuture<Step> merge(long streamId) {
+        return mergeStep(streamId, new Step(streamId, Step.Kind.NOTHING, 0, 0, 0, 0, 0, 0));
+    }
+
+    private CompletableFuture<Step> mergeStep(long streamId, Step nothing) {
+        return index.recordsFrom(streamId, 0, SCAN)
+                .thenComposeAsync(
+                        records -> {
+                            List<IndexRecord> leading = new java.util.ArrayList<>();
+                            for (IndexRecord r : records) {
+                                if (!r.value().isCompacted()) {
+                                    break;
+                                }
+                                leading.add(r);
+                            }
+                            return carryOut(streamId, CompactionPlan.merge(leading, config.segmentSize()), nothing);
+                        },
+                        worker);
+    }
+
+    /** Carries a plan out; {@code nothing} (what the scan found, with the stream's lag) when there is none. */
+    private CompletableFuture<Step> carryOut(long streamId, Optional<CompactionPlan> plan, Step nothing) {
         if (plan.isEmpty()) {
-            return CompletableFuture.completedFuture(new Step(streamId, Step.Kind.NOTHING, 0, 0, 0, 0, lag, lagBytes));
+            return CompletableFuture.completedFuture(nothing);
         }
         if (plan.get() instanceof CompactionPlan.Leftovers l) {
             return segmentSwitch
                     .deleteLeftovers(l.compacted(), l.records())
                     .thenApply(v -> new Step(
-                            streamId, Step.Kind.LEFTOVERS_DELETED, l.records().size(), 0, 0, 0, lag, lagBytes));
+                            streamId,
+                            Step.Kind.LEFTOVERS_DELETED,
+                            l.records().size(),
+                            0,
+                            0,
+                            0,
+                            nothing.lagMillis(),
+                            nothing.lagBytes()));
         }
         CompactionPlan.Range range = (CompactionPlan.Range) plan.get();
         return copy(streamId, range)
-                .thenCompose(file -> segmentSwitch
-                        .commit(range.records(), file, format)
-                        .thenApply(r -> new Step(
-                                streamId,
-                                Step.Kind.SEGMENT_WRITTEN,
-                                range.records().size(),
-                                file.entries(),
-                                file.payloadBytes(),
-                                file.size(),
-                                lag,
-                                Math.max(0, lagBytes - file.payloadBytes()))));
+                .exceptionallyCompose(e -> Futures.unwrap(e) instanceof RangeGoneException
+                        ? CompletableFuture.completedFuture(null)
+                        : CompletableFuture.failedFuture(Futures.unwrap(e)))
+                .thenCompose(file -> file == null
+                        ? CompletableFuture.completedFuture(nothing)
+                        : commitRange(streamId, range, file, nothing));
+    }
+
+    private CompletableFuture<Step> commitRange(
+            long streamId, CompactionPlan.Range range, SegmentFile file, Step nothing) {
+        return segmentSwitch
+                .commit(range.records(), file, format)
+                .thenApply(r -> new Step(
+                        streamId,
+                        range.merges() ? Step.Kind.SEGMENTS_MERGED : Step.Kind.SEGMENT_WRITTEN,
+                        range.records().size(),
+                        file.entries(),
+                        file.payloadBytes(),
+                        file.size(),
+                        nothing.lagMillis(),
+                        range.merges() ? nothing.lagBytes() : Math.max(0, nothing.lagBytes() - file.payloadBytes())));
     }
 
     /** The range's entries in one segment. */
@@ -142,13 +204,25 @@ final class StreamCompactor {
                                 read.forEach(e -> e.payload().release());
                             }
                             if (next == at) {
-                                return CompletableFuture.failedFuture(new IllegalStateException("stream " + streamId
-                                        + ": no entry at offset " + at + " while compacting up to " + end));
+                                // The range's records went while it was copied (a trim, another compactor's switch).
+                                return CompletableFuture.failedFuture(new RangeGoneException(streamId, at, end));
                             }
                             return next >= end
                                     ? CompletableFuture.completedFuture(null)
                                     : copyFrom(writer, streamId, next, end);
                         },
                         worker);
+    }
+
+    /** A range's entries were no longer there when copied: nothing to do, not a failure. */
+    static final class RangeGoneException extends RuntimeException {
+        RangeGoneException(long streamId, long at, long end) {
+            super(
+                    "stream " + streamId + ": offsets from " + at + " to " + end
+                            + " are gone (trimmed or switched) while being compacted",
+                    null,
+                    false,
+                    false);
+        }
     }
 }

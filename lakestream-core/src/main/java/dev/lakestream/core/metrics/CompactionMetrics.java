@@ -20,6 +20,8 @@ public final class CompactionMetrics {
     private final LongAdder payloadBytes = new LongAdder();
     private final LongAdder segmentBytes = new LongAdder();
     private final LongAdder leftovers = new LongAdder();
+    private final LongAdder merges = new LongAdder();
+    private final LongAdder mergedSegments = new LongAdder();
     private final LongAdder failures = new LongAdder();
     private final Map<Long, Lag> lag = new ConcurrentHashMap<>();
     private volatile boolean active;
@@ -38,6 +40,21 @@ public final class CompactionMetrics {
         entries.add(entryCount);
         payloadBytes.add(payload);
         segmentBytes.add(size);
+    }
+
+    /** {@code segments} small segments were rewritten as one of {@code size} bytes. */
+    public void segmentsMerged(int segments, long size) {
+        merges.increment();
+        mergedSegments.add(segments);
+        segmentBytes.add(size);
+    }
+
+    public long merges() {
+        return merges.sum();
+    }
+
+    public long mergedSegments() {
+        return mergedSegments.sum();
     }
 
     public void leftoversDeleted(int records) {

@@ -216,11 +216,18 @@ public final class LakestreamMetrics {
         p.sample("lakestream_compaction_passes_total", null, compaction.passes());
         p.family("lakestream_compaction_segments_written_total", "counter", "Segments written and switched to");
         p.sample("lakestream_compaction_segments_written_total", null, compaction.segments());
+        p.family(
+                "lakestream_compaction_merges_total",
+                "counter",
+                "Merges of small adjacent segments into one (each of four segments, a tier at a time)");
+        p.sample("lakestream_compaction_merges_total", null, compaction.merges());
+        p.family("lakestream_compaction_merged_segments_total", "counter", "Small segments merged away");
+        p.sample("lakestream_compaction_merged_segments_total", null, compaction.mergedSegments());
         p.family("lakestream_compaction_entries_total", "counter", "Entries compacted into segments");
         p.sample("lakestream_compaction_entries_total", null, compaction.entries());
         p.family("lakestream_compaction_payload_bytes_total", "counter", "Entry payload bytes compacted into segments");
         p.sample("lakestream_compaction_payload_bytes_total", null, compaction.payloadBytes());
-        p.family("lakestream_compaction_segment_bytes_total", "counter", "Bytes of the segments written");
+        p.family("lakestream_compaction_segment_bytes_total", "counter", "Bytes of the segments written, merges' too");
         p.sample("lakestream_compaction_segment_bytes_total", null, compaction.segmentBytes());
         p.family(
                 "lakestream_compaction_leftovers_deleted_total",

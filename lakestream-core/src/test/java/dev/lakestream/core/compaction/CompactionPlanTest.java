@@ -52,18 +52,14 @@ class CompactionPlanTest {
     }
 
     @Test
-    void oldRecordsUpToTheSegmentSizeFormTheRangeAndTheLastRecordStays() {
+    void oldRecordsUpToTheSegmentSizeFormTheRangeTheLastOneToo() {
         List<IndexRecord> records = walRecords(6);
         CompactionPlan.Range range = (CompactionPlan.Range)
                 CompactionPlan.next(records, true, 100, 1 << 30).orElseThrow();
-        assertThat(range.records()).isEqualTo(records.subList(0, 5)); // never the stream's last record
+        // The stream's last record too, once old enough: else it pins its WAL object while the stream is idle.
+        assertThat(range.records()).isEqualTo(records);
         assertThat(range.firstOffset()).isZero();
-        assertThat(range.endOffset()).isEqualTo(50);
-        // A scan that did not reach the stream's end may use its last record.
-        assertThat(((CompactionPlan.Range) CompactionPlan.next(records, false, 100, 1 << 30)
-                                .orElseThrow())
-                        .records())
-                .hasSize(6);
+        assertThat(range.endOffset()).isEqualTo(60);
     }
 
     @Test
@@ -79,7 +75,6 @@ class CompactionPlanTest {
                         .records())
                 .isEqualTo(records.subList(0, 3));
         assertThat(CompactionPlan.next(records, true, 0, 2500)).isEmpty();
-        assertThat(CompactionPlan.next(records.subList(0, 1), true, 100, 2500)).isEmpty();
     }
 
     @Test
@@ -105,5 +100,62 @@ class CompactionPlanTest {
         records.add(wal(60, 10, 6));
         Optional<CompactionPlan> plan = CompactionPlan.next(records, true, 100, 1 << 30);
         assertThat(((CompactionPlan.Range) plan.orElseThrow()).records()).isEqualTo(records.subList(0, 2));
+    }
+
+    /** Compacted records of {@code size} payload bytes each, 10 messages each, from offset 0. */
+    private static List<IndexRecord> segments(long... sizes) {
+        List<IndexRecord> out = new ArrayList<>();
+        long at = 0;
+        for (long size : sizes) {
+            out.add(new IndexRecord(
+                    new IndexKey(SID, at + 10, at * 100),
+                    IndexValue.compacted("segments/7/" + at, 101, 10, size, size, 10, Map.of()),
+                    0,
+                    1));
+            at += 10;
+        }
+        return out;
+    }
+
+    @Test
+    void upToFourSmallSegmentsMergeWhenNoneOutweighsTheOthers() {
+        List<IndexRecord> five = segments(1000, 1200, 900, 1000, 5000);
+        CompactionPlan.Range merge =
+                (CompactionPlan.Range) CompactionPlan.merge(five, 1 << 20).orElseThrow();
+        assertThat(merge.merges()).isTrue();
+        assertThat(merge.records()).isEqualTo(five.subList(0, 4));
+        // Two equal ones merge; one alone does not.
+        assertThat(((CompactionPlan.Range) CompactionPlan.merge(segments(1000, 1000), 1 << 20)
+                                .orElseThrow())
+                        .records())
+                .hasSize(2);
+        assertThat(CompactionPlan.merge(segments(1000), 1 << 20)).isEmpty();
+    }
+
+    @Test
+    void aSegmentLargerThanTheOthersTogetherIsNotRewrittenForThem() {
+        // 16,000 outweighs the three after it: those merge alone, the big one stays.
+        List<IndexRecord> tiers = segments(16_000, 1000, 1000, 1000);
+        assertThat(((CompactionPlan.Range) CompactionPlan.merge(tiers, 1 << 20).orElseThrow()).records())
+                .isEqualTo(tiers.subList(1, 4));
+        // A doubling run never merges: each outweighs those before it.
+        assertThat(CompactionPlan.merge(segments(1 << 12, 1 << 13, 1 << 14, 1 << 15), 1 << 20))
+                .isEmpty();
+        // Nor beyond the segment size together.
+        assertThat(CompactionPlan.merge(segments(600, 600), 1000)).isEmpty();
+        // Tiny ones count as the floor (segmentSize / 1024): a big one among them is weighed against that.
+        assertThat(CompactionPlan.merge(segments(1, 1, 1, 3 << 20), 1L << 30)).isPresent();
+    }
+
+    @Test
+    void aStoppedMergeIsFinishedFirst() {
+        List<IndexRecord> four = segments(1000, 1000, 1000, 1000);
+        // The merge overwrote the record ending at 40 with one covering [0, 40); the three below stay.
+        List<IndexRecord> stopped = new ArrayList<>(four.subList(0, 3));
+        stopped.add(compacted(0, 40));
+        CompactionPlan.Leftovers l = (CompactionPlan.Leftovers)
+                CompactionPlan.merge(stopped, 1 << 20).orElseThrow();
+        assertThat(l.compacted()).isEqualTo(stopped.get(3));
+        assertThat(l.records()).isEqualTo(four.subList(0, 3));
     }
 }
