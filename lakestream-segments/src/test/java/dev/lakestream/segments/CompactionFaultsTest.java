@@ -78,9 +78,8 @@ class CompactionFaultsTest {
     @RegisterExtension
     static final OxiaServerExtension OXIA = new OxiaServerExtension();
 
-    private static final LakestreamConfig CONFIG = LakestreamConfig.DEFAULT
-            .withMetadataRoot("/compaction-faults")
-            .withWriter(new WalWriterConfig(64 << 10, Duration.ofMillis(2), 64L << 20, WalWriterConfig.WhenFull.WAIT));
+    private static final LakestreamConfig BASE = LakestreamConfig.DEFAULT.withWriter(
+            new WalWriterConfig(64 << 10, Duration.ofMillis(2), 64L << 20, WalWriterConfig.WhenFull.WAIT));
 
     /** Everything old enough at once; small segments; passes back to back. */
     private static final CompactionConfig COMPACTION = CompactionConfig.DEFAULT
@@ -100,11 +99,17 @@ class CompactionFaultsTest {
     private FaultyHttpProxy proxy;
     private ObjectStore objects;
     private MetadataStore metadata;
+    /**
+     * A metadata root of the test's own: GC keeps its state (what it checked up to) under it, and a test's GC run
+     * must not see another's. Stream ids stay unique across roots.
+     */
+    private LakestreamConfig config;
     /** The test's stream (one a test). */
     private StreamInfo info;
 
     @BeforeEach
     void open() {
+        config = BASE.withMetadataRoot("/compaction-faults-" + System.nanoTime());
         String bucket = S3.createBucket();
         direct = s3(bucket, S3.endpoint());
         proxy = FaultyHttpProxy.start(S3.endpoint());
@@ -143,7 +148,7 @@ class CompactionFaultsTest {
     }
 
     private Lakestream lakestream(ObjectStore on, MetadataStore md) {
-        Lakestream l = Lakestream.open(on, md, CONFIG);
+        Lakestream l = Lakestream.open(on, md, config);
         toClose.add(l);
         return l;
     }
@@ -153,9 +158,9 @@ class CompactionFaultsTest {
         return on.stream(info);
     }
 
-    private CompactionService compactor(Lakestream on, CompactionConfig config, long streamId) {
+    private CompactionService compactor(Lakestream on, CompactionConfig compaction, long streamId) {
         CompactionService service = CompactionService.start(
-                on, config, () -> List.of(streamId), SegmentFormats.installed(), Clock.systemUTC());
+                on, compaction, () -> List.of(streamId), SegmentFormats.installed(), Clock.systemUTC());
         toClose.add(service);
         return service;
     }
@@ -230,6 +235,12 @@ class CompactionFaultsTest {
         List<String> orphans = segmentObjects(stream.id());
         assertThat(orphans).as("the segment PUT before the switch").hasSize(1);
         assertThat(freshRead()).containsExactlyElementsOf(expected);
+        // GC now: the orphan goes; the WAL objects the stopped switch noted as released stay (records name them).
+        GcResult crashed = gcTwoHoursAhead();
+        assertThat(crashed.deletedSegments()).isEqualTo(1);
+        assertThat(crashed.deletedObjects()).as("the orphan alone").isEqualTo(1);
+        assertThat(direct.head(orphans.get(0)).join()).isEmpty();
+        assertThat(freshRead()).containsExactlyElementsOf(expected);
 
         service.runOnce().join();
         assertThat(m.segments()).isGreaterThan(1);
@@ -237,17 +248,10 @@ class CompactionFaultsTest {
         Set<String> referenced = compactedLocations(stream);
         assertThat(referenced).hasSize((int) m.segments()).doesNotContainAnyElementsOf(orphans);
         assertThat(freshRead()).containsExactlyElementsOf(expected);
-
-        // A collector two hours ahead, past the default margins: the orphan goes, what the index names stays.
-        WalGarbageCollector gc = new WalGarbageCollector(
-                direct,
-                metadata,
-                CONFIG.metadataRoot(),
-                GcConfig.DEFAULT,
-                Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
-        GcResult run = gc.runOnce(DeleteGate.UNLIMITED).join();
-        assertThat(run.deletedSegments()).isEqualTo(1);
-        assertThat(direct.head(orphans.get(0)).join()).isEmpty();
+        // GC again: the WAL objects the switches released go, every segment the index names stays.
+        GcResult compacted = gcTwoHoursAhead();
+        assertThat(compacted.deletedSegments()).isZero();
+        assertThat(compacted.deletedObjects()).as("released WAL objects").isPositive();
         assertThat(new HashSet<>(segmentObjects(stream.id()))).isEqualTo(referenced);
         assertThat(freshRead()).containsExactlyElementsOf(expected);
     }
@@ -276,6 +280,12 @@ class CompactionFaultsTest {
                 .toList();
         assertThat(leftovers).as("WAL records left below the compacted record").isNotEmpty();
         assertThat(faulty.failed()).isGreaterThanOrEqualTo(leftovers.size());
+        assertThat(freshRead()).containsExactlyElementsOf(expected);
+        // GC meanwhile keeps the leftovers' WAL objects, though the switch noted them as released.
+        gcTwoHoursAhead();
+        assertThat(leftovers)
+                .allSatisfy(r ->
+                        assertThat(direct.head(r.value().location()).join()).isPresent());
         assertThat(freshRead()).containsExactlyElementsOf(expected);
 
         faulty.heal();
@@ -415,7 +425,7 @@ class CompactionFaultsTest {
         direct.put(corrupt.value().location(), ByteBuffer.wrap(garbage)).join();
         direct.delete(List.of(missing.value().location())).join();
 
-        try (Lakestream fresh = Lakestream.open(direct, metadata, CONFIG)) {
+        try (Lakestream fresh = Lakestream.open(direct, metadata, config)) {
             StreamLog s = fresh.stream(info);
             for (IndexRecord bad : List.of(corrupt, missing)) {
                 long mid = (bad.startOffset() + bad.endOffset()) / 2;
@@ -436,6 +446,18 @@ class CompactionFaultsTest {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /** One GC run by a collector two hours ahead, past the default margins: everything is old enough to go. */
+    private GcResult gcTwoHoursAhead() {
+        return new WalGarbageCollector(
+                        direct,
+                        metadata,
+                        config.metadataRoot(),
+                        GcConfig.DEFAULT,
+                        Clock.offset(Clock.systemUTC(), Duration.ofHours(2)))
+                .runOnce(DeleteGate.UNLIMITED)
+                .join();
+    }
 
     private static long offsetNamed(String message) {
         Matcher matcher = Pattern.compile("stream \\d+ offset (\\d+)").matcher(message);
@@ -501,7 +523,7 @@ class CompactionFaultsTest {
 
     /** The stream read whole by a reader of its own (no cache shared with the test's log), 1 MiB a read. */
     private List<Expected> freshRead() {
-        try (Lakestream fresh = Lakestream.open(direct, metadata, CONFIG)) {
+        try (Lakestream fresh = Lakestream.open(direct, metadata, config)) {
             StreamLog s = fresh.stream(info);
             return readRange(s, 0, s.endOffset().join());
         }
