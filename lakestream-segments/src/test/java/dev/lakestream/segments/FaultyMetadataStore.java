@@ -18,7 +18,8 @@ import java.util.function.Consumer;
 /**
  * A real metadata store seen through a decorator that fails, on demand, the writes a switch makes under one key
  * prefix: its version-conditional overwrites (the switch's step 3) and its conditional deletes (step 4), as a
- * process killed just before them would leave things. Does not close the store it wraps.
+ * process killed just before them would leave things; or holds those deletes back, as a process paused there would.
+ * Does not close the store it wraps.
  */
 final class FaultyMetadataStore implements MetadataStore {
 
@@ -27,6 +28,10 @@ final class FaultyMetadataStore implements MetadataStore {
     private final AtomicInteger failOverwrites = new AtomicInteger();
     private final AtomicInteger failDeletes = new AtomicInteger();
     private final AtomicInteger failed = new AtomicInteger();
+    private final AtomicReference<CompletableFuture<Void>> deleteGate = new AtomicReference<>();
+
+    /** Completes when the first held delete is called. */
+    final CompletableFuture<String> deleteHeld = new CompletableFuture<>();
 
     FaultyMetadataStore(MetadataStore store) {
         this.store = store;
@@ -42,6 +47,19 @@ final class FaultyMetadataStore implements MetadataStore {
     void failDeletes(String keyPrefix) {
         prefix.set(keyPrefix);
         failDeletes.set(Integer.MAX_VALUE);
+    }
+
+    /** Holds every version-conditional delete of keys under {@code keyPrefix} until {@link #releaseDeletes()}. */
+    void holdDeletes(String keyPrefix) {
+        prefix.set(keyPrefix);
+        deleteGate.set(new CompletableFuture<>());
+    }
+
+    void releaseDeletes() {
+        CompletableFuture<Void> gate = deleteGate.getAndSet(null);
+        if (gate != null) {
+            gate.complete(null);
+        }
     }
 
     void heal() {
@@ -68,6 +86,11 @@ final class FaultyMetadataStore implements MetadataStore {
         if (options.expectedVersionId() >= 0 && key.startsWith(prefix.get()) && take(failDeletes)) {
             return CompletableFuture.failedFuture(
                     new MetadataStoreUnavailableException("injected: the process died before deleting " + key));
+        }
+        CompletableFuture<Void> gate = deleteGate.get();
+        if (gate != null && options.expectedVersionId() >= 0 && key.startsWith(prefix.get())) {
+            deleteHeld.complete(key);
+            return gate.thenCompose(v -> store.delete(key, options));
         }
         return store.delete(key, options);
     }
