@@ -209,7 +209,9 @@ public final class CompactionService implements AutoCloseable {
     /** Steps on one stream until it has nothing to do, or one small segment (the rest waits for the next pass). */
     /** Compacts the stream's WAL (see {@link #compactWal}), then merges its small segments. */
     private CompletableFuture<Void> compact(long id) {
-        return compactWal(id).thenCompose(v -> isStopping() ? CompletableFuture.completedFuture(null) : merge(id));
+        // No merge after a failed WAL step: the same fault would fail it too, and count twice.
+        return compactWal(id)
+                .thenCompose(ok -> ok && !isStopping() ? merge(id) : CompletableFuture.completedFuture(null));
     }
 
     /** Merges until there is nothing to merge: each merge makes one of up to four, so this ends. */
@@ -236,31 +238,30 @@ public final class CompactionService implements AutoCloseable {
                 .thenCompose(f -> f);
     }
 
-    private CompletableFuture<Void> compactWal(long id) {
+    /** Steps on the stream's WAL; completes with whether none failed. */
+    private CompletableFuture<Boolean> compactWal(long id) {
         return paced().thenCompose(v -> compactor.step(id))
                 .handleAsync(
                         (step, e) -> {
                             if (e != null) {
                                 failed(id, Futures.unwrap(e));
-                                return CompletableFuture.<Void>completedFuture(null);
+                                return CompletableFuture.completedFuture(false);
                             }
                             lastFailure.remove(id);
                             metrics.lag(id, step.lagMillis(), step.lagBytes());
                             switch (step.kind()) {
                                 case NOTHING:
-                                    return CompletableFuture.<Void>completedFuture(null);
+                                    return CompletableFuture.completedFuture(true);
                                 case LEFTOVERS_DELETED:
                                     metrics.leftoversDeleted(step.records());
-                                    return isStopping()
-                                            ? CompletableFuture.<Void>completedFuture(null)
-                                            : compactWal(id);
+                                    return isStopping() ? CompletableFuture.completedFuture(true) : compactWal(id);
                                 default:
                                     metrics.segmentWritten(step.entries(), step.payloadBytes(), step.segmentBytes());
                                     charge(step.payloadBytes());
                                     boolean full = step.payloadBytes() >= config.segmentSize();
                                     return full && !isStopping()
                                             ? compactWal(id)
-                                            : CompletableFuture.<Void>completedFuture(null);
+                                            : CompletableFuture.completedFuture(true);
                             }
                         },
                         thread)
@@ -288,7 +289,9 @@ public final class CompactionService implements AutoCloseable {
     private void failed(long id, Throwable e) {
         metrics.failed(id, e);
         String message = e.toString();
-        if (!message.equals(lastFailure.put(id, message))) {
+        // By kind, not text: a message names a fresh segment key each time, and would never look like a repeat.
+        String kind = e.getClass().getName();
+        if (!kind.equals(lastFailure.put(id, kind))) {
             log.warn("Compacting stream {} failed (retried next pass; its WAL objects stay): {}", id, message);
         } else {
             log.debug("Compacting stream {} failed again: {}", id, message);
