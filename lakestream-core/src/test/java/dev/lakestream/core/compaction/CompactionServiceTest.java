@@ -11,12 +11,12 @@ import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.log.LakestreamLogTest;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.log.StreamRows;
+import dev.lakestream.core.log.StreamRows.Row;
 import dev.lakestream.core.metrics.CompactionMetrics;
 import dev.lakestream.core.segment.EntryListSegmentFormat;
 import dev.lakestream.core.segment.SegmentFormats;
 import dev.lakestream.core.wal.WalWriterConfig;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,10 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.zip.CRC32;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,8 +52,6 @@ public abstract class CompactionServiceTest {
             .withFormat(new EntryListSegmentFormat().name());
 
     private static final SegmentFormats FORMATS = SegmentFormats.of(List.of(new EntryListSegmentFormat()));
-
-    record Expected(long offset, int records, long crc) {}
 
     private LakestreamLogTest.Stores stores;
     private Lakestream lakestream;
@@ -94,13 +90,13 @@ public abstract class CompactionServiceTest {
     @Test
     void compactsWhileProducersAppendAndReadersTailAndEveryOffsetIsReadOnce() throws Exception {
         StreamLog stream = newStream();
-        List<Expected> expected = new ArrayList<>();
+        List<Row> expected = new ArrayList<>();
         AtomicBoolean writing = new AtomicBoolean(true);
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-        List<List<Expected>> seen = new ArrayList<>();
+        List<List<Row>> seen = new ArrayList<>();
         List<Thread> readers = new ArrayList<>();
         for (long[] b : new long[][] {{1, 1}, {10, 50_000}, {1000, 16 << 20}}) {
-            List<Expected> mine = new ArrayList<>();
+            List<Row> mine = new ArrayList<>();
             seen.add(mine);
             readers.add(Thread.ofPlatform().start(() -> tail(stream, (int) b[0], b[1], writing, mine, errors)));
         }
@@ -121,7 +117,7 @@ public abstract class CompactionServiceTest {
         }
         assertThat(errors).isEmpty();
         assertThat(walRecords(stream)).as("WAL records left").isZero();
-        for (List<Expected> mine : seen) {
+        for (List<Row> mine : seen) {
             assertThat(mine).containsExactlyElementsOf(expected);
         }
         assertThat(readAll(stream)).containsExactlyElementsOf(expected);
@@ -138,8 +134,8 @@ public abstract class CompactionServiceTest {
     void aStreamThatCannotBeReadIsReportedAndTheOthersAreStillCompacted() throws Exception {
         StreamLog broken = newStream();
         StreamLog fine = newStream();
-        List<Expected> brokenRows = new ArrayList<>();
-        List<Expected> fineRows = new ArrayList<>();
+        List<Row> brokenRows = new ArrayList<>();
+        List<Row> fineRows = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             append(broken, brokenRows, 3);
             append(fine, fineRows, 3);
@@ -166,7 +162,7 @@ public abstract class CompactionServiceTest {
     @Test
     void twoCompactorsOfOneStreamLeaveItWhole() throws Exception {
         StreamLog stream = newStream();
-        List<Expected> expected = new ArrayList<>();
+        List<Row> expected = new ArrayList<>();
         // A second process on the same stores: the stream's old owner and its new one, both compacting.
         Lakestream other = Lakestream.open(stores.objects(), stores.metadata(), CONFIG);
         toClose.add(other);
@@ -190,7 +186,7 @@ public abstract class CompactionServiceTest {
     @Test
     void aSlowStreamsSmallSegmentsAreMergedAndGarbageCollectionTakesTheMergedOnes() throws Exception {
         StreamLog stream = newStream();
-        List<Expected> expected = new ArrayList<>();
+        List<Row> expected = new ArrayList<>();
         CompactionService service = start(
                 lakestream,
                 COMPACTION.withInterval(Duration.ofHours(1)).withSegmentSize(4L << 20),
@@ -238,23 +234,8 @@ public abstract class CompactionServiceTest {
 
     // ------------------------------------------------------------------ helpers
 
-    private void append(StreamLog stream, List<Expected> expected, int entries) {
-        List<CompletableFuture<?>> pending = new ArrayList<>();
-        long next = expected.isEmpty()
-                ? 0
-                : expected.get(expected.size() - 1).offset()
-                        + expected.get(expected.size() - 1).records();
-        for (int e = 0; e < entries; e++) {
-            int size = random.nextInt(4) == 0 ? 1 : 1 + random.nextInt(60_000);
-            int records = 1 + random.nextInt(3);
-            byte[] bytes = new byte[size];
-            random.nextBytes(bytes);
-            ByteBuf p = Unpooled.wrappedBuffer(bytes);
-            expected.add(new Expected(next, records, crc(p)));
-            next += records;
-            pending.add(stream.append(records, p));
-        }
-        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
+    private void append(StreamLog stream, List<Row> expected, int entries) {
+        StreamRows.append(stream, expected, entries, random, 60_000);
     }
 
     private long walRecords(StreamLog stream) {
@@ -269,7 +250,7 @@ public abstract class CompactionServiceTest {
             int maxEntries,
             long maxBytes,
             AtomicBoolean writing,
-            List<Expected> out,
+            List<Row> out,
             ConcurrentLinkedQueue<Throwable> errors) {
         try {
             long at = 0;
@@ -283,7 +264,7 @@ public abstract class CompactionServiceTest {
                         throw new AssertionError("empty read at " + at + " below the end " + end);
                     }
                     for (LogEntry e : entries) {
-                        out.add(row(e));
+                        out.add(StreamRows.row(e));
                         at = e.endOffset();
                     }
                 }
@@ -297,32 +278,7 @@ public abstract class CompactionServiceTest {
         }
     }
 
-    private static List<Expected> readAll(StreamLog stream) {
-        List<Expected> out = new ArrayList<>();
-        long end = stream.endOffset().join();
-        long at = 0;
-        while (at < end) {
-            List<LogEntry> entries = stream.read(at, 1000, 1 << 20).join();
-            assertThat(entries).isNotEmpty();
-            for (LogEntry e : entries) {
-                out.add(row(e));
-                at = e.endOffset();
-            }
-        }
-        return out;
-    }
-
-    private static Expected row(LogEntry e) {
-        try {
-            return new Expected(e.offset(), e.records(), crc(e.payload()));
-        } finally {
-            e.payload().release();
-        }
-    }
-
-    private static long crc(ByteBuf b) {
-        CRC32 crc = new CRC32();
-        crc.update(b.nioBuffer());
-        return crc.getValue();
+    private static List<Row> readAll(StreamLog stream) {
+        return StreamRows.readAll(stream, 0, 1000, 1 << 20);
     }
 }

@@ -18,6 +18,8 @@ import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.log.EntryUnreadableException;
 import dev.lakestream.core.log.LakestreamLogTest;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.log.StreamRows;
+import dev.lakestream.core.log.StreamRows.Row;
 import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.UnexpectedVersionException;
 import dev.lakestream.core.segment.EntryListSegmentFormat;
@@ -39,7 +41,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.zip.CRC32;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,15 +64,14 @@ public abstract class SegmentSwitchTest {
     private static final SegmentFormat FORMAT = new EntryListSegmentFormat();
 
     /** What a reader must find: one row per entry. */
-    record Expected(long offset, int records, long crc) {}
-
     private LakestreamLogTest.Stores stores;
+
     private LakestreamConfig config;
     private Lakestream lakestream;
     private StreamLog stream;
     private OffsetIndex index;
     private SegmentSwitch segmentSwitch;
-    private final List<Expected> expected = new ArrayList<>();
+    private final List<Row> expected = new ArrayList<>();
     private final Random random = new Random(20261204L);
 
     @BeforeEach
@@ -128,7 +128,7 @@ public abstract class SegmentSwitchTest {
         IndexRecord compacted = after.get(0);
         long mid = (compacted.startOffset() + compacted.endOffset()) / 2;
         assertThat(compacted.value().isCompacted()).isTrue();
-        List<Expected> tail = readAll(mid, 10, 1 << 20);
+        List<Row> tail = readAll(mid, 10, 1 << 20);
         assertThat(tail.get(0).offset()).isLessThanOrEqualTo(mid);
         assertThat(tail.get(0).offset() + tail.get(0).records()).isGreaterThan(mid);
         assertThat(tail).isEqualTo(expected.subList(expected.indexOf(tail.get(0)), expected.size()));
@@ -143,10 +143,10 @@ public abstract class SegmentSwitchTest {
         AtomicBoolean writing = new AtomicBoolean(true);
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         long[][] budgets = {{1, 1}, {3, 2000}, {100, 64 << 10}, {1000, 16 << 20}};
-        List<List<Expected>> seen = new ArrayList<>();
+        List<List<Row>> seen = new ArrayList<>();
         List<Thread> readers = new ArrayList<>();
         for (long[] b : budgets) {
-            List<Expected> mine = new ArrayList<>();
+            List<Row> mine = new ArrayList<>();
             seen.add(mine);
             readers.add(Thread.ofPlatform().start(() -> {
                 try {
@@ -161,7 +161,7 @@ public abstract class SegmentSwitchTest {
                                     .as("read at %d below the end %d", at, end)
                                     .isNotEmpty();
                             for (LogEntry e : entries) {
-                                mine.add(row(e));
+                                mine.add(StreamRows.row(e));
                                 at = e.endOffset();
                             }
                         }
@@ -416,7 +416,7 @@ public abstract class SegmentSwitchTest {
                     byte[] bytes = new byte[size];
                     random.nextBytes(bytes);
                     ByteBuf p = Unpooled.wrappedBuffer(bytes);
-                    expected.add(new Expected(next, records, crc(p)));
+                    expected.add(new Row(next, records, StreamRows.crc(p)));
                     next += records;
                     pending.add(stream.append(records, p));
                 }
@@ -473,33 +473,7 @@ public abstract class SegmentSwitchTest {
         }
     }
 
-    private List<Expected> readAll(long from, int maxEntries, long maxBytes) {
-        List<Expected> out = new ArrayList<>();
-        long end = stream.endOffset().join();
-        long at = from;
-        while (at < end) {
-            List<LogEntry> entries = stream.read(at, maxEntries, maxBytes).join();
-            assertThat(entries).as("read at %d below the end %d", at, end).isNotEmpty();
-            assertThat(entries.size()).isLessThanOrEqualTo(maxEntries);
-            for (LogEntry e : entries) {
-                out.add(row(e));
-                at = e.endOffset();
-            }
-        }
-        return out;
-    }
-
-    private static Expected row(LogEntry e) {
-        try {
-            return new Expected(e.offset(), e.records(), crc(e.payload()));
-        } finally {
-            e.payload().release();
-        }
-    }
-
-    private static long crc(ByteBuf b) {
-        CRC32 crc = new CRC32();
-        crc.update(b.nioBuffer());
-        return crc.getValue();
+    private List<Row> readAll(long from, int maxEntries, long maxBytes) {
+        return StreamRows.readAll(stream, from, maxEntries, maxBytes);
     }
 }
