@@ -211,7 +211,26 @@ public final class CompactionService implements AutoCloseable {
     private CompletableFuture<Void> compact(long id) {
         // No merge after a failed WAL step: the same fault would fail it too, and count twice.
         return compactWal(id)
+                .thenCompose(ok -> ok && !isStopping() ? trimTail(id) : CompletableFuture.completedFuture(false))
                 .thenCompose(ok -> ok && !isStopping() ? merge(id) : CompletableFuture.completedFuture(null));
+    }
+
+    /** Rewrites the tail of a compacted record a trim has cut past half of; completes with whether it did not fail. */
+    private CompletableFuture<Boolean> trimTail(long id) {
+        return paced().thenCompose(v -> compactor.trimTail(id))
+                .handleAsync(
+                        (step, e) -> {
+                            if (e != null) {
+                                failed(id, Futures.unwrap(e));
+                                return false;
+                            }
+                            if (step.kind() == StreamCompactor.Step.Kind.TAIL_REWRITTEN) {
+                                metrics.tailRewritten(step.segmentBytes());
+                                charge(step.payloadBytes());
+                            }
+                            return true;
+                        },
+                        thread);
     }
 
     /** Merges until there is nothing to merge: each merge makes one of up to four, so this ends. */

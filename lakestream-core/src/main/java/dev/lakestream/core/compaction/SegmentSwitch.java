@@ -16,6 +16,7 @@ import dev.lakestream.core.trim.StreamTrimmer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
@@ -75,6 +76,37 @@ public final class SegmentSwitch {
     }
 
     /**
+     * Replaces the compacted record {@code compacted}, which a trim has cut into, with one of its tail: the segment
+     * {@code file} holds the record's entries from {@code file.firstOffset()} (above the record's start) to its end.
+     * The old segment is noted for GC; the overwrite is conditional on the record's version as read.
+     */
+    public CompletableFuture<IndexRecord> rewriteTail(IndexRecord compacted, SegmentFile file, SegmentFormat format) {
+        if (!compacted.value().isCompacted()
+                || file.streamId() != compacted.streamId()
+                || file.endOffset() != compacted.endOffset()
+                || file.firstOffset() <= compacted.startOffset()) {
+            throw new IllegalArgumentException("segment of stream " + file.streamId() + " covering ["
+                    + file.firstOffset() + ", " + file.endOffset() + ") is not a tail of compacted record "
+                    + compacted.key().format());
+        }
+        long streamId = compacted.streamId();
+        String key = SegmentKeys.newKey(streamId, file.firstOffset(), file.endOffset(), format.name());
+        IndexValue value = IndexValue.compacted(
+                key, format.fileType(), file.messages(), file.payloadBytes(), file.size(), file.entries(), Map.of());
+        return objects.put(key, file.bytes().duplicate())
+                .thenCompose(v -> noteReleased(streamId, List.of(compacted)))
+                .thenCompose(v -> metadata.put(
+                        compacted.key().format(),
+                        value.encode(),
+                        PutOptions.ifVersion(compacted.versionId()).partitionKey(IndexKey.partitionKey(streamId))))
+                .thenApply(put -> new IndexRecord(
+                        compacted.key(),
+                        value,
+                        put.version().createdTimestamp(),
+                        put.version().versionId()));
+    }
+
+    /**
      * Deletes the records left below a compacted record (a switch or a merge that stopped after its overwrite): step 4
      * again.
      * {@code leftovers} are the records found below it, in order.
@@ -126,12 +158,17 @@ public final class SegmentSwitch {
         return chain;
     }
 
-    /** One note of the covered records' WAL objects, keyed by the range's end (a trim keys its notes by its start). */
+    /**
+     * One note of the covered records' objects, keyed by the range's end and a random suffix: two releases at one
+     * record's end (a tail rewritten twice, a merge after a switch) and a trim's note must not overwrite each other,
+     * or the objects of the first would never be collected.
+     */
     private CompletableFuture<Void> noteReleased(long streamId, List<IndexRecord> records) {
         String keys = records.stream().map(r -> r.value().location()).distinct().collect(Collectors.joining("\n"));
         return metadata.put(
                         releasedPrefix + streamId + "-"
-                                + records.get(records.size() - 1).endOffset(),
+                                + records.get(records.size() - 1).endOffset() + "-"
+                                + UUID.randomUUID().toString().substring(0, 8),
                         keys.getBytes(StandardCharsets.UTF_8))
                 .thenApply(p -> null);
     }

@@ -46,6 +46,7 @@ final class StreamCompactor {
             NOTHING,
             SEGMENT_WRITTEN,
             SEGMENTS_MERGED,
+            TAIL_REWRITTEN,
             LEFTOVERS_DELETED
         }
     }
@@ -110,6 +111,87 @@ final class StreamCompactor {
     }
 
     /** One merge of the stream's small leading segments (those before its first WAL record), or a stopped one's end. */
+    /**
+     * Rewrites the compacted record the stream's trim point cuts into, when the trim has passed at least half of it,
+     * as a segment of its tail alone (from the entry holding the trim point). A trim deletes only records wholly
+     * below it and keeps the stream's last record (its key holds the stream's end), so without this a stream
+     * trimmed to its end (a consumed topic without retention) would keep its whole last segment.
+     */
+    CompletableFuture<Step> trimTail(long streamId) {
+        Step nothing = new Step(streamId, Step.Kind.NOTHING, 0, 0, 0, 0, 0, 0);
+        return startOffsets
+                .apply(streamId)
+                .thenCombine(index.last(streamId), (start, last) -> new Object[] {start, last})
+                .thenCompose(pair -> {
+                    long start = (Long) pair[0];
+                    @SuppressWarnings("unchecked")
+                    Optional<IndexRecord> last = (Optional<IndexRecord>) pair[1];
+                    if (last.isEmpty() || start <= 0) {
+                        return CompletableFuture.completedFuture(nothing);
+                    }
+                    // Trimmed to its end: the last entry is all the stream must keep (its end offset).
+                    long probe = Math.min(start, last.get().endOffset() - 1);
+                    return index.recordsFrom(streamId, probe, 1)
+                            .thenComposeAsync(
+                                    records -> {
+                                        if (records.isEmpty()) {
+                                            return CompletableFuture.completedFuture(nothing);
+                                        }
+                                        IndexRecord r = records.get(0);
+                                        long trimmed = start - r.startOffset();
+                                        if (!r.value().isCompacted()
+                                                || trimmed * 2 < r.value().messageCount()) {
+                                            return CompletableFuture.completedFuture(nothing);
+                                        }
+                                        return rewriteTail(streamId, r, probe, nothing);
+                                    },
+                                    worker);
+                });
+    }
+
+    private CompletableFuture<Step> rewriteTail(long streamId, IndexRecord r, long probe, Step nothing) {
+        return reader.read(streamId, probe, 1, 1)
+                .thenComposeAsync(
+                        first -> {
+                            long from;
+                            try {
+                                if (first.isEmpty()) {
+                                    return CompletableFuture.completedFuture(nothing);
+                                }
+                                from = first.get(0).offset();
+                            } finally {
+                                first.forEach(e -> e.payload().release());
+                            }
+                            if (from <= r.startOffset()) {
+                                return CompletableFuture.completedFuture(nothing);
+                            }
+                            SegmentWriter writer = format.newWriter(streamId, from);
+                            return copyFrom(writer, streamId, from, r.endOffset())
+                                    .handle((v, e) -> {
+                                        try (writer) {
+                                            if (e != null) {
+                                                throw e instanceof RuntimeException x
+                                                        ? x
+                                                        : new java.util.concurrent.CompletionException(e);
+                                            }
+                                            return writer.finish();
+                                        }
+                                    })
+                                    .thenCompose(file -> segmentSwitch
+                                            .rewriteTail(r, file, format)
+                                            .thenApply(rec -> new Step(
+                                                    streamId,
+                                                    Step.Kind.TAIL_REWRITTEN,
+                                                    1,
+                                                    file.entries(),
+                                                    file.payloadBytes(),
+                                                    file.size(),
+                                                    0,
+                                                    0)));
+                        },
+                        worker);
+    }
+
     CompletableFuture<Step> merge(long streamId) {
         return mergeStep(streamId, new Step(streamId, Step.Kind.NOTHING, 0, 0, 0, 0, 0, 0));
     }

@@ -21,6 +21,7 @@ public final class CompactionMetrics {
     private final LongAdder segmentBytes = new LongAdder();
     private final LongAdder leftovers = new LongAdder();
     private final LongAdder merges = new LongAdder();
+    private final LongAdder tailRewrites = new LongAdder();
     private final LongAdder mergedSegments = new LongAdder();
     private final LongAdder failures = new LongAdder();
     private final Map<Long, Lag> lag = new ConcurrentHashMap<>();
@@ -47,6 +48,16 @@ public final class CompactionMetrics {
         merges.increment();
         mergedSegments.add(segments);
         segmentBytes.add(size);
+    }
+
+    /** A trimmed compacted record was rewritten as its tail, a segment of {@code size} bytes. */
+    public void tailRewritten(long size) {
+        tailRewrites.increment();
+        segmentBytes.add(size);
+    }
+
+    public long tailRewrites() {
+        return tailRewrites.sum();
     }
 
     public long merges() {

@@ -221,6 +221,11 @@ public final class LakestreamMetrics {
                 "counter",
                 "Merges of small adjacent segments into one (each of four segments, a tier at a time)");
         p.sample("lakestream_compaction_merges_total", null, compaction.merges());
+        p.family(
+                "lakestream_compaction_tail_rewrites_total",
+                "counter",
+                "Compacted records rewritten as their tail after a trim passed half of them");
+        p.sample("lakestream_compaction_tail_rewrites_total", null, compaction.tailRewrites());
         p.family("lakestream_compaction_merged_segments_total", "counter", "Small segments merged away");
         p.sample("lakestream_compaction_merged_segments_total", null, compaction.mergedSegments());
         p.family("lakestream_compaction_entries_total", "counter", "Entries compacted into segments");

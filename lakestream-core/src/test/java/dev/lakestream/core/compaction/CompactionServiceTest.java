@@ -223,6 +223,64 @@ public abstract class CompactionServiceTest {
     }
 
     @Test
+    void aTrimPastHalfOfASegmentRewritesItsTailAndATrimToTheEndKeepsTheLastEntryAlone() throws Exception {
+        StreamLog stream = newStream();
+        List<Row> expected = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            append(stream, expected, 4);
+        }
+        CompactionService service = start(
+                lakestream,
+                COMPACTION.withInterval(Duration.ofHours(1)).withSegmentSize(64L << 20),
+                Set.of(stream.id()));
+        service.runOnce().join();
+        OffsetIndex index = new OffsetIndex(stores.metadata());
+        List<IndexRecord> all = index.recordsFrom(stream.id(), 0, 1000).join();
+        assertThat(all).hasSize(1);
+        IndexRecord whole = all.get(0);
+        assertThat(whole.value().isCompacted()).isTrue();
+
+        // A trim past three quarters of it: the record is rewritten from the entry holding the trim point.
+        Row at = expected.get(expected.size() * 3 / 4);
+        stream.trim(at.offset()).join();
+        service.runOnce().join();
+        IndexRecord tail = index.recordsFrom(stream.id(), 0, 1000).join().get(0);
+        assertThat(tail.value().location()).isNotEqualTo(whole.value().location());
+        assertThat(tail.startOffset()).isEqualTo(at.offset());
+        assertThat(tail.endOffset()).isEqualTo(whole.endOffset());
+        assertThat(tail.value().fileSize()).isLessThan(whole.value().fileSize());
+        assertThat(lakestream.metrics().compaction().tailRewrites()).isEqualTo(1);
+        assertThat(StreamRows.readAll(stream, at.offset(), 1000, 1 << 20))
+                .containsExactlyElementsOf(expected.subList(expected.indexOf(at), expected.size()));
+
+        // Trimmed to its end (a consumed topic without retention): only the last entry stays, for the stream's end.
+        long end = stream.endOffset().join();
+        stream.trim(end).join();
+        service.runOnce().join();
+        IndexRecord last = index.recordsFrom(stream.id(), 0, 1000).join().get(0);
+        assertThat(last.startOffset())
+                .isEqualTo(expected.get(expected.size() - 1).offset());
+        assertThat(last.endOffset()).isEqualTo(end);
+        assertThat(lakestream.metrics().compaction().tailRewrites()).isEqualTo(2);
+        // The stream goes on from its end.
+        List<Row> more = new ArrayList<>(List.of(expected.get(expected.size() - 1)));
+        append(stream, more, 3);
+        assertThat(StreamRows.readAll(stream, end, 1000, 1 << 20)).containsExactlyElementsOf(more.subList(1, 4));
+        // GC takes the two segments the rewrites replaced, once its margins have passed.
+        dev.lakestream.core.gc.WalGarbageCollector gc = new dev.lakestream.core.gc.WalGarbageCollector(
+                stores.objects(),
+                stores.metadata(),
+                CONFIG.metadataRoot(),
+                dev.lakestream.core.gc.GcConfig.DEFAULT,
+                Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
+        assertThat(gc.runOnce(dev.lakestream.core.gc.DeleteGate.UNLIMITED)
+                        .join()
+                        .deletedSegments())
+                .isEqualTo(2);
+        assertThat(stores.objects().head(last.value().location()).join()).isPresent();
+    }
+
+    @Test
     void aFormatNotInstalledTurnsCompactionOffWithAClearMessage() {
         CompactionService service = start(lakestream, CompactionConfig.DEFAULT, Set.of());
         assertThat(service.compacts()).isFalse();
