@@ -2,10 +2,13 @@ package dev.lakestream.segments;
 
 import dev.lakestream.core.index.IndexValue;
 import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.ObjectUpload;
 import dev.lakestream.core.segment.SegmentFormat;
 import dev.lakestream.core.segment.SegmentReader;
 import dev.lakestream.core.segment.SegmentWriter;
 import io.netty.buffer.ByteBufAllocator;
+import org.apache.parquet.bytes.ByteBufferAllocator;
+import org.apache.parquet.bytes.HeapByteBufferAllocator;
 
 /**
  * Parquet segments ({@code file_type} PARQUET, 1): one row per message, the raw entry once per entry, row groups on
@@ -19,6 +22,8 @@ public final class ParquetSegmentFormat implements SegmentFormat {
     private final ParquetSegmentOptions options;
     private final ValueColumns values;
     private final ParquetSegmentReader.Limits limits;
+    /** Where the writers' Parquet buffers (pages, column values) come from: a counting one in tests. */
+    private final ByteBufferAllocator writeBuffers;
 
     /** The default format: what ServiceLoader makes. */
     public ParquetSegmentFormat() {
@@ -30,9 +35,18 @@ public final class ParquetSegmentFormat implements SegmentFormat {
     }
 
     ParquetSegmentFormat(ParquetSegmentOptions options, ValueColumns values, ParquetSegmentReader.Limits limits) {
+        this(options, values, limits, HeapByteBufferAllocator.getInstance());
+    }
+
+    ParquetSegmentFormat(
+            ParquetSegmentOptions options,
+            ValueColumns values,
+            ParquetSegmentReader.Limits limits,
+            ByteBufferAllocator writeBuffers) {
         this.options = options;
         this.values = values;
         this.limits = limits;
+        this.writeBuffers = writeBuffers;
     }
 
     @Override
@@ -51,7 +65,7 @@ public final class ParquetSegmentFormat implements SegmentFormat {
     }
 
     @Override
-    public SegmentWriter newWriter(long streamId, long firstOffset) {
-        return new ParquetSegmentWriter(streamId, firstOffset, options, values);
+    public SegmentWriter newWriter(long streamId, long firstOffset, ObjectUpload out) {
+        return new ParquetSegmentWriter(streamId, firstOffset, options, values, out, writeBuffers);
     }
 }

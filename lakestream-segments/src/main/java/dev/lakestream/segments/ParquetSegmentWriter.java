@@ -1,12 +1,15 @@
 package dev.lakestream.segments;
 
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.objectstore.ObjectUpload;
 import dev.lakestream.core.segment.SegmentFile;
 import dev.lakestream.core.segment.SegmentWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.parquet.bytes.ByteBufferAllocator;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
@@ -17,9 +20,11 @@ import org.apache.parquet.io.MessageColumnIO;
 import org.apache.parquet.schema.MessageType;
 
 /**
- * Writes one Parquet segment in memory: one row per message, row groups cut on entry boundaries once their payload
- * would pass {@link ParquetSegmentOptions#rowGroupPayloadBytes()}. Drives Parquet's file writer itself (rather than
- * {@code ParquetWriter}, which cuts row groups by its own size estimate, wherever that falls).
+ * Writes one Parquet segment into an upload: one row per message, row groups cut on entry boundaries once their
+ * payload would pass {@link ParquetSegmentOptions#rowGroupPayloadBytes()}. Drives Parquet's file writer itself (rather
+ * than {@code ParquetWriter}, which cuts row groups by its own size estimate, wherever that falls). Only the row group
+ * being built is held (its pages, compressed, until it is flushed); a flushed row group goes to the upload, and the
+ * footer at {@link #finish()}.
  */
 final class ParquetSegmentWriter implements SegmentWriter {
 
@@ -31,7 +36,8 @@ final class ParquetSegmentWriter implements SegmentWriter {
     private final ParquetProperties properties;
     private final BytesInputCompressor compressor;
     private final SegmentRowWriter rows;
-    private final InMemoryOutputFile file = new InMemoryOutputFile();
+    private final ObjectUpload out;
+    private final UploadOutputFile file;
     private final ParquetFileWriter fileWriter;
 
     private ColumnChunkPageWriteStore pageStore;
@@ -43,8 +49,16 @@ final class ParquetSegmentWriter implements SegmentWriter {
     private long payloadBytes;
     private boolean finished;
 
-    ParquetSegmentWriter(long streamId, long firstOffset, ParquetSegmentOptions options, ValueColumns values) {
+    ParquetSegmentWriter(
+            long streamId,
+            long firstOffset,
+            ParquetSegmentOptions options,
+            ValueColumns values,
+            ObjectUpload out,
+            ByteBufferAllocator allocator) {
         this.streamId = streamId;
+        this.out = out;
+        this.file = new UploadOutputFile(out);
         this.firstOffset = firstOffset;
         this.next = firstOffset;
         this.options = options;
@@ -58,6 +72,7 @@ final class ParquetSegmentWriter implements SegmentWriter {
                 // Min/max of raw entries would put entry bytes into the footer; offsets' statistics are the seek.
                 .withStatisticsEnabled(SegmentColumns.ENTRY, false)
                 .withPageWriteChecksumEnabled(true)
+                .withAllocator(allocator)
                 .build();
         this.compressor = new SegmentCodecs(options.zstdLevel()).getCompressor(options.codec());
         try {
@@ -71,7 +86,8 @@ final class ParquetSegmentWriter implements SegmentWriter {
                     properties);
             fileWriter.start();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start a segment of stream " + streamId + " at " + firstOffset, e);
+            throw new UncheckedIOException(
+                    "cannot start segment " + out.key() + " of stream " + streamId + " at " + firstOffset, e);
         }
         startRowGroup();
     }
@@ -126,6 +142,11 @@ final class ParquetSegmentWriter implements SegmentWriter {
     }
 
     @Override
+    public CompletableFuture<Void> ready() {
+        return out.ready();
+    }
+
+    @Override
     public long payloadBytes() {
         return payloadBytes;
     }
@@ -148,9 +169,10 @@ final class ParquetSegmentWriter implements SegmentWriter {
         try {
             fileWriter.end(meta);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot end stream " + streamId + "'s segment", e);
+            throw new UncheckedIOException("cannot end stream " + streamId + "'s segment " + out.key(), e);
         }
-        return new SegmentFile(streamId, firstOffset, next, entries, payloadBytes, file.bytes());
+        file.flushPending();
+        return new SegmentFile(streamId, firstOffset, next, entries, payloadBytes, out.key(), file.size());
     }
 
     @Override
@@ -160,6 +182,5 @@ final class ParquetSegmentWriter implements SegmentWriter {
             columnStore.close();
             pageStore.close();
         }
-        file.release();
     }
 }

@@ -9,7 +9,6 @@ import dev.lakestream.core.index.IndexValue;
 import dev.lakestream.core.log.EntryUnreadableException;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
-import dev.lakestream.core.segment.SegmentFile;
 import dev.lakestream.core.segment.SegmentReader;
 import dev.lakestream.segments.Segments.Entries;
 import io.netty.buffer.ByteBufAllocator;
@@ -45,7 +44,7 @@ class BadSegmentsTest {
             ValueColumns.NONE,
             new ParquetSegmentReader.Limits(0, 64 << 10, 16));
     private Entries entries;
-    private SegmentFile file;
+    private Segments.Written file;
     private byte[] bytes;
 
     @BeforeEach

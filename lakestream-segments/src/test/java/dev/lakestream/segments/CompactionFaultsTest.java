@@ -61,6 +61,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
 
 /**
  * Issue 21's fault rows for compaction, on S3Proxy (behind a {@link FaultyHttpProxy} for the segment PUTs) and a
@@ -95,6 +101,7 @@ class CompactionFaultsTest {
 
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private final Random random = new Random(20261204L);
+    private String bucket;
     private S3ObjectStore direct;
     private FaultyHttpProxy proxy;
     private ObjectStore objects;
@@ -110,7 +117,7 @@ class CompactionFaultsTest {
     @BeforeEach
     void open() {
         config = BASE.withMetadataRoot("/compaction-faults-" + System.nanoTime());
-        String bucket = S3.createBucket();
+        bucket = S3.createBucket();
         direct = s3(bucket, S3.endpoint());
         proxy = FaultyHttpProxy.start(S3.endpoint());
         toClose.add(proxy);
@@ -496,6 +503,78 @@ class CompactionFaultsTest {
     // ------------------------------------------------------------------ helpers
 
     /** One GC run by a collector two hours ahead, past the default margins: everything is old enough to go. */
+    /**
+     * A segment of three 8 MiB parts (a multipart upload) while S3 misbehaves: a part refused past its retries fails the
+     * step with nothing visible and no upload left pending (it is aborted), and the next pass, through refused and
+     * dropped requests that are retried, writes it.
+     */
+    @Test
+    void s3FaultsDuringAMultipartSegmentUploadFailTheStepWithNothingLeftOrAreRetriedToSuccess() throws Exception {
+        Lakestream lakestream = lakestream(objects, metadata);
+        StreamLog stream = newStream(lakestream);
+        List<Expected> expected = Collections.synchronizedList(new ArrayList<>());
+        appendRounds(stream, expected, 10, 100); // about 22 MB: one segment of three parts
+        CompactionService service = compactor(lakestream, BY_HAND.withSegmentSize(64L << 20), stream.id());
+        CompactionMetrics m = lakestream.metrics().compaction();
+
+        // Part 2 refused three times (the store's attempts): the create and part 1 went through.
+        Thread watcher = Thread.ofVirtual().start(() -> {
+            while (proxy.forwarded() < 2) {
+                Thread.onSpinWait();
+            }
+            proxy.failNextRequests(3);
+        });
+        service.runOnce().join();
+        watcher.join();
+        assertThat(m.failures()).isEqualTo(1);
+        assertThat(m.lastError()).contains("upload part 2 of").contains("segments/" + stream.id() + "/");
+        assertThat(m.segments()).isZero();
+        assertThat(segmentObjects(stream.id())).as("nothing visible").isEmpty();
+        assertThat(pendingUploads()).as("the upload aborted").isEmpty();
+        assertThat(records(stream)).noneMatch(r -> r.value().isCompacted());
+
+        // The create refused twice, then a part's connection dropped: retried, and the step goes through.
+        proxy.resetCounters();
+        proxy.failNextRequests(2);
+        Thread dropper = Thread.ofVirtual().start(() -> {
+            while (proxy.forwarded() < 2) {
+                Thread.onSpinWait();
+            }
+            proxy.dropNextRequests(1);
+        });
+        service.runOnce().join();
+        dropper.join();
+        assertThat(m.failures()).as("no new failure").isEqualTo(1);
+        assertThat(m.segments()).isEqualTo(1);
+        assertThat(proxy.requests()).as("refused and dropped attempts").isGreaterThanOrEqualTo(proxy.forwarded() + 2);
+        List<String> segments = segmentObjects(stream.id());
+        assertThat(segments).hasSize(1);
+        assertThat(direct.head(segments.get(0)).join().orElseThrow().size())
+                .isGreaterThan(2L * S3ObjectStore.UPLOAD_PART_BYTES);
+        assertThat(pendingUploads()).isEmpty();
+        assertThat(walRecords(stream)).isZero();
+        assertThat(freshRead()).containsExactlyElementsOf(expected);
+    }
+
+    /** The multipart uploads pending in the test's bucket, as S3Proxy lists them (ListMultipartUploads). */
+    private List<String> pendingUploads() {
+        SdkEventLoopGroup loops = SdkEventLoopGroup.builder().numberOfThreads(1).build();
+        try (S3AsyncClient raw = S3AsyncClient.builder()
+                .httpClientBuilder(NettyNioAsyncHttpClient.builder().eventLoopGroup(loops))
+                .endpointOverride(S3.endpoint())
+                .forcePathStyle(true)
+                .region(Region.of(S3.region()))
+                .credentialsProvider(
+                        StaticCredentialsProvider.create(AwsBasicCredentials.create(S3.accessKey(), S3.secretKey())))
+                .build()) {
+            return raw.listMultipartUploads(r -> r.bucket(bucket)).join().uploads().stream()
+                    .map(u -> u.key())
+                    .toList();
+        } finally {
+            var unused = loops.eventLoopGroup().shutdownGracefully(0, 1, TimeUnit.SECONDS); // not awaited
+        }
+    }
+
     private GcResult gcTwoHoursAhead() {
         return new WalGarbageCollector(
                         direct,

@@ -2,12 +2,14 @@ package dev.lakestream.segments;
 
 import dev.lakestream.core.objectstore.ForwardingObjectStore;
 import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.ObjectUpload;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A real object store whose first segment PUT (a key under {@code segments/}) is held until {@link #release()}: a
+ * A real object store whose first segment PUT or upload completion (a key under {@code segments/}) is held until
+ * {@link #release()}: a
  * compactor paused (a GC pause, a frozen process) after it planned a range and before its switch. Does not close the
  * store it wraps.
  */
@@ -34,5 +36,58 @@ final class HeldSegmentPut extends ForwardingObjectStore {
         }
         arrived.complete(key);
         return gate.thenCompose(v -> store.put(key, data));
+    }
+
+    @Override
+    public ObjectUpload newUpload(String key) {
+        ObjectUpload upload = store.newUpload(key);
+        if (!key.startsWith("segments/")) {
+            return upload;
+        }
+        return new ObjectUpload() {
+            @Override
+            public String key() {
+                return key;
+            }
+
+            @Override
+            public void write(ByteBuffer data) {
+                upload.write(data);
+            }
+
+            @Override
+            public CompletableFuture<Void> ready() {
+                return upload.ready();
+            }
+
+            @Override
+            public long length() {
+                return upload.length();
+            }
+
+            @Override
+            public long bufferedBytes() {
+                return upload.bufferedBytes();
+            }
+
+            @Override
+            public long peakBufferedBytes() {
+                return upload.peakBufferedBytes();
+            }
+
+            @Override
+            public CompletableFuture<Void> complete() {
+                if (!taken.compareAndSet(false, true)) {
+                    return upload.complete();
+                }
+                arrived.complete(key);
+                return gate.thenCompose(v -> upload.complete());
+            }
+
+            @Override
+            public CompletableFuture<Void> abort() {
+                return upload.abort();
+            }
+        };
     }
 }

@@ -18,6 +18,7 @@ import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.Record;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStore;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
+import dev.lakestream.core.objectstore.ObjectUpload;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
 import dev.lakestream.core.segment.SegmentFile;
@@ -86,7 +87,7 @@ class IndependentPythonReaderTest {
         others.add(open("other-1"));
         others.add(open("other-2"));
         index = new OffsetIndex(metadata);
-        segmentSwitch = new SegmentSwitch(objects, metadata, CONFIG.metadataRoot());
+        segmentSwitch = new SegmentSwitch(metadata, CONFIG.metadataRoot());
     }
 
     @AfterEach
@@ -132,8 +133,7 @@ class IndependentPythonReaderTest {
         assertThat(run).noneMatch(r -> r.value().isCompacted());
         SegmentFile file = segmentOf(run);
         IndexRecord last = run.get(run.size() - 1);
-        String key = SegmentKeys.newKey(stream.id(), file.firstOffset(), file.endOffset(), format.name());
-        objects.put(key, file.bytes().duplicate()).join();
+        String key = file.key();
         IndexValue value = IndexValue.compacted(
                 key, format.fileType(), file.messages(), file.payloadBytes(), file.size(), file.entries(), Map.of());
         metadata.put(
@@ -209,7 +209,8 @@ class IndependentPythonReaderTest {
     private SegmentFile segmentOf(List<IndexRecord> run) {
         long from = run.get(0).startOffset();
         long to = run.get(run.size() - 1).endOffset();
-        try (SegmentWriter writer = format.newWriter(stream.id(), from)) {
+        ObjectUpload out = objects.newUpload(SegmentKeys.newKey(stream.id(), from, to, format.name()));
+        try (SegmentWriter writer = format.newWriter(stream.id(), from, out)) {
             long at = from;
             while (at < to) {
                 for (LogEntry e : stream.read(at, 100, 16 << 20).join()) {
@@ -220,7 +221,9 @@ class IndependentPythonReaderTest {
                     e.payload().release();
                 }
             }
-            return writer.finish();
+            SegmentFile file = writer.finish();
+            out.complete().join();
+            return file;
         }
     }
 

@@ -74,7 +74,7 @@ class ParquetSegmentRoundTripTest {
             for (ParquetSegmentReader.Limits limits :
                     List.of(ParquetSegmentReader.Limits.DEFAULT, new ParquetSegmentReader.Limits(0, 512, 4))) {
                 ParquetSegmentFormat format = new ParquetSegmentFormat(options, ValueColumns.NONE, limits);
-                SegmentFile file = Segments.write(format, entries);
+                Segments.Written file = Segments.write(format, entries);
                 IndexRecord record = Segments.store(
                         objects,
                         "segments/42/rt-" + options.rowGroupPayloadBytes() + "-" + limits.wholeObjectBelow()
@@ -112,7 +112,7 @@ class ParquetSegmentRoundTripTest {
     void rowGroupsEndOnEntryBoundariesWithinTheirSizeAndCarryOffsetStatistics() {
         Entries entries = mixed(0);
         long limit = 1 << 20;
-        SegmentFile file = Segments.write(
+        Segments.Written file = Segments.write(
                 new ParquetSegmentFormat(
                         ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(limit), ValueColumns.NONE),
                 entries);
@@ -180,7 +180,7 @@ class ParquetSegmentRoundTripTest {
     @Test
     void theWriterRefusesEntriesThatDoNotFollowAndAnEmptySegment() {
         ParquetSegmentFormat format = new ParquetSegmentFormat();
-        try (SegmentWriter w = format.newWriter(STREAM, 10)) {
+        try (SegmentWriter w = format.newWriter(STREAM, 10, new MemoryUpload("k"))) {
             assertThatThrownBy(() -> w.append(new LogEntry(STREAM, 11, 1, 0, Unpooled.wrappedBuffer(new byte[1]))))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("does not follow offset 10");

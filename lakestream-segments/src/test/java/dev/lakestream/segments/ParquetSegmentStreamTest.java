@@ -14,9 +14,11 @@ import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.log.EntryUnreadableException;
 import dev.lakestream.core.log.LakestreamLogTest;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.objectstore.ObjectUpload;
 import dev.lakestream.core.segment.SegmentFile;
 import dev.lakestream.core.segment.SegmentFormat;
 import dev.lakestream.core.segment.SegmentFormats;
+import dev.lakestream.core.segment.SegmentKeys;
 import dev.lakestream.core.segment.SegmentWriter;
 import dev.lakestream.core.wal.WalWriterConfig;
 import dev.lakestream.segments.Segments.Expected;
@@ -64,7 +66,7 @@ abstract class ParquetSegmentStreamTest {
                 .join();
         stream = lakestream.stream(info);
         index = new OffsetIndex(stores.metadata());
-        segmentSwitch = new SegmentSwitch(stores.objects(), stores.metadata(), CONFIG.metadataRoot());
+        segmentSwitch = new SegmentSwitch(stores.metadata(), CONFIG.metadataRoot());
         format = SegmentFormats.installed()
                 .forFileType(IndexValue.FILE_TYPE_PARQUET)
                 .orElseThrow();
@@ -168,7 +170,8 @@ abstract class ParquetSegmentStreamTest {
     private SegmentFile segmentOf(List<IndexRecord> run) {
         long from = run.get(0).startOffset();
         long to = run.get(run.size() - 1).endOffset();
-        try (SegmentWriter writer = format.newWriter(stream.id(), from)) {
+        ObjectUpload out = stores.objects().newUpload(SegmentKeys.newKey(stream.id(), from, to, format.name()));
+        try (SegmentWriter writer = format.newWriter(stream.id(), from, out)) {
             long at = from;
             while (at < to) {
                 for (LogEntry e : stream.read(at, 100, 16 << 20).join()) {
@@ -179,7 +182,9 @@ abstract class ParquetSegmentStreamTest {
                     e.payload().release();
                 }
             }
-            return writer.finish();
+            SegmentFile file = writer.finish();
+            out.complete().join();
+            return file;
         }
     }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.lakestream.core.segment.SegmentFile;
 import dev.lakestream.segments.Segments.Entries;
 import dev.lakestream.segments.Segments.Expected;
 import java.nio.channels.FileChannel;
@@ -36,7 +35,7 @@ class ParquetWithPyarrowTest {
         Path python = PythonWithPyarrow.find();
         Entries entries =
                 Segments.entries(5, 7000, 120, 4, new Random(6), (i, r) -> i == 50 ? 1 << 20 : 1 + r.nextInt(2000));
-        SegmentFile file = Segments.write(
+        Segments.Written file = Segments.write(
                 new ParquetSegmentFormat(
                         ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(64 << 10), ValueColumns.NONE),
                 entries);

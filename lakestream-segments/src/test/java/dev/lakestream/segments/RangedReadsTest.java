@@ -6,7 +6,6 @@ import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStore;
 import dev.lakestream.core.objectstore.fs.FileSystemObjectStoreConfig;
-import dev.lakestream.core.segment.SegmentFile;
 import dev.lakestream.core.segment.SegmentReader;
 import dev.lakestream.segments.Segments.Entries;
 import dev.lakestream.segments.Segments.Expected;
@@ -48,7 +47,7 @@ class RangedReadsTest {
         Entries entries = Segments.entries(7, 0, 400, 4, new Random(1), (i, r) -> 100_000);
         ParquetSegmentFormat format = new ParquetSegmentFormat(
                 ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(1 << 20), ValueColumns.NONE);
-        SegmentFile file = Segments.write(format, entries);
+        Segments.Written file = Segments.write(format, entries);
         IndexRecord record = Segments.store(store, "segments/7/large.parquet", file, 5);
         assertThat(file.size()).isGreaterThan(40_000_000L);
         try (SegmentReader reader = format.openReader(objects, UnpooledByteBufAllocator.DEFAULT)) {
@@ -86,7 +85,7 @@ class RangedReadsTest {
                 ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(50_000),
                 ValueColumns.NONE,
                 new ParquetSegmentReader.Limits(0, 256, 16));
-        SegmentFile file = Segments.write(format, entries);
+        Segments.Written file = Segments.write(format, entries);
         IndexRecord record = Segments.store(store, "segments/7/long-footer.parquet", file, 5);
         try (SegmentReader reader = format.openReader(objects, UnpooledByteBufAllocator.DEFAULT)) {
             assertThat(reader.read(record, 0, 1, 1).join().stream().map(Segments::row))
@@ -99,7 +98,7 @@ class RangedReadsTest {
     void aSmallSegmentIsOneGet() {
         Entries entries = Segments.entries(7, 0, 50, 3, new Random(3), (i, r) -> 1 + r.nextInt(1000));
         ParquetSegmentFormat format = new ParquetSegmentFormat();
-        SegmentFile file = Segments.write(format, entries);
+        Segments.Written file = Segments.write(format, entries);
         assertThat(file.size()).isLessThan(256 << 10);
         IndexRecord record = Segments.store(store, "segments/7/small.parquet", file, 5);
         try (SegmentReader reader = format.openReader(objects, UnpooledByteBufAllocator.DEFAULT)) {

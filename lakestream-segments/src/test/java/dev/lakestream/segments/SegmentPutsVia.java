@@ -2,11 +2,13 @@ package dev.lakestream.segments;
 
 import dev.lakestream.core.objectstore.ForwardingObjectStore;
 import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.ObjectUpload;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One bucket seen through two clients: segment PUTs (keys under {@code segments/}) go through {@code segmentPuts}
+ * One bucket seen through two clients: segment PUTs and uploads (keys under {@code segments/}) go through
+ * {@code segmentPuts}
  * (a client behind a faulty proxy), everything else (WAL PUTs, every GET) through the other. So a test can make S3
  * refuse or slow down the compactor's segment PUTs alone while producers and readers go on. Closes neither.
  */
@@ -22,5 +24,10 @@ final class SegmentPutsVia extends ForwardingObjectStore {
     @Override
     public CompletableFuture<Void> put(String key, ByteBuffer data) {
         return key.startsWith("segments/") ? segmentPuts.put(key, data) : store.put(key, data);
+    }
+
+    @Override
+    public ObjectUpload newUpload(String key) {
+        return key.startsWith("segments/") ? segmentPuts.newUpload(key) : store.newUpload(key);
     }
 }

@@ -10,6 +10,7 @@ import dev.lakestream.core.segment.SegmentFormat;
 import dev.lakestream.core.segment.SegmentWriter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,24 +61,54 @@ final class Segments {
         int size(int index, Random random);
     }
 
-    static SegmentFile write(SegmentFormat format, Entries entries) {
-        try (SegmentWriter w = format.newWriter(entries.streamId(), entries.firstOffset())) {
+    /** A segment written in memory: what the writer said of it, and its bytes. */
+    record Written(SegmentFile file, ByteBuffer bytes) {
+        long size() {
+            return file.size();
+        }
+
+        long payloadBytes() {
+            return file.payloadBytes();
+        }
+
+        int entries() {
+            return file.entries();
+        }
+
+        long endOffset() {
+            return file.endOffset();
+        }
+
+        long messages() {
+            return file.messages();
+        }
+    }
+
+    static Written write(SegmentFormat format, Entries entries) {
+        MemoryUpload out = new MemoryUpload("memory");
+        try (SegmentWriter w = format.newWriter(entries.streamId(), entries.firstOffset(), out)) {
             for (int i = 0; i < entries.payloads().size(); i++) {
                 Expected e = entries.expected().get(i);
                 ByteBuf p = Unpooled.wrappedBuffer(entries.payloads().get(i));
                 w.append(new LogEntry(entries.streamId(), e.offset(), e.records(), 0, p));
             }
-            return w.finish();
+            SegmentFile file = w.finish();
+            ByteBuffer bytes = out.bytes();
+            if (bytes.remaining() != file.size()) {
+                throw new AssertionError("segment of " + file.size() + " bytes wrote " + bytes.remaining());
+            }
+            return new Written(file, bytes);
         }
     }
 
     /** PUTs the segment under {@code key} and returns a compacted record pointing at it (at its end offset). */
-    static IndexRecord store(ObjectStore objects, String key, SegmentFile file, long timestamp) {
-        objects.put(key, file.bytes().duplicate()).join();
-        return record(key, file, timestamp);
+    static IndexRecord store(ObjectStore objects, String key, Written written, long timestamp) {
+        objects.put(key, written.bytes().duplicate()).join();
+        return record(key, written, timestamp);
     }
 
-    static IndexRecord record(String key, SegmentFile file, long timestamp) {
+    static IndexRecord record(String key, Written written, long timestamp) {
+        SegmentFile file = written.file();
         IndexValue value = IndexValue.compacted(
                 key,
                 IndexValue.FILE_TYPE_PARQUET,

@@ -59,7 +59,7 @@ class WriteThroughputTest {
 
     private static SegmentFile write(ParquetSegmentOptions options, ByteBuf[] payloads) {
         ParquetSegmentFormat format = new ParquetSegmentFormat(options, ValueColumns.NONE);
-        try (SegmentWriter w = format.newWriter(1, 0)) {
+        try (SegmentWriter w = format.newWriter(1, 0, new MemoryUpload("throughput"))) {
             long offset = 0;
             int i = 0;
             while (w.payloadBytes() < BYTES) {

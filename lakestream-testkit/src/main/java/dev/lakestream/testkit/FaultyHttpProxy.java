@@ -238,6 +238,12 @@ public final class FaultyHttpProxy implements AutoCloseable {
                 if (request == null) {
                     return; // the client closed its connection
                 }
+                if (request.expectsContinue()) {
+                    // The client holds its body back until told to go on (the SDK does for large parts): the proxy
+                    // reads requests whole before deciding their fate, so it says go on itself.
+                    cout.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                    cout.flush();
+                }
                 byte[] body = readBody(cin, request);
                 requests.incrementAndGet();
                 int now = inFlight.incrementAndGet();
@@ -277,7 +283,7 @@ public final class FaultyHttpProxy implements AutoCloseable {
                         }
                     }
                     forwarded.incrementAndGet();
-                    uout.write(request.raw());
+                    uout.write(request.forwardedRaw());
                     uout.write(body);
                     uout.flush();
                     boolean keepOpen = relayResponse(uin, cout, request, truncateNext);
@@ -472,7 +478,13 @@ public final class FaultyHttpProxy implements AutoCloseable {
 
     /** A request or response head: the raw bytes, and what the framing needs. */
     @SuppressWarnings("ArrayRecordComponent") // raw is forwarded as read; a Head is never compared or hashed
-    private record Head(byte[] raw, String firstLine, long contentLength, boolean chunked, boolean connectionClose) {
+    private record Head(
+            byte[] raw,
+            String firstLine,
+            long contentLength,
+            boolean chunked,
+            boolean connectionClose,
+            boolean expectsContinue) {
 
         /** Reads a head up to and including the blank line; null on a clean end of stream before it. */
         @SuppressWarnings("StringSplitter") // a head ends in a blank line: dropping the trailing empty ones is wanted
@@ -500,6 +512,7 @@ public final class FaultyHttpProxy implements AutoCloseable {
             long length = -1;
             boolean chunked = false;
             boolean close = false;
+            boolean expectsContinue = false;
             for (int i = 1; i < lines.length; i++) {
                 int colon = lines[i].indexOf(':');
                 if (colon <= 0) {
@@ -511,10 +524,29 @@ public final class FaultyHttpProxy implements AutoCloseable {
                     case "content-length" -> length = Long.parseLong(value);
                     case "transfer-encoding" -> chunked = value.contains("chunked");
                     case "connection" -> close = value.contains("close");
+                    case "expect" -> expectsContinue = value.contains("100-continue");
                     default -> {}
                 }
             }
-            return new Head(bytes, lines[0], length, chunked, close);
+            return new Head(bytes, lines[0], length, chunked, close, expectsContinue);
+        }
+
+        /**
+         * The head to forward: as read, less an {@code Expect: 100-continue} (answered here already; SigV4 does not
+         * sign {@code Expect}), so the server answers once.
+         */
+        byte[] forwardedRaw() {
+            if (!expectsContinue) {
+                return raw;
+            }
+            StringBuilder out = new StringBuilder();
+            for (String line : new String(raw, StandardCharsets.ISO_8859_1).split("\r\n", -1)) {
+                if (!line.toLowerCase(Locale.ROOT).startsWith("expect:")) {
+                    out.append(line).append("\r\n");
+                }
+            }
+            out.setLength(out.length() - 2); // the split's last piece is the empty one after the blank line
+            return out.toString().getBytes(StandardCharsets.ISO_8859_1);
         }
 
         String method() {

@@ -93,10 +93,9 @@ public final class CompactionService implements AutoCloseable {
                         index,
                         id -> lakestream.stream(id).startOffset(),
                         reader,
+                        lakestream.objectStore(),
                         new SegmentSwitch(
-                                lakestream.objectStore(),
-                                lakestream.metadataStore(),
-                                lakestream.config().metadataRoot()),
+                                lakestream.metadataStore(), lakestream.config().metadataRoot()),
                         f,
                         config,
                         clock,

@@ -8,10 +8,8 @@ import dev.lakestream.core.metadata.DeleteOptions;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.UnexpectedVersionException;
-import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.segment.SegmentFile;
 import dev.lakestream.core.segment.SegmentFormat;
-import dev.lakestream.core.segment.SegmentKeys;
 import dev.lakestream.core.trim.StreamTrimmer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -24,7 +22,8 @@ import java.util.stream.Collectors;
  * Moves a range of one stream's WAL records to a segment, in steps that leave every offset readable from exactly one
  * place that can still be read (docs/design/stream-compaction.md, "The switch"):
  * <ol>
- *   <li>PUT the segment (a new key: a crash here leaves an orphan segment, which no record names);</li>
+ *   <li>store the segment (a new key; its writer uploads it before the switch starts, see {@link SegmentFile}: a
+ *       crash after the upload leaves an orphan segment, which no record names);</li>
  *   <li>note the covered WAL objects for GC ({@code <root>/gc/released/}), as a hard trim does;</li>
  *   <li>overwrite the range's last WAL record, at key {@code K(b)}, with the compacted record, conditional on the
  *       version read when the range was planned (a trim, an append's retry or another compaction since: refused, and
@@ -36,20 +35,18 @@ import java.util.stream.Collectors;
  */
 public final class SegmentSwitch {
 
-    private final ObjectStore objects;
     private final MetadataStore metadata;
     private final String releasedPrefix;
 
-    public SegmentSwitch(ObjectStore objects, MetadataStore metadata, String metadataRoot) {
-        this.objects = objects;
+    public SegmentSwitch(MetadataStore metadata, String metadataRoot) {
         this.metadata = metadata;
         this.releasedPrefix = StreamTrimmer.releasedPrefix(metadataRoot);
     }
 
     /**
      * Switches the records {@code covered} (contiguous, in offset order, as read when the range was planned: WAL
-     * records, or small compacted ones being merged) to the segment {@code file} of {@code format}, which holds exactly
-     * their entries. Completes with the compacted
+     * records, or small compacted ones being merged) to the segment {@code file} of {@code format}, stored already,
+     * which holds exactly their entries. Completes with the compacted
      * record; fails with {@link dev.lakestream.core.metadata.UnexpectedVersionException} when the last record changed
      * since it was read.
      */
@@ -57,12 +54,16 @@ public final class SegmentSwitch {
         check(covered, file);
         IndexRecord last = covered.get(covered.size() - 1);
         long streamId = last.streamId();
-        String key = SegmentKeys.newKey(streamId, file.firstOffset(), file.endOffset(), format.name());
         IndexValue value = IndexValue.compacted(
-                key, format.fileType(), file.messages(), file.payloadBytes(), file.size(), file.entries(), Map.of());
+                file.key(),
+                format.fileType(),
+                file.messages(),
+                file.payloadBytes(),
+                file.size(),
+                file.entries(),
+                Map.of());
         String pk = IndexKey.partitionKey(streamId);
-        return objects.put(key, file.bytes().duplicate())
-                .thenCompose(v -> noteReleased(streamId, covered))
+        return noteReleased(streamId, covered)
                 .thenCompose(v -> metadata.put(
                         last.key().format(),
                         value.encode(),
@@ -77,7 +78,8 @@ public final class SegmentSwitch {
 
     /**
      * Replaces the compacted record {@code compacted}, which a trim has cut into, with one of its tail: the segment
-     * {@code file} holds the record's entries from {@code file.firstOffset()} (above the record's start) to its end.
+     * {@code file} (stored already) holds the record's entries from {@code file.firstOffset()} (above the record's
+     * start) to its end.
      * The old segment is noted for GC; the overwrite is conditional on the record's version as read.
      */
     public CompletableFuture<IndexRecord> rewriteTail(IndexRecord compacted, SegmentFile file, SegmentFormat format) {
@@ -90,11 +92,15 @@ public final class SegmentSwitch {
                     + compacted.key().format());
         }
         long streamId = compacted.streamId();
-        String key = SegmentKeys.newKey(streamId, file.firstOffset(), file.endOffset(), format.name());
         IndexValue value = IndexValue.compacted(
-                key, format.fileType(), file.messages(), file.payloadBytes(), file.size(), file.entries(), Map.of());
-        return objects.put(key, file.bytes().duplicate())
-                .thenCompose(v -> noteReleased(streamId, List.of(compacted)))
+                file.key(),
+                format.fileType(),
+                file.messages(),
+                file.payloadBytes(),
+                file.size(),
+                file.entries(),
+                Map.of());
+        return noteReleased(streamId, List.of(compacted))
                 .thenCompose(v -> metadata.put(
                         compacted.key().format(),
                         value.encode(),

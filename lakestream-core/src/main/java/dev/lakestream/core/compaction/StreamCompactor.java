@@ -4,8 +4,11 @@ import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.ObjectUpload;
 import dev.lakestream.core.segment.SegmentFile;
 import dev.lakestream.core.segment.SegmentFormat;
+import dev.lakestream.core.segment.SegmentKeys;
 import dev.lakestream.core.segment.SegmentWriter;
 import dev.lakestream.core.wal.WalReader;
 import java.time.Clock;
@@ -20,6 +23,11 @@ import java.util.function.LongFunction;
  * and carries it out: copies a range's entries into a segment (read through a {@link WalReader}, written by the
  * format's {@link SegmentWriter} on {@code worker}, never on the thread that completed a read) and switches the index
  * to it, or deletes a stopped switch's leftovers. Holds no state between steps.
+ *
+ * <p>Memory: a step never holds a segment whole. It reads {@value #READ_BYTES} bytes of entries at a time and hands
+ * them to the writer one by one, which encodes a row group at a time and streams the object into an
+ * {@link ObjectUpload}; after an entry that leaves the writer not {@linkplain SegmentWriter#ready() ready} (the upload
+ * holding more than its own buffer) it waits before the next. The object becomes visible when the upload completes, before the switch; a failed step aborts its upload.
  */
 final class StreamCompactor {
 
@@ -53,6 +61,7 @@ final class StreamCompactor {
 
     private final OffsetIndex index;
     private final WalReader reader;
+    private final ObjectStore objects;
     private final SegmentSwitch segmentSwitch;
     private final SegmentFormat format;
     private final CompactionConfig config;
@@ -65,6 +74,7 @@ final class StreamCompactor {
             OffsetIndex index,
             LongFunction<CompletableFuture<Long>> startOffsets,
             WalReader reader,
+            ObjectStore objects,
             SegmentSwitch segmentSwitch,
             SegmentFormat format,
             CompactionConfig config,
@@ -73,6 +83,7 @@ final class StreamCompactor {
         this.index = index;
         this.startOffsets = startOffsets;
         this.reader = reader;
+        this.objects = objects;
         this.segmentSwitch = segmentSwitch;
         this.format = format;
         this.config = config;
@@ -165,18 +176,7 @@ final class StreamCompactor {
                             if (from <= r.startOffset()) {
                                 return CompletableFuture.completedFuture(nothing);
                             }
-                            SegmentWriter writer = format.newWriter(streamId, from);
-                            return copyFrom(writer, streamId, from, r.endOffset())
-                                    .handle((v, e) -> {
-                                        try (writer) {
-                                            if (e != null) {
-                                                throw e instanceof RuntimeException x
-                                                        ? x
-                                                        : new java.util.concurrent.CompletionException(e);
-                                            }
-                                            return writer.finish();
-                                        }
-                                    })
+                            return writeSegment(streamId, from, r.endOffset())
                                     .thenCompose(file -> segmentSwitch
                                             .rewriteTail(r, file, format)
                                             .thenApply(rec -> new Step(
@@ -257,34 +257,46 @@ final class StreamCompactor {
 
     /** The range's entries in one segment. */
     private CompletableFuture<SegmentFile> copy(long streamId, CompactionPlan.Range range) {
-        SegmentWriter writer = format.newWriter(streamId, range.firstOffset());
-        return copyFrom(writer, streamId, range.firstOffset(), range.endOffset())
-                .handle((v, e) -> {
-                    try (writer) {
-                        if (e != null) {
-                            throw e instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(e);
-                        }
-                        return writer.finish();
-                    }
-                });
+        return writeSegment(streamId, range.firstOffset(), range.endOffset());
+    }
+
+    /**
+     * The entries from {@code from} to {@code end} in one segment, stored under a new key when this completes; on a
+     * failure its upload is aborted, so nothing stays at the key (a crash leaves at most an orphan, as before).
+     */
+    private CompletableFuture<SegmentFile> writeSegment(long streamId, long from, long end) {
+        ObjectUpload out = objects.newUpload(SegmentKeys.newKey(streamId, from, end, format.name()));
+        SegmentWriter writer;
+        try {
+            writer = format.newWriter(streamId, from, out);
+        } catch (RuntimeException e) {
+            return out.abort().thenCompose(v -> CompletableFuture.failedFuture(e));
+        }
+        CompletableFuture<SegmentFile> stored = new CompletableFuture<>();
+        var unused = copyFrom(writer, streamId, from, end)
+                .thenApplyAsync(v -> writer.finish(), worker)
+                .thenCompose(file -> out.complete().thenApply(v -> file))
+                .whenCompleteAsync(
+                        (file, e) -> {
+                            writer.close();
+                            if (e == null) {
+                                stored.complete(file);
+                            } else {
+                                // stored fails either way, once nothing of the segment is left in the store.
+                                var unusedAbort = out.abort()
+                                        .whenComplete((v, x) -> stored.completeExceptionally(Futures.unwrap(e)));
+                            }
+                        },
+                        worker);
+        return stored;
     }
 
     private CompletableFuture<Void> copyFrom(SegmentWriter writer, long streamId, long at, long end) {
         int entries = (int) Math.min(1000, end - at);
         return reader.read(streamId, at, entries, READ_BYTES)
+                .thenComposeAsync(read -> appendAll(writer, read, 0, end, at), worker)
                 .thenComposeAsync(
-                        read -> {
-                            long next = at;
-                            try {
-                                for (LogEntry e : read) {
-                                    if (e.offset() < end) {
-                                        writer.append(e);
-                                        next = e.endOffset();
-                                    }
-                                }
-                            } finally {
-                                read.forEach(e -> e.payload().release());
-                            }
+                        next -> {
                             if (next == at) {
                                 // The range's records went while it was copied (a trim, another compactor's switch).
                                 return CompletableFuture.failedFuture(new RangeGoneException(streamId, at, end));
@@ -294,6 +306,50 @@ final class StreamCompactor {
                                     : copyFrom(writer, streamId, next, end);
                         },
                         worker);
+    }
+
+    /**
+     * Appends the entries of {@code read} from index {@code from} on that start below {@code end}, releasing each once
+     * appended (the writer copies what it keeps); completes with the end of the last one appended ({@code next} if
+     * none). When an append leaves the writer not {@linkplain SegmentWriter#ready() ready} (a row group went to an
+     * upload still sending the part before), it waits before the next: so the upload holds about two parts and one row
+     * group, whatever the segment's size. On a failure the entries not yet appended are released.
+     */
+    private CompletableFuture<Long> appendAll(
+            SegmentWriter writer, List<LogEntry> read, int from, long end, long next) {
+        long last = next;
+        for (int i = from; i < read.size(); i++) {
+            LogEntry e = read.get(i);
+            try {
+                if (e.offset() < end) {
+                    writer.append(e);
+                    last = e.endOffset();
+                }
+            } catch (RuntimeException x) {
+                release(read, i);
+                return CompletableFuture.failedFuture(x);
+            }
+            e.payload().release();
+            CompletableFuture<Void> ready = writer.ready();
+            if (!ready.isDone() || ready.isCompletedExceptionally()) {
+                int resume = i + 1;
+                long appended = last;
+                return ready.handleAsync((v, x) -> x, worker).thenCompose(x -> {
+                    if (x != null) {
+                        release(read, resume);
+                        return CompletableFuture.failedFuture(Futures.unwrap(x));
+                    }
+                    return appendAll(writer, read, resume, end, appended);
+                });
+            }
+        }
+        return CompletableFuture.completedFuture(last);
+    }
+
+    private static void release(List<LogEntry> read, int from) {
+        for (int i = from; i < read.size(); i++) {
+            read.get(i).payload().release();
+        }
     }
 
     /** A range's entries were no longer there when copied: nothing to do, not a failure. */

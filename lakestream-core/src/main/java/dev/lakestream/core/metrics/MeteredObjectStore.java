@@ -5,6 +5,7 @@ import dev.lakestream.core.objectstore.ObjectBody;
 import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectListing;
 import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.ObjectUpload;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
@@ -38,6 +39,63 @@ final class MeteredObjectStore implements ObjectStore {
     public CompletableFuture<Void> put(String key, ObjectBody body) {
         long size = body.length();
         return metered(ObjectStoreOp.PUT, () -> store.put(key, body), v -> size);
+    }
+
+    /** An upload counts as one PUT of its bytes, when it completes (its parts are not counted one by one). */
+    @Override
+    public ObjectUpload newUpload(String key) {
+        ObjectUpload upload = store.newUpload(key);
+        return new ObjectUpload() {
+            private final long start = System.nanoTime();
+
+            @Override
+            public String key() {
+                return upload.key();
+            }
+
+            @Override
+            public void write(ByteBuffer data) {
+                upload.write(data);
+            }
+
+            @Override
+            public CompletableFuture<Void> ready() {
+                return upload.ready();
+            }
+
+            @Override
+            public long length() {
+                return upload.length();
+            }
+
+            @Override
+            public long bufferedBytes() {
+                return upload.bufferedBytes();
+            }
+
+            @Override
+            public long peakBufferedBytes() {
+                return upload.peakBufferedBytes();
+            }
+
+            @Override
+            public CompletableFuture<Void> complete() {
+                OperationMetrics m = metrics.objectStore(ObjectStoreOp.PUT);
+                long size = upload.length();
+                return upload.complete().whenComplete((v, e) -> {
+                    if (e != null) {
+                        m.failed(start);
+                    } else {
+                        m.completed(start, size);
+                    }
+                });
+            }
+
+            @Override
+            public CompletableFuture<Void> abort() {
+                return upload.abort();
+            }
+        };
     }
 
     @Override

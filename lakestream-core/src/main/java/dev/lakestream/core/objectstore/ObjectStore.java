@@ -42,6 +42,38 @@ public interface ObjectStore extends AutoCloseable {
     }
 
     /**
+     * A streamed write of one object under {@code key}, for objects too large to hold whole (segments): the bytes go
+     * to the store in parts as they are written, and the object appears only when the upload completes. The stores of
+     * this project stream (S3: a multipart upload; filesystem: a temporary file renamed into place); the default
+     * buffers the whole object and {@linkplain #put(String, ByteBuffer) puts} it at completion.
+     */
+    default ObjectUpload newUpload(String key) {
+        ObjectStore store = this;
+        return new PartUpload(key, Integer.MAX_VALUE - 8) {
+            @Override
+            protected CompletableFuture<Void> sendPart(int number, ByteBuffer part) {
+                return CompletableFuture.failedFuture(new IllegalArgumentException(
+                        "object " + ObjectKeys.printable(key) + " is too large to be buffered in one array"));
+            }
+
+            @Override
+            protected CompletableFuture<Void> commit(int parts) {
+                return CompletableFuture.failedFuture(new IllegalStateException("nothing to commit"));
+            }
+
+            @Override
+            protected CompletableFuture<Void> putWhole(ByteBuffer bytes) {
+                return store.put(key, bytes);
+            }
+
+            @Override
+            protected CompletableFuture<Void> discard() {
+                return CompletableFuture.completedFuture(null);
+            }
+        };
+    }
+
+    /**
      * Writes {@code data} under {@code key} only if no object exists there (an atomic conditional create).
      * Fails with {@link ObjectAlreadyExistsException} when one does.
      */

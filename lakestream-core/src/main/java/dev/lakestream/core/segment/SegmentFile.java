@@ -1,29 +1,25 @@
 package dev.lakestream.core.segment;
 
-import java.nio.ByteBuffer;
-
 /**
- * A finished segment: its object's bytes and what the compacted index record that will point at it says.
+ * A finished segment: where its object is and what the compacted index record that will point at it says. The
+ * object's bytes went to the store while the segment was written ({@link SegmentWriter}); they are stored once the
+ * writer's upload completes.
  *
  * @param firstOffset offset of the first entry's first record
  * @param endOffset end of the last entry (the index record's key)
  * @param entries entries in the segment
  * @param payloadBytes the entries' bytes (the index record's {@code entry_size_bytes})
- * @param bytes the object's bytes (position to limit)
+ * @param key the object's key
+ * @param size the object's size in bytes
  */
 public record SegmentFile(
-        long streamId, long firstOffset, long endOffset, int entries, long payloadBytes, ByteBuffer bytes) {
+        long streamId, long firstOffset, long endOffset, int entries, long payloadBytes, String key, long size) {
 
     public SegmentFile {
-        if (endOffset <= firstOffset || entries < 1 || entries > endOffset - firstOffset) {
-            throw new IllegalArgumentException("segment of stream " + streamId + " covering [" + firstOffset + ", "
-                    + endOffset + ") with " + entries + " entries");
+        if (endOffset <= firstOffset || entries < 1 || entries > endOffset - firstOffset || size < 1) {
+            throw new IllegalArgumentException("segment " + key + " of stream " + streamId + " covering [" + firstOffset
+                    + ", " + endOffset + ") with " + entries + " entries in " + size + " bytes");
         }
-    }
-
-    /** The object's size in bytes. */
-    public long size() {
-        return bytes.remaining();
     }
 
     /** Records in the segment. */

@@ -1,6 +1,7 @@
 package dev.lakestream.core.segment;
 
 import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.ObjectUpload;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
@@ -19,6 +20,9 @@ public interface SegmentFormat {
     /** A reader of this format's segments in {@code objects}, fetching into buffers of {@code allocator}. */
     SegmentReader openReader(ObjectStore objects, ByteBufAllocator allocator);
 
-    /** A writer of one segment of stream {@code streamId}, whose first entry starts at {@code firstOffset}. */
-    SegmentWriter newWriter(long streamId, long firstOffset);
+    /**
+     * A writer of one segment of stream {@code streamId}, whose first entry starts at {@code firstOffset}, streaming
+     * the object's bytes into {@code out} (whose key the finished segment names).
+     */
+    SegmentWriter newWriter(long streamId, long firstOffset, ObjectUpload out);
 }

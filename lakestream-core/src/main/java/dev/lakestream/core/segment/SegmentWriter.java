@@ -1,10 +1,14 @@
 package dev.lakestream.core.segment;
 
 import dev.lakestream.core.log.LogEntry;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * Writes one segment: a contiguous run of one stream's entries, appended in offset order, turned into one object's
- * bytes by {@link #finish()}. Owned by one thread (the compaction writing it); not thread-safe.
+ * Writes one segment: a contiguous run of one stream's entries, appended in offset order, their object's bytes
+ * streamed into the {@link dev.lakestream.core.objectstore.ObjectUpload} the writer was made with as they are
+ * encoded (a row group at a time, say), so that a segment is never held whole. The caller owns the upload: it
+ * completes it after {@link #finish()}, or aborts it. Owned by one thread (the compaction writing it); not
+ * thread-safe.
  */
 public interface SegmentWriter extends AutoCloseable {
 
@@ -16,13 +20,24 @@ public interface SegmentWriter extends AutoCloseable {
      */
     void append(LogEntry entry);
 
+    /**
+     * Completes when what the writer has handed to its upload is stored but for the upload's own buffer: a caller
+     * that waits for it between batches of entries keeps the segment's memory bounded. Fails when the upload failed.
+     */
+    default CompletableFuture<Void> ready() {
+        return CompletableFuture.completedFuture(null);
+    }
+
     /** Payload bytes appended so far: what a compaction cuts segments by. */
     long payloadBytes();
 
-    /** Ends the segment; no entry may be appended after. At least one entry must have been appended. */
+    /**
+     * Ends the segment: writes its last bytes into the upload (which the caller then completes); no entry may be
+     * appended after. At least one entry must have been appended.
+     */
     SegmentFile finish();
 
-    /** Drops what the writer holds; a finished segment's bytes are the caller's and stay. */
+    /** Drops what the writer holds (not the upload, the caller's to complete or abort). */
     @Override
     void close();
 }

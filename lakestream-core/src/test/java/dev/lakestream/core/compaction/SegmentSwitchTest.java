@@ -22,6 +22,7 @@ import dev.lakestream.core.log.StreamRows;
 import dev.lakestream.core.log.StreamRows.Row;
 import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.UnexpectedVersionException;
+import dev.lakestream.core.objectstore.ObjectUpload;
 import dev.lakestream.core.segment.EntryListSegmentFormat;
 import dev.lakestream.core.segment.SegmentFile;
 import dev.lakestream.core.segment.SegmentFormat;
@@ -86,7 +87,7 @@ public abstract class SegmentSwitchTest {
                 .join();
         stream = lakestream.stream(info);
         index = new OffsetIndex(stores.metadata());
-        segmentSwitch = new SegmentSwitch(stores.objects(), stores.metadata(), config.metadataRoot());
+        segmentSwitch = new SegmentSwitch(stores.metadata(), config.metadataRoot());
     }
 
     @AfterEach
@@ -210,8 +211,7 @@ public abstract class SegmentSwitchTest {
         SegmentFile file = segmentOf(run);
         IndexRecord last = run.get(run.size() - 1);
         // Steps 1 and 3 only: the segment, then the overwrite of the last record; the records below stay.
-        String key = "segments/" + last.streamId() + "/stopped-after-overwrite.entries";
-        stores.objects().put(key, file.bytes().duplicate()).join();
+        String key = file.key();
         IndexValue value = IndexValue.compacted(
                 key, FORMAT.fileType(), file.messages(), file.payloadBytes(), file.size(), file.entries(), Map.of());
         stores.metadata()
@@ -453,11 +453,12 @@ public abstract class SegmentSwitchTest {
         }
     }
 
-    /** The entries of the records, read through the stream, in a segment. */
+    /** The entries of the records, read through the stream, in a segment, stored. */
     private SegmentFile segmentOf(List<IndexRecord> run) {
         long from = run.get(0).startOffset();
         long to = run.get(run.size() - 1).endOffset();
-        try (SegmentWriter writer = FORMAT.newWriter(stream.id(), from)) {
+        ObjectUpload out = stores.objects().newUpload(SegmentKeys.newKey(stream.id(), from, to, FORMAT.name()));
+        try (SegmentWriter writer = FORMAT.newWriter(stream.id(), from, out)) {
             long at = from;
             while (at < to) {
                 List<LogEntry> entries = stream.read(at, 100, 16 << 20).join();
@@ -469,7 +470,9 @@ public abstract class SegmentSwitchTest {
                     e.payload().release();
                 }
             }
-            return writer.finish();
+            SegmentFile file = writer.finish();
+            out.complete().join();
+            return file;
         }
     }
 

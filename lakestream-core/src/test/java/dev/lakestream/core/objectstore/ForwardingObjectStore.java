@@ -26,6 +26,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
     }
 
     @Override
+    public ObjectUpload newUpload(String key) {
+        return store.newUpload(key);
+    }
+
+    @Override
     public CompletableFuture<Void> putIfAbsent(String key, ByteBuffer data) {
         return store.putIfAbsent(key, data);
     }

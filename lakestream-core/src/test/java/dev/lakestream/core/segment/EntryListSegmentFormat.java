@@ -6,6 +6,7 @@ import dev.lakestream.core.log.EntryUnreadableException;
 import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.core.objectstore.ObjectNotFoundException;
 import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.ObjectUpload;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.ByteArrayOutputStream;
@@ -41,20 +42,22 @@ public final class EntryListSegmentFormat implements SegmentFormat {
     }
 
     @Override
-    public SegmentWriter newWriter(long streamId, long firstOffset) {
-        return new Writer(streamId, firstOffset);
+    public SegmentWriter newWriter(long streamId, long firstOffset, ObjectUpload out) {
+        return new Writer(streamId, firstOffset, out);
     }
 
     private static final class Writer implements SegmentWriter {
         private final long streamId;
         private final long firstOffset;
+        private final ObjectUpload out;
         private final ByteArrayOutputStream body = new ByteArrayOutputStream();
         private long next;
         private int entries;
         private long payloadBytes;
         private boolean finished;
 
-        Writer(long streamId, long firstOffset) {
+        Writer(long streamId, long firstOffset, ObjectUpload out) {
+            this.out = out;
             this.streamId = streamId;
             this.firstOffset = firstOffset;
             this.next = firstOffset;
@@ -89,17 +92,19 @@ public final class EntryListSegmentFormat implements SegmentFormat {
         public SegmentFile finish() {
             finished = true;
             byte[] b = body.toByteArray();
-            ByteBuffer out = ByteBuffer.allocate(32 + b.length + 4);
-            out.putInt(MAGIC)
+            ByteBuffer bytes = ByteBuffer.allocate(32 + b.length + 4);
+            bytes.putInt(MAGIC)
                     .putLong(streamId)
                     .putLong(firstOffset)
                     .putLong(next)
                     .putInt(entries)
                     .put(b);
             CRC32C crc = new CRC32C();
-            crc.update(out.array(), 0, out.position());
-            out.putInt((int) crc.getValue()).flip();
-            return new SegmentFile(streamId, firstOffset, next, entries, payloadBytes, out);
+            crc.update(bytes.array(), 0, bytes.position());
+            bytes.putInt((int) crc.getValue()).flip();
+            long size = bytes.remaining();
+            out.write(bytes); // whole, at the end: a test format, of small segments
+            return new SegmentFile(streamId, firstOffset, next, entries, payloadBytes, out.key(), size);
         }
 
         @Override

@@ -14,6 +14,8 @@ import dev.lakestream.core.objectstore.ObjectNotFoundException;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.ObjectStoreException;
 import dev.lakestream.core.objectstore.ObjectStoreLifecycle;
+import dev.lakestream.core.objectstore.ObjectUpload;
+import dev.lakestream.core.objectstore.PartUpload;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
@@ -96,7 +98,10 @@ import org.slf4j.LoggerFactory;
  * target name, which the kernel does atomically and refuses when the name exists, so exactly one of any
  * number of racing writers — threads or processes — wins; the filesystem must support hard links. Listings
  * skip temporary files (any name starting with {@code .lakestream-}) and sidecars; a crash can leave
- * temporary files behind, harmless. With {@code fsync=false} nothing is forced.
+ * temporary files behind, harmless. With {@code fsync=false} nothing is forced. {@link #newUpload} writes
+ * its parts ({@value #UPLOAD_PART_BYTES} bytes each) into such a temporary file as they come, keeps the CRC32C
+ * running, and at completion writes the trailer, forces and renames it the same way; an aborted or failed upload
+ * deletes it. An upload that never fills a part is one put.
  *
  * <h2>Threads</h2>
  * All file I/O runs on a fixed pool of {@code ioThreads} daemon threads, and the futures complete there
@@ -119,6 +124,9 @@ public final class FileSystemObjectStore implements ObjectStore {
     static final int TRAILER_MAGIC = 0x4C534331;
 
     static final int TRAILER_LENGTH = 8;
+    /** The part size of {@link #newUpload}: what an upload buffers before a write to its temporary file. */
+    public static final int UPLOAD_PART_BYTES = 1 << 20;
+
     private static final int MAX_SEGMENT_BYTES = 255;
     private static final int MAX_OBJECT_SIZE = Integer.MAX_VALUE - 64;
     private static final AtomicInteger POOLS = new AtomicInteger();
@@ -206,6 +214,11 @@ public final class FileSystemObjectStore implements ObjectStore {
         return write("put", key, body, false);
     }
 
+    @Override
+    public ObjectUpload newUpload(String key) {
+        return new FileUpload(key);
+    }
+
     private CompletableFuture<Void> write(String op, String key, ByteBuffer data, boolean ifAbsent) {
         if (data.remaining() > MAX_OBJECT_SIZE) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
@@ -269,26 +282,13 @@ public final class FileSystemObjectStore implements ObjectStore {
                                 "Object " + ObjectKeys.printable(key) + " already exists in " + location);
                     }
                     Files.delete(tmp);
+                    tmp = null;
+                    if (fsync) {
+                        forceDirectory(dir);
+                    }
                 } else {
-                    // The file that replaces an Ursa object must not keep its sidecar: removed just before
-                    // the rename, after the new bytes are safely in the temporary file.
-                    if (UrsaSidecar.exists(target)) {
-                        Files.deleteIfExists(UrsaSidecar.of(target));
-                    }
-                    try {
-                        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-                    } catch (DirectoryNotEmptyException e) {
-                        throw conflict(key, "it names a directory of other objects");
-                    } catch (FileSystemException e) {
-                        if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
-                            throw conflict(key, "it names a directory of other objects");
-                        }
-                        throw e;
-                    }
-                }
-                tmp = null;
-                if (fsync) {
-                    forceDirectory(dir);
+                    moveIntoPlace(key, target, tmp);
+                    tmp = null;
                 }
                 return;
             } catch (NoSuchFileException e) {
@@ -300,6 +300,140 @@ public final class FileSystemObjectStore implements ObjectStore {
                     Files.deleteIfExists(tmp);
                 }
             }
+        }
+    }
+
+    /** Renames a complete temporary file over {@code target}, atomically, and forces the directory. */
+    private void moveIntoPlace(String key, Path target, Path tmp) throws IOException {
+        // The file that replaces an Ursa object must not keep its sidecar: removed just before
+        // the rename, after the new bytes are safely in the temporary file.
+        if (UrsaSidecar.exists(target)) {
+            Files.deleteIfExists(UrsaSidecar.of(target));
+        }
+        try {
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+        } catch (DirectoryNotEmptyException e) {
+            throw conflict(key, "it names a directory of other objects");
+        } catch (FileSystemException e) {
+            if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+                throw conflict(key, "it names a directory of other objects");
+            }
+            throw e;
+        }
+        if (fsync) {
+            forceDirectory(target.getParent());
+        }
+    }
+
+    /**
+     * An upload into a temporary file beside the target, opened with the first part; the hooks run one at a time on the
+     * I/O threads (see {@link PartUpload}), so the channel and the running CRC need no lock of their own.
+     */
+    private final class FileUpload extends PartUpload {
+
+        private final CRC32C crc = new CRC32C();
+        private Path tmp;
+        private FileChannel channel;
+        private long written;
+
+        FileUpload(String key) {
+            super(key, UPLOAD_PART_BYTES);
+        }
+
+        @Override
+        protected CompletableFuture<Void> sendPart(int number, ByteBuffer part) {
+            Path target;
+            try {
+                target = pathOf(key());
+            } catch (InvalidObjectKeyException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            return submit("upload part " + number + " of", key(), () -> {
+                if (channel == null) {
+                    open(target);
+                }
+                if (written + part.remaining() > MAX_OBJECT_SIZE) {
+                    throw new IllegalArgumentException("An object is at most " + MAX_OBJECT_SIZE + " bytes: upload of "
+                            + ObjectKeys.printable(key()) + " passes that at part " + number);
+                }
+                crc.update(part.duplicate());
+                written += part.remaining();
+                writeFully(channel, new ByteBuffer[] {part.duplicate()});
+                return null;
+            });
+        }
+
+        /** The temporary file, in the target's directory (made if missing; a concurrent delete may prune it). */
+        private void open(Path target) throws IOException {
+            Path dir = target.getParent();
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    createDirectories(key(), dir);
+                    Path t = dir.resolve(TEMP_PREFIX + UUID.randomUUID());
+                    channel = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                    tmp = t;
+                    return;
+                } catch (NoSuchFileException e) {
+                    if (attempt >= 10) {
+                        throw e;
+                    }
+                }
+            }
+        }
+
+        @Override
+        protected CompletableFuture<Void> commit(int parts) {
+            Path target = pathOf(key());
+            return submit("complete upload (" + parts + " parts) of", key(), () -> {
+                ByteBuffer trailer = ByteBuffer.allocate(TRAILER_LENGTH)
+                        .putInt((int) crc.getValue())
+                        .putInt(TRAILER_MAGIC)
+                        .flip();
+                writeFully(channel, new ByteBuffer[] {trailer});
+                if (fsync) {
+                    channel.force(true);
+                }
+                channel.close();
+                channel = null;
+                moveIntoPlace(key(), target, tmp);
+                tmp = null;
+                return null;
+            });
+        }
+
+        @Override
+        protected CompletableFuture<Void> putWhole(ByteBuffer bytes) {
+            return put(key(), bytes);
+        }
+
+        @Override
+        protected CompletableFuture<Void> discard() {
+            if (tmp == null && channel == null) {
+                return CompletableFuture.completedFuture(null);
+            }
+            // Not refused when the store is closing: the temporary file goes either way (harmless if it stays).
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            Runnable drop = () -> {
+                try {
+                    if (channel != null) {
+                        channel.close();
+                        channel = null;
+                    }
+                    if (tmp != null) {
+                        Files.deleteIfExists(tmp);
+                        tmp = null;
+                    }
+                    done.complete(null);
+                } catch (IOException | RuntimeException e) {
+                    done.completeExceptionally(e);
+                }
+            };
+            try {
+                io.execute(drop);
+            } catch (RejectedExecutionException e) {
+                drop.run();
+            }
+            return done;
         }
     }
 

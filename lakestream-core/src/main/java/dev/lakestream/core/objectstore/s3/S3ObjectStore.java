@@ -17,6 +17,8 @@ import dev.lakestream.core.objectstore.ObjectStoreAccessDeniedException;
 import dev.lakestream.core.objectstore.ObjectStoreException;
 import dev.lakestream.core.objectstore.ObjectStoreLifecycle;
 import dev.lakestream.core.objectstore.ObjectStoreUnavailableException;
+import dev.lakestream.core.objectstore.ObjectUpload;
+import dev.lakestream.core.objectstore.PartUpload;
 import dev.lakestream.core.objectstore.RetryPolicy;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -58,6 +60,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.S3Error;
@@ -103,6 +106,16 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  *
  * <p>Futures complete on the SDK's response threads or the store's timer thread: chain heavy work with the
  * {@code *Async} methods. Objects are written with a single PutObject, so at most 5 GiB each.
+ *
+ * <h2>Uploads</h2>
+ * {@link #newUpload} streams an object in parts of {@value #UPLOAD_PART_BYTES} bytes: a multipart upload
+ * (CreateMultipartUpload when the first part is full, UploadPart one part at a time, CompleteMultipartUpload), each
+ * request retried and limited as above, each part sent with its CRC32C (checked by the store on receipt). The object
+ * is invisible until the completion; a failed or aborted upload is aborted (AbortMultipartUpload), so no parts are
+ * left billed. An upload that never fills a part is one PutObject, as {@link #put}. A multipart object carries S3's
+ * checksum of its parts' checksums, not the whole-object {@code lakestream-crc32c} metadata (unknown when the upload
+ * starts), so a whole get of it is not checked against one; segments are read by ranges and checked by their own
+ * page checksums anyway.
  */
 public final class S3ObjectStore implements ObjectStore {
 
@@ -115,6 +128,9 @@ public final class S3ObjectStore implements ObjectStore {
 
     /** The user-metadata name (without {@code x-amz-meta-}) of the Base64 CRC32C of the object. */
     public static final String CRC32C_METADATA = "lakestream-crc32c";
+
+    /** The part size of {@link #newUpload}: above S3's 5 MiB minimum; 10,000 parts (S3's limit) make 80 GiB. */
+    public static final int UPLOAD_PART_BYTES = 8 << 20;
 
     /** S3's limit on keys per DeleteObjects. */
     public static final int MAX_DELETE_BATCH = 1000;
@@ -258,6 +274,11 @@ public final class S3ObjectStore implements ObjectStore {
     }
 
     @Override
+    public ObjectUpload newUpload(String key) {
+        return new MultipartUpload(key);
+    }
+
+    @Override
     public CompletableFuture<Void> put(String key, ObjectBody body) {
         return write("put", key, body, false);
     }
@@ -349,6 +370,110 @@ public final class S3ObjectStore implements ObjectStore {
             out[i] = parts[i].asReadOnlyBuffer();
         }
         return out;
+    }
+
+    /** A multipart upload, created with its first full part; parts sent one at a time (see the class comment). */
+    private final class MultipartUpload extends PartUpload {
+
+        private final List<CompletedPart> parts = new ArrayList<>();
+        /** Set once CreateMultipartUpload answered; read by later hooks, which run after it (see PartUpload). */
+        private volatile String uploadId;
+
+        MultipartUpload(String key) {
+            super(key, UPLOAD_PART_BYTES);
+        }
+
+        @Override
+        protected CompletableFuture<Void> sendPart(int number, ByteBuffer part) {
+            String physical;
+            try {
+                physical = physicalKey(key());
+            } catch (InvalidObjectKeyException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            CompletableFuture<String> created = uploadId != null
+                    ? CompletableFuture.completedFuture(uploadId)
+                    : execute(
+                                    "create multipart upload of",
+                                    key(),
+                                    () -> s3.createMultipartUpload(r -> r.bucket(bucket)
+                                            .key(physical)
+                                            .contentType("application/octet-stream")
+                                            .checksumAlgorithm(ChecksumAlgorithm.CRC32_C)))
+                            .thenApply(resp -> {
+                                uploadId = resp.uploadId();
+                                return uploadId;
+                            });
+            String crc = ObjectKeys.crc32cBase64(ObjectKeys.crc32c(part.duplicate()));
+            long length = part.remaining();
+            return created.thenCompose(id -> execute(
+                            "upload part " + number + " of",
+                            key(),
+                            () -> s3.uploadPart(
+                                    r -> r.bucket(bucket)
+                                            .key(physical)
+                                            .uploadId(id)
+                                            .partNumber(number)
+                                            .contentLength(length)
+                                            .checksumAlgorithm(ChecksumAlgorithm.CRC32_C)
+                                            .checksumCRC32C(crc),
+                                    AsyncRequestBody.fromByteBufferUnsafe(part.asReadOnlyBuffer()))))
+                    .thenAccept(resp -> {
+                        synchronized (parts) {
+                            parts.add(CompletedPart.builder()
+                                    .partNumber(number)
+                                    .eTag(resp.eTag())
+                                    .checksumCRC32C(crc)
+                                    .build());
+                        }
+                    });
+        }
+
+        @Override
+        protected CompletableFuture<Void> commit(int count) {
+            List<CompletedPart> done;
+            synchronized (parts) {
+                done = List.copyOf(parts);
+            }
+            if (done.size() != count) {
+                return CompletableFuture.failedFuture(new ObjectStoreException("upload of "
+                        + ObjectKeys.printable(key()) + " in " + location + " has " + done.size() + " of its " + count
+                        + " parts stored"));
+            }
+            String physical = keyPrefix + key();
+            return execute(
+                            "complete multipart upload (" + count + " parts) of",
+                            key(),
+                            () -> s3.completeMultipartUpload(r -> r.bucket(bucket)
+                                    .key(physical)
+                                    .uploadId(uploadId)
+                                    .multipartUpload(m -> m.parts(done))))
+                    .thenApply(resp -> null);
+        }
+
+        @Override
+        protected CompletableFuture<Void> putWhole(ByteBuffer bytes) {
+            return put(key(), bytes);
+        }
+
+        @Override
+        protected CompletableFuture<Void> discard() {
+            String id = uploadId;
+            if (id == null) {
+                return CompletableFuture.completedFuture(null);
+            }
+            String physical = keyPrefix + key();
+            return execute(
+                            "abort multipart upload of",
+                            key(),
+                            () -> s3.abortMultipartUpload(
+                                    r -> r.bucket(bucket).key(physical).uploadId(id)))
+                    .<Void>thenApply(resp -> null)
+                    // Gone already (aborted by an earlier attempt that timed out): what an abort wants.
+                    .exceptionallyCompose(e -> RetryPolicy.unwrap(e) instanceof ObjectNotFoundException
+                            ? CompletableFuture.completedFuture(null)
+                            : CompletableFuture.failedFuture(e));
+        }
     }
 
     @Override
