@@ -22,6 +22,11 @@ import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.common.configuration.PulsarConfigurationLoader;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 
 /**
  * Starts one Pulsar broker from a configuration file, the way {@code bin/run-broker} does:
@@ -57,6 +62,9 @@ public final class LakestreamBroker {
 
     public static final String DATA_DIR_ENV = "LAKESTREAM_DATA_DIR";
 
+    static final String USAGE =
+            "usage: LakestreamBroker --broker-conf FILE [--data-dir DIR] [--setup-only] [key=value ...]";
+
     private static final Pattern UNRESOLVED = Pattern.compile("\\$\\{([^}]*)}");
 
     private LakestreamBroker() {}
@@ -71,34 +79,30 @@ public final class LakestreamBroker {
         }
     }
 
-    private static void run(String[] args) throws Exception {
-        Path confFile = null;
-        Path dataDir = null;
-        boolean setupOnly = false;
-        Map<String, String> overrides = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--broker-conf", "-c" -> confFile = Path.of(value(args, ++i, a));
-                case "--data-dir" -> dataDir = Path.of(value(args, ++i, a));
-                case "--setup-only" -> setupOnly = true;
-                case "-h", "--help" -> {
-                    System.out.println("usage: LakestreamBroker --broker-conf FILE [--data-dir DIR] [--setup-only]"
-                            + " [key=value ...]");
-                    return;
-                }
-                default -> {
-                    int eq = a.indexOf('=');
-                    if (eq <= 0) {
-                        throw usage("unexpected argument '" + a + "'");
-                    }
-                    overrides.put(a.substring(0, eq), a.substring(eq + 1));
-                }
-            }
+    static void run(String... args) throws Exception {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (ParameterException e) {
+            throw usage(e.getMessage());
         }
+        if (options.help) {
+            System.out.println(USAGE);
+            return;
+        }
+        Map<String, String> overrides = new LinkedHashMap<>();
+        for (String a : options.overrides) {
+            int eq = a.indexOf('=');
+            if (eq <= 0) {
+                throw usage("unexpected argument '" + a + "'");
+            }
+            overrides.put(a.substring(0, eq), a.substring(eq + 1));
+        }
+        Path confFile = options.confFile;
         if (confFile == null) {
             throw usage("--broker-conf FILE is required");
         }
+        Path dataDir = options.dataDir;
         if (dataDir == null) {
             String env = System.getenv(DATA_DIR_ENV);
             dataDir = Path.of(env == null || env.isBlank() ? "data" : env);
@@ -109,7 +113,7 @@ public final class LakestreamBroker {
         ServiceConfiguration conf = loadConfiguration(confFile, dataDir, overrides);
         requireStorageClass(conf);
         setupClusterIfAbsent(conf);
-        if (setupOnly) {
+        if (options.setupOnly) {
             return;
         }
 
@@ -264,16 +268,46 @@ public final class LakestreamBroker {
         });
     }
 
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw usage(option + " needs a value");
+    /** The command line: what {@link #USAGE} describes. */
+    @Command(name = "LakestreamBroker")
+    static final class Options {
+        @Option(
+                names = {"--broker-conf", "-c"},
+                paramLabel = "FILE")
+        Path confFile;
+
+        /** Null: {@code LAKESTREAM_DATA_DIR}, else {@code ./data}. */
+        @Option(names = "--data-dir", paramLabel = "DIR")
+        Path dataDir;
+
+        @Option(names = "--setup-only")
+        boolean setupOnly;
+
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true)
+        boolean help;
+
+        /** {@code key=value}: replaces or adds a key of the configuration file. */
+        @Parameters(paramLabel = "key=value")
+        List<String> overrides = new ArrayList<>();
+
+        /**
+         * Fails naming the option that is unknown, lacks its value or has a bad one. An option given twice takes its
+         * last value; an argument starting with {@code @} is itself, not a file of arguments.
+         */
+        static Options parse(String... args) {
+            Options options = new Options();
+            new CommandLine(options)
+                    .setOverwrittenOptionsAllowed(true)
+                    .setExpandAtFiles(false)
+                    .parseArgs(args);
+            return options;
         }
-        return args[i];
     }
 
     private static IllegalArgumentException usage(String message) {
-        return new IllegalArgumentException(
-                message + "\nusage: LakestreamBroker --broker-conf FILE [--data-dir DIR] [key=value ...]");
+        return new IllegalArgumentException(message + "\n" + USAGE);
     }
 
     @SuppressWarnings("ReferenceEquality") // walks to the very root exception: identity is what is compared

@@ -18,6 +18,7 @@ import dev.lakestream.iceberg.Materializers;
 import dev.lakestream.iceberg.TopicMaterializer;
 import dev.lakestream.iceberg.pulsar.PulsarEntries;
 import dev.lakestream.pulsar.schema.LakestreamSchemaStorage;
+import dev.lakestream.testkit.BenchCommandLine;
 import dev.lakestream.testkit.BenchmarksDoc;
 import io.netty.buffer.ByteBuf;
 import java.io.ByteArrayOutputStream;
@@ -61,6 +62,8 @@ import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.pulsar.broker.service.schema.proto.SchemaInfo;
 import org.apache.pulsar.common.api.proto.CompressionType;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The Iceberg materializer's benchmark ({@code bin/bench-iceberg}), on the embedded pair (a directory object store
@@ -124,19 +127,11 @@ public final class IcebergBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        boolean quick = false;
-        boolean writeDoc = true;
-        Path doc = Path.of("docs/benchmarks.md");
-        String command = "bin/bench-iceberg";
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--quick" -> quick = true;
-                case "--no-doc" -> writeDoc = false;
-                case "--doc" -> doc = Path.of(args[++i]);
-                case "--command" -> command = args[++i];
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        Options options = BenchCommandLine.parseOrExit(new Options(), args);
+        boolean quick = options.quick;
+        boolean writeDoc = !options.noDoc;
+        Path doc = options.doc;
+        String command = options.command;
         if (quick) {
             writeDoc = false;
         }
@@ -175,6 +170,27 @@ public final class IcebergBenchmark {
             System.exit(1);
         }
         System.exit(0);
+    }
+
+    /** The command line (the class comment's options). */
+    @Command(name = "IcebergBenchmark", showDefaultValues = true)
+    static final class Options {
+        @Option(names = "--quick")
+        boolean quick;
+
+        @Option(names = "--no-doc")
+        boolean noDoc;
+
+        @Option(names = "--doc", paramLabel = "FILE")
+        Path doc = Path.of("docs/benchmarks.md");
+
+        @Option(names = "--command", paramLabel = "CMD")
+        String command = "bin/bench-iceberg";
+
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true)
+        boolean help;
     }
 
     // ---- the data ----

@@ -4,12 +4,17 @@ import dev.lakestream.core.Lakestream;
 import dev.lakestream.iceberg.Catalogs;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.apache.iceberg.catalog.Catalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code bin/lakestream-materialize}: the standalone materializer, reading the bucket and the metadata store
@@ -45,40 +50,33 @@ public final class MaterializeCommand {
      * does); tests use it.
      */
     public static int run(String[] args, PrintStream out, PrintStream err, CountDownLatch stop) {
-        boolean status = false;
-        boolean once = false;
-        Path conf = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "status" -> status = true;
-                case "--once" -> once = true;
-                case "--conf", "-c" -> {
-                    if (i + 1 >= args.length) {
-                        err.println("--conf needs a file\n" + USAGE);
-                        return 2;
-                    }
-                    conf = Path.of(args[++i]);
-                }
-                case "-h", "--help" -> {
-                    out.println(USAGE);
-                    return 0;
-                }
-                default -> {
-                    err.println("unexpected argument '" + args[i] + "'\n" + USAGE);
-                    return 2;
-                }
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (ParameterException e) {
+            err.println("lakestream-materialize: " + e.getMessage() + "\n" + USAGE);
+            return 2;
+        }
+        if (options.help) {
+            out.println(USAGE);
+            return 0;
+        }
+        for (String word : options.words) {
+            if (!word.equals("status")) {
+                err.println("lakestream-materialize: unexpected argument '" + word + "'\n" + USAGE);
+                return 2;
             }
         }
-        if (conf == null) {
-            err.println("--conf FILE is required\n" + USAGE);
+        if (options.conf == null) {
+            err.println("lakestream-materialize: --conf FILE is required\n" + USAGE);
             return 2;
         }
         try {
-            ToolConfig config = ToolConfig.load(conf);
-            if (status) {
+            ToolConfig config = ToolConfig.load(options.conf);
+            if (!options.words.isEmpty()) {
                 return status(config, out, err);
             }
-            return once ? once(config, out) : serve(config, stop);
+            return options.once ? once(config, out) : serve(config, stop);
         } catch (IllegalArgumentException e) {
             // ConfigException included: a bad key or value, named.
             err.println("lakestream-materialize: " + e.getMessage());
@@ -172,6 +170,33 @@ public final class MaterializeCommand {
             closed.countDown();
         }
         return 0;
+    }
+
+    /** The command line: what {@link #USAGE} describes (the command {@code status} is the one word it takes). */
+    @Command(name = "lakestream-materialize")
+    static final class Options {
+        @Option(
+                names = {"--conf", "-c"},
+                paramLabel = "FILE")
+        Path conf;
+
+        @Option(names = "--once")
+        boolean once;
+
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true)
+        boolean help;
+
+        @Parameters(paramLabel = "status")
+        List<String> words = new ArrayList<>();
+
+        /** Fails naming the option that is unknown, lacks its value or has a bad one. */
+        static Options parse(String... args) {
+            Options options = new Options();
+            ToolCommandLine.of(options).parseArgs(args);
+            return options;
+        }
     }
 
     /** An Iceberg catalog closed with the try block when it is closeable (JdbcCatalog is). */

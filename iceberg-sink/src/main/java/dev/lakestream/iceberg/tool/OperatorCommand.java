@@ -29,6 +29,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code bin/lakestream}: what the bucket and the metadata store hold, read directly (no broker needed).
@@ -71,30 +75,19 @@ public final class OperatorCommand {
     }
 
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        Path conf = null;
-        Long from = null;
-        int count = 10;
-        List<String> words = new ArrayList<>();
+        Options options;
         try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--conf", "-c" -> conf = Path.of(value(args, ++i, "--conf"));
-                    case "--from" -> from = Long.parseLong(value(args, ++i, "--from"));
-                    case "--count" -> count = Integer.parseInt(value(args, ++i, "--count"));
-                    case "-h", "--help" -> {
-                        out.println(USAGE);
-                        return 0;
-                    }
-                    default -> words.add(args[i]);
-                }
-            }
-        } catch (NumberFormatException e) {
-            err.println("lakestream: not a number: " + e.getMessage() + "\n" + USAGE);
-            return 2;
-        } catch (IllegalArgumentException e) {
+            options = Options.parse(args);
+        } catch (ParameterException e) {
             err.println("lakestream: " + e.getMessage() + "\n" + USAGE);
             return 2;
         }
+        if (options.help) {
+            out.println(USAGE);
+            return 0;
+        }
+        Path conf = options.conf;
+        List<String> words = options.words;
         if (conf == null || words.isEmpty()) {
             err.println("lakestream: " + (conf == null ? "--conf FILE is required" : "a command is required") + "\n"
                     + USAGE);
@@ -106,7 +99,7 @@ public final class OperatorCommand {
             err.println("lakestream: unexpected arguments " + words + "\n" + USAGE);
             return 2;
         }
-        if (count < 1) {
+        if (options.count < 1) {
             err.println("lakestream: --count must be positive");
             return 2;
         }
@@ -127,7 +120,7 @@ public final class OperatorCommand {
             } else if (command.equals("compact")) {
                 return tool.compact(stream.get(), CompactionConfig.fromProperties(config.reader()), err);
             } else {
-                tool.dump(stream.get(), from, count);
+                tool.dump(stream.get(), options.from, options.count);
             }
             return 0;
         } catch (IllegalArgumentException e) {
@@ -136,11 +129,39 @@ public final class OperatorCommand {
         }
     }
 
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
+    /**
+     * The command line: what {@link #USAGE} describes. The options may come anywhere among the command's words (as
+     * {@code dump TOPIC --from 4}).
+     */
+    @Command(name = "lakestream")
+    static final class Options {
+        @Option(
+                names = {"--conf", "-c"},
+                paramLabel = "FILE")
+        Path conf;
+
+        /** Where {@code dump} starts: null for the stream's start. */
+        @Option(names = "--from", paramLabel = "OFFSET")
+        Long from;
+
+        @Option(names = "--count", paramLabel = "ENTRIES")
+        int count = 10;
+
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true)
+        boolean help;
+
+        /** The command and its TOPIC|STREAM_ID. */
+        @Parameters(paramLabel = "COMMAND")
+        List<String> words = new ArrayList<>();
+
+        /** Fails naming the option that is unknown, lacks its value or has a bad one. */
+        static Options parse(String... args) {
+            Options options = new Options();
+            ToolCommandLine.of(options).parseArgs(args);
+            return options;
         }
-        return args[i];
     }
 
     /** A stream by topic name or stream id. */

@@ -1,15 +1,27 @@
 package dev.lakestream.core.bench;
 
+import dev.lakestream.testkit.BenchCommandLine;
 import java.nio.file.Path;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * The command-line options of {@link LogBenchmark} (its class comment is the usage text), with their defaults;
  * {@code --quick} shortens every phase and runs each once.
  */
+@Command(name = "LogBenchmark", showDefaultValues = true)
 final class BenchOptions {
+    @Option(names = "--streams", paramLabel = "N", converter = Positive.class)
     int streams = 64;
+
     int entryBytes = 1024;
+
+    @Option(names = "--outstanding", paramLabel = "N", converter = Positive.class)
     int outstanding = 32768;
+
+    @Option(names = "--reps", paramLabel = "N", converter = Positive.class)
     int reps = 5;
     /** Writer and raw PUT runs again with the stores pinned to a CPU of their own (0: none). */
     int pinnedReps = 5;
@@ -17,20 +29,36 @@ final class BenchOptions {
      * The writer's first, unmeasured run: long enough for the JIT to finish compiling the write path (a shorter
      * one left run 1 paying for compilation, about a third of a core, and reading low).
      */
+    @Option(names = "--jit-warmup-seconds", paramLabel = "N", converter = Positive.class)
     int jitWarmupSeconds = 15;
 
     int writerWarmupSeconds = 3;
+
+    @Option(names = "--writer-seconds", paramLabel = "N", converter = Positive.class)
     int writerSeconds = 12;
+
     int rawWarmupSeconds = 2;
+
+    @Option(names = "--raw-seconds", paramLabel = "N", converter = Positive.class)
     int rawSeconds = 6;
+
+    @Option(names = "--rate", paramLabel = "N", converter = Positive.class)
     int rate = 2000;
+
     int latencyWarmupSeconds = 3;
+
+    @Option(names = "--latency-seconds", paramLabel = "N", converter = Positive.class)
     int latencySeconds = 20;
+
+    @Option(names = "--catchup-mib", paramLabel = "N", converter = Positive.class)
     int catchUpMib = 192;
     /** The one stream read as a broker's dispatcher reads, with injected latency (see {@link CatchUpRead#dispatch}). */
+    @Option(names = "--dispatch-mib", paramLabel = "N", converter = Positive.class)
     int dispatchMib = 16;
 
+    @Option(names = "--dispatch-reps", paramLabel = "N", converter = Positive.class)
     int dispatchReps = 3;
+
     int rawGetSeconds = 6;
     /** Fixed-rate runs at 10 and 100 appends/s, measured for this long each. */
     int lowRateSeconds = 10;
@@ -40,69 +68,85 @@ final class BenchOptions {
     int sequentialSeconds = 5;
     double injectP50Millis = 30;
     double injectP99Millis = 120;
+
+    @Option(names = "--doc", paramLabel = "FILE")
     Path doc;
+
+    @Option(names = "--command", paramLabel = "TEXT")
     String command = "java dev.lakestream.core.bench.LogBenchmark";
+
     boolean quick;
 
-    static BenchOptions parse(String[] args) {
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true)
+    boolean help;
+
+    /**
+     * The options of {@code args}; fails naming an unknown option or a bad value. {@code --quick} sets what it sets
+     * where it stands: an option after it wins.
+     */
+    static BenchOptions parse(String... args) {
         BenchOptions o = new BenchOptions();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--quick" -> {
-                    o.quick = true;
-                    o.reps = 1;
-                    o.pinnedReps = 1;
-                    o.jitWarmupSeconds = 4;
-                    o.writerWarmupSeconds = 2;
-                    o.writerSeconds = 4;
-                    o.rawWarmupSeconds = 1;
-                    o.rawSeconds = 3;
-                    o.latencyWarmupSeconds = 1;
-                    o.latencySeconds = 4;
-                    o.catchUpMib = 64;
-                    o.rawGetSeconds = 3;
-                    o.dispatchMib = 8;
-                    o.dispatchReps = 1;
-                    o.lowRateSeconds = 3;
-                    o.sequentialReps = 1;
-                    o.sequentialSeconds = 2;
-                }
-                case "--doc" -> o.doc = Path.of(value(args, ++i, a));
-                case "--no-doc" -> o.doc = null;
-                case "--command" -> o.command = value(args, ++i, a);
-                case "--reps" -> o.reps = positive(args, ++i, a);
-                case "--pinned-reps" -> o.pinnedReps = Math.max(0, Integer.parseInt(value(args, ++i, a)));
-                case "--streams" -> o.streams = positive(args, ++i, a);
-                case "--entry-bytes" -> o.entryBytes = Math.max(16, positive(args, ++i, a));
-                case "--outstanding" -> o.outstanding = positive(args, ++i, a);
-                case "--jit-warmup-seconds" -> o.jitWarmupSeconds = positive(args, ++i, a);
-                case "--writer-seconds" -> o.writerSeconds = positive(args, ++i, a);
-                case "--raw-seconds" -> o.rawSeconds = positive(args, ++i, a);
-                case "--rate" -> o.rate = positive(args, ++i, a);
-                case "--latency-seconds" -> o.latencySeconds = positive(args, ++i, a);
-                case "--catchup-mib" -> o.catchUpMib = positive(args, ++i, a);
-                case "--dispatch-mib" -> o.dispatchMib = positive(args, ++i, a);
-                case "--dispatch-reps" -> o.dispatchReps = positive(args, ++i, a);
-                default ->
-                    throw new IllegalArgumentException("unknown option " + a + " (see the LogBenchmark class comment)");
-            }
-        }
+        BenchCommandLine.parser(o).parseArgs(args);
         return o;
     }
 
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
+    @Option(names = "--quick")
+    void quick(boolean on) {
+        if (!on) {
+            return;
         }
-        return args[i];
+        quick = true;
+        reps = 1;
+        pinnedReps = 1;
+        jitWarmupSeconds = 4;
+        writerWarmupSeconds = 2;
+        writerSeconds = 4;
+        rawWarmupSeconds = 1;
+        rawSeconds = 3;
+        latencyWarmupSeconds = 1;
+        latencySeconds = 4;
+        catchUpMib = 64;
+        rawGetSeconds = 3;
+        dispatchMib = 8;
+        dispatchReps = 1;
+        lowRateSeconds = 3;
+        sequentialReps = 1;
+        sequentialSeconds = 2;
     }
 
-    private static int positive(String[] args, int i, String option) {
-        int v = Integer.parseInt(value(args, i, option));
-        if (v < 1) {
-            throw new IllegalArgumentException(option + " must be positive, not " + v);
+    @Option(names = "--no-doc")
+    void noDoc(boolean on) {
+        if (on) {
+            doc = null;
         }
-        return v;
+    }
+
+    @Option(names = "--pinned-reps", paramLabel = "N")
+    void pinnedReps(int n) {
+        pinnedReps = Math.max(0, n);
+    }
+
+    @Option(names = "--entry-bytes", paramLabel = "N", converter = Positive.class)
+    void entryBytes(int n) {
+        entryBytes = Math.max(16, n);
+    }
+
+    /** A count or a time that must be at least 1, named in the error when it is not. */
+    static final class Positive implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            int v;
+            try {
+                v = Integer.parseInt(value);
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("'" + value + "' is not a whole number");
+            }
+            if (v < 1) {
+                throw new TypeConversionException("must be positive, not " + v);
+            }
+            return v;
+        }
     }
 }

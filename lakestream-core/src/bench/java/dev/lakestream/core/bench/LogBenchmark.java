@@ -16,6 +16,7 @@ import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
 import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.core.wal.WalWriterConfig;
+import dev.lakestream.testkit.BenchCommandLine;
 import dev.lakestream.testkit.BenchmarksDoc;
 import dev.lakestream.testkit.OxiaServer;
 import dev.lakestream.testkit.S3ProxyServer;
@@ -78,7 +79,7 @@ public final class LogBenchmark {
         // The Oxia client and the SDK leave non-daemon threads behind: exit explicitly either way (the servers
         // are stopped by then).
         try {
-            BenchOptions o = BenchOptions.parse(args);
+            BenchOptions o = BenchCommandLine.parseOrExit(new BenchOptions(), args);
             LogBenchmark benchmark = new LogBenchmark(o);
             String report = benchmark.run();
             System.out.println();

@@ -10,6 +10,7 @@ import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
 import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
+import dev.lakestream.testkit.BenchCommandLine;
 import dev.lakestream.testkit.BenchmarksDoc;
 import dev.lakestream.testkit.OxiaServer;
 import dev.lakestream.testkit.S3ProxyServer;
@@ -25,6 +26,8 @@ import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerFactoryConfig;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The managed ledger over the core, against the core alone, in one run on real S3Proxy and Oxia servers: add
@@ -61,18 +64,10 @@ public final class ManagedLedgerBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Path doc = Path.of("docs/benchmarks.md");
-        String command = "ManagedLedgerBenchmark";
-        boolean quick = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--doc" -> doc = Path.of(args[++i]);
-                case "--no-doc" -> doc = null;
-                case "--command" -> command = args[++i];
-                case "--quick" -> quick = true;
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        Options options = BenchCommandLine.parseOrExit(new Options(), args);
+        Path doc = options.doc;
+        String command = options.command;
+        boolean quick = options.quick;
         ManagedLedgerBenchmark benchmark = new ManagedLedgerBenchmark(quick);
         Results r = benchmark.run(command);
         String section = r.render();
@@ -88,6 +83,31 @@ public final class ManagedLedgerBenchmark {
             System.out.println("[bench] wrote the '" + Results.HEADING + "' section of " + doc.toAbsolutePath());
         }
         System.exit(0);
+    }
+
+    /** The command line (the class comment's usage). */
+    @Command(name = "ManagedLedgerBenchmark", showDefaultValues = true)
+    static final class Options {
+        @Option(names = "--doc", paramLabel = "FILE")
+        Path doc = Path.of("docs/benchmarks.md");
+
+        @Option(names = "--command", paramLabel = "TEXT")
+        String command = "ManagedLedgerBenchmark";
+
+        @Option(names = "--quick")
+        boolean quick;
+
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true)
+        boolean help;
+
+        @Option(names = "--no-doc")
+        void noDoc(boolean on) {
+            if (on) {
+                doc = null;
+            }
+        }
     }
 
     private Results run(String command) throws Exception {

@@ -2,6 +2,7 @@ package dev.lakestream.tests.bench;
 
 import dev.lakestream.core.metrics.LakestreamMetrics;
 import dev.lakestream.pulsar.LakestreamManagedLedgerStorage;
+import dev.lakestream.testkit.BenchCommandLine;
 import dev.lakestream.testkit.BenchmarksDoc;
 import dev.lakestream.tests.PulsarBrokerExtension;
 import java.io.IOException;
@@ -29,6 +30,8 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.apache.pulsar.common.policies.data.TenantInfo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Storage amplification, the scenario of issue 21: one broker on S3Proxy + Oxia with S3-like object sizes
@@ -63,23 +66,44 @@ public final class AmplificationBenchmark {
         }
     }
 
-    public static void main(String[] args) throws Exception {
+    /** The command line. */
+    @Command(name = "AmplificationBenchmark", showDefaultValues = true)
+    static final class Options {
+        @Option(names = "--doc", paramLabel = "FILE")
         Path doc = Path.of("docs/benchmarks.md");
+
+        @Option(names = "--command", paramLabel = "TEXT")
         String command = "bin/bench-amplification";
+
+        @Option(names = "--seconds", paramLabel = "S")
         int seconds = 30;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--doc" -> doc = Path.of(args[++i]);
-                case "--no-doc" -> doc = null;
-                case "--command" -> command = args[++i];
-                case "--seconds" -> seconds = Integer.parseInt(args[++i]);
-                case "--quick" -> seconds = 10;
-                default ->
-                    throw new IllegalArgumentException("unknown argument " + args[i]
-                            + "; usage: AmplificationBenchmark [--doc FILE | --no-doc] [--command TEXT] [--seconds S]"
-                            + " [--quick]");
+
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true)
+        boolean help;
+
+        @Option(names = "--no-doc")
+        void noDoc(boolean on) {
+            if (on) {
+                doc = null;
             }
         }
+
+        /** 10 s of load, where it stands: a --seconds after it wins. */
+        @Option(names = "--quick")
+        void quick(boolean on) {
+            if (on) {
+                seconds = 10;
+            }
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options = BenchCommandLine.parseOrExit(new Options(), args);
+        Path doc = options.doc;
+        String command = options.command;
+        int seconds = options.seconds;
         long began = System.nanoTime();
         String loadBefore = BrokerBenchmark.loadAverage();
         List<Result> results = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.lakestream.tests.bench;
 
+import dev.lakestream.testkit.BenchCommandLine;
 import dev.lakestream.testkit.BenchmarksDoc;
 import dev.lakestream.tests.BookKeeperEnsembleExtension;
 import dev.lakestream.tests.PulsarBrokerExtension;
@@ -23,6 +24,8 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.SizeUnit;
 import org.apache.pulsar.common.policies.data.PersistencePolicies;
 import org.apache.pulsar.common.policies.data.TenantInfo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The broker benchmark ({@code bin/bench-broker}): ONE Pulsar broker in hybrid mode ({@code conf/broker-hybrid.conf},
@@ -54,32 +57,57 @@ public final class BrokerBenchmark {
 
     private BrokerBenchmark() {}
 
-    public static void main(String[] args) throws Exception {
+    /** The command line (the class comment's usage). */
+    @Command(name = "BrokerBenchmark", showDefaultValues = true)
+    static final class Options {
+        @Option(names = "--doc", paramLabel = "FILE")
         Path doc = Path.of("docs/benchmarks.md");
+
+        @Option(names = "--command", paramLabel = "TEXT")
         String command = "bin/bench-broker";
-        boolean quick = false;
+
+        /** One repetition of 5 s runs (after 2 s of warm-up), whatever --reps and --seconds say. */
+        @Option(names = "--quick")
+        boolean quick;
+
+        @Option(names = "--reps", paramLabel = "N")
         int reps = 3;
+
+        @Option(names = "--producers", paramLabel = "N")
         int producers = 4;
+
+        @Option(names = "--consumers", paramLabel = "N")
         int consumers = 4;
+
+        @Option(names = "--rate", paramLabel = "MSG_PER_S")
         double rate = 2000;
+
+        @Option(names = "--seconds", paramLabel = "S")
         int seconds = 20;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--doc" -> doc = Path.of(args[++i]);
-                case "--no-doc" -> doc = null;
-                case "--command" -> command = args[++i];
-                case "--quick" -> quick = true;
-                case "--reps" -> reps = Integer.parseInt(args[++i]);
-                case "--producers" -> producers = Integer.parseInt(args[++i]);
-                case "--consumers" -> consumers = Integer.parseInt(args[++i]);
-                case "--rate" -> rate = Double.parseDouble(args[++i]);
-                case "--seconds" -> seconds = Integer.parseInt(args[++i]);
-                default ->
-                    throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: BrokerBenchmark"
-                            + " [--doc FILE | --no-doc] [--command TEXT] [--quick] [--reps N] [--producers N] [--consumers N]"
-                            + " [--rate MSG_PER_S] [--seconds S]");
+
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true)
+        boolean help;
+
+        @Option(names = "--no-doc")
+        void noDoc(boolean on) {
+            if (on) {
+                doc = null;
             }
         }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options = BenchCommandLine.parseOrExit(new Options(), args);
+        Path doc = options.doc;
+        String command = options.command;
+        boolean quick = options.quick;
+        int reps = options.reps;
+        int producers = options.producers;
+        int consumers = options.consumers;
+        double rate = options.rate;
+        int seconds = options.seconds;
         if (quick) {
             reps = 1;
             seconds = 5;
