@@ -56,6 +56,7 @@ public final class FaultyHttpProxy implements AutoCloseable {
     static final int MAX_CONNECTIONS = 256;
     private static final int MAX_HEAD_BYTES = 64 * 1024;
     private static final Duration IDLE_TIMEOUT = Duration.ofMinutes(2);
+    private static final Duration HOLD_CHECK = Duration.ofMillis(100);
 
     private final String upstreamHost;
     private final int upstreamPort;
@@ -69,6 +70,9 @@ public final class FaultyHttpProxy implements AutoCloseable {
     private final AtomicInteger truncateNext = new AtomicInteger();
     private final AtomicInteger delayNext = new AtomicInteger();
     private final AtomicLong delayNanos = new AtomicLong();
+    /** Counts {@link #heal()} calls, so a held request knows it was healed. */
+    private final AtomicLong heals = new AtomicLong();
+
     private final AtomicInteger requests = new AtomicInteger();
     private final AtomicInteger forwarded = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -137,8 +141,9 @@ public final class FaultyHttpProxy implements AutoCloseable {
         delayNextRequests(Integer.MAX_VALUE, delay);
     }
 
-    /** Stops injecting faults. */
+    /** Stops injecting faults; requests held by a delay are forwarded now (those whose client is still there). */
     public void heal() {
+        heals.incrementAndGet();
         failNext.set(0);
         dropNext.set(0);
         delayNext.set(0);
@@ -259,11 +264,8 @@ public final class FaultyHttpProxy implements AutoCloseable {
                         }
                         continue;
                     }
-                    if (take(delayNext)) {
-                        Thread.sleep(Duration.ofNanos(delayNanos.get()));
-                        if (clientHungUp(client, cin)) {
-                            return;
-                        }
+                    if (take(delayNext) && !holdUntilDueOrHealed(client, cin)) {
+                        return;
                     }
                     if (upstream == null || upstream.isClosed()) {
                         try {
@@ -354,6 +356,27 @@ public final class FaultyHttpProxy implements AutoCloseable {
     }
 
     /** True when the client closed its side (it gave up); leaves any byte it sent to be read again. */
+    /**
+     * Holds a delayed request for the delay, or until {@link #heal()}, or until the client hangs up (then it returns
+     * false and the request is not forwarded). Checked every {@link #HOLD_CHECK}, so a black-holed request the client
+     * gave up on frees its connection slot at once rather than after the delay, and heal ends every hold.
+     */
+    private boolean holdUntilDueOrHealed(Socket client, BufferedInputStream cin)
+            throws IOException, InterruptedException {
+        long generation = heals.get();
+        long due = System.nanoTime() + delayNanos.get();
+        while (true) {
+            long left = due - System.nanoTime();
+            if (left <= 0 || heals.get() != generation) {
+                return !clientHungUp(client, cin);
+            }
+            Thread.sleep(Math.min(HOLD_CHECK.toMillis(), Math.max(1, left / 1_000_000)));
+            if (clientHungUp(client, cin)) {
+                return false;
+            }
+        }
+    }
+
     private static boolean clientHungUp(Socket client, BufferedInputStream cin) throws IOException {
         int timeout = client.getSoTimeout();
         client.setSoTimeout(1);

@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -292,6 +293,38 @@ class S3ObjectStoreFaultTest {
                 .contains("'k'")
                 .contains("after 3 attempts")
                 .containsIgnoringCase("timeout");
+    }
+
+    /**
+     * Black-holed requests the client gave up on must not keep the proxy's connection slots until their delay ends, and
+     * a heal must end every hold: the nemesis black-holed S3 (1 h holds) a few times, and every later request was
+     * refused for want of a slot, S3 unreachable for good.
+     */
+    @Test
+    void heldRequestsEndWhenTheClientGivesUpOrTheProxyHeals() {
+        FaultyHttpProxy proxy = proxy();
+        S3ObjectStore store = open(config(proxy.endpoint())
+                .requestTimeout(Duration.ofMillis(200))
+                .maxRetries(0)
+                .maxConcurrentRequests(4)
+                .build());
+        proxy.delayAllRequests(Duration.ofHours(1));
+        for (int i = 0; i < 20; i++) {
+            failure(store.get("k" + i), ObjectStoreUnavailableException.class);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> proxy.inFlight() == 0);
+        proxy.heal();
+        await(store.put("after", utf8("v")));
+        assertThat(string(await(store.get("after")))).isEqualTo("v");
+
+        // A request held when the proxy heals goes on at once.
+        S3ObjectStore patient = open(
+                config(proxy.endpoint()).requestTimeout(Duration.ofSeconds(30)).build());
+        proxy.delayAllRequests(Duration.ofHours(1));
+        var held = patient.get("after");
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> proxy.inFlight() == 1);
+        proxy.heal();
+        assertThat(string(await(held))).isEqualTo("v");
     }
 
     @Test
