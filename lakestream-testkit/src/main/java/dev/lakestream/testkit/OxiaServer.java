@@ -196,6 +196,39 @@ public final class OxiaServer implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code SIGSTOP}: the server freezes with its sockets open (a stalled VM, a long pause); clients' requests hang
+     * rather than fail, and its sessions stop being kept. {@link #resume()} lets it run on.
+     */
+    public synchronized void pause() {
+        signal("STOP");
+    }
+
+    /** {@code SIGCONT}: a paused server runs on. */
+    public synchronized void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String sig) {
+        if (process == null || !process.isAlive()) {
+            throw new IllegalStateException("Oxia server " + name + " is not running; cannot send SIG" + sig);
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid()))
+                    .inheritIO()
+                    .start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException(
+                        "kill -" + sig + " " + process.pid() + " (Oxia server " + name + ") failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("kill -" + sig + " of Oxia server " + name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling Oxia server " + name, e);
+        }
+    }
+
     /** Stops the server and starts it again on the same port with the same data; waits until it serves. */
     public synchronized void restart() {
         stop();

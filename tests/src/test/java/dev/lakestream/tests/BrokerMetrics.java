@@ -8,7 +8,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** The broker's Prometheus endpoint ({@code /metrics/}), read as a scraper reads it. */
-final class BrokerMetrics {
+public final class BrokerMetrics {
 
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -25,6 +25,31 @@ final class BrokerMetrics {
             throw new IOException(request.uri() + " answered " + r.statusCode() + ": " + r.body());
         }
         return r.body();
+    }
+
+    /**
+     * The sum of the samples of counter {@code name} over the running brokers of {@code brokers} (a broker that
+     * restarted counts from its start).
+     */
+    public static double sumOverRunning(java.util.List<BrokerProcess> brokers, String name)
+            throws IOException, InterruptedException {
+        double sum = 0;
+        for (BrokerProcess b : brokers) {
+            if (!b.isAlive()) {
+                continue;
+            }
+            HttpResponse<String> r = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://" + b.webAddress() + "/metrics/"))
+                            .timeout(Duration.ofSeconds(30))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            for (String line : r.body().split("\n", -1)) {
+                if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+                    sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                }
+            }
+        }
+        return sum;
     }
 
     /** The value of the first sample {@code name{...label...} value} in Prometheus text, or NaN. */

@@ -58,6 +58,12 @@ public final class KeyedTraffic implements AutoCloseable {
     private final AtomicLong lastAckNanos = new AtomicLong();
     private final ConcurrentLinkedQueue<long[]> latencies = new ConcurrentLinkedQueue<>();
     private final AtomicReference<Throwable> consumerError = new AtomicReference<>();
+    /** When (nanos) the broker confirmed the consumer's acknowledgement of each message. */
+    private final Map<Integer, Long> confirmedAt = new ConcurrentHashMap<>();
+    /** Deliveries of a message after its acknowledgement was confirmed: {message, confirmed at, received at}. */
+    private final ConcurrentLinkedQueue<long[]> redeliveredAfterConfirm = new ConcurrentLinkedQueue<>();
+
+    private SubscriptionType subscriptionType = SubscriptionType.Failover;
     private volatile boolean stopSending;
     private volatile boolean stopConsuming;
     private Thread producerThread;
@@ -76,6 +82,16 @@ public final class KeyedTraffic implements AutoCloseable {
         return topic;
     }
 
+    /** The checking consumer's subscription type (before {@link #start(int)}; Failover unless set). */
+    public KeyedTraffic subscriptionType(SubscriptionType type) {
+        this.subscriptionType = type;
+        return this;
+    }
+
+    public SubscriptionType subscriptionType() {
+        return subscriptionType;
+    }
+
     /** Subscribes, then sends {@code perSecond} messages a second in the background, consuming as they come. */
     public KeyedTraffic start(int perSecond) throws PulsarClientException {
         return start(Integer.MAX_VALUE, perSecond);
@@ -87,7 +103,7 @@ public final class KeyedTraffic implements AutoCloseable {
         consumer = client.newConsumer()
                 .topic(topic)
                 .subscriptionName("checker")
-                .subscriptionType(SubscriptionType.Failover)
+                .subscriptionType(subscriptionType)
                 .isAckReceiptEnabled(true)
                 .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
                 .subscribe();
@@ -160,13 +176,20 @@ public final class KeyedTraffic implements AutoCloseable {
                 int n = Integer.parseInt(value);
                 int times =
                         received.computeIfAbsent(n, k -> new AtomicInteger()).incrementAndGet();
+                Long confirmed = confirmedAt.get(n);
+                if (confirmed != null) {
+                    redeliveredAfterConfirm.add(new long[] {n, confirmed, System.nanoTime()});
+                }
                 int key = n % KEYS;
                 if (times == 1 && n < highestPerKey[key]) {
                     orderViolations.incrementAndGet();
                 }
                 highestPerKey[key] = Math.max(highestPerKey[key], n);
                 // a failed ack is simply not confirmed: ackConfirmed is what the checks count
-                var unused = consumer.acknowledgeAsync(m).thenRun(() -> ackConfirmed.add(n));
+                var unused = consumer.acknowledgeAsync(m).thenRun(() -> {
+                    confirmedAt.putIfAbsent(n, System.nanoTime());
+                    ackConfirmed.add(n);
+                });
             } catch (PulsarClientException e) {
                 if (!stopConsuming && !(e instanceof PulsarClientException.AlreadyClosedException)) {
                     consumerError.compareAndSet(null, e);
@@ -255,6 +278,14 @@ public final class KeyedTraffic implements AutoCloseable {
     /** Messages whose acknowledgement the broker confirmed so far. */
     public Set<Integer> ackConfirmed() {
         return Set.copyOf(ackConfirmed);
+    }
+
+    /**
+     * Deliveries of a message after the broker had confirmed its acknowledgement, as {message, confirmed at, received
+     * at} (nanos): a subscription that forgot an acknowledgement.
+     */
+    public List<long[]> redeliveredAfterConfirm() {
+        return List.copyOf(redeliveredAfterConfirm);
     }
 
     /** Of {@code messages}, those the consumer received more than once. */

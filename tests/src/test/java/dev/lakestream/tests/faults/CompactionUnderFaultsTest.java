@@ -2,11 +2,8 @@ package dev.lakestream.tests.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lakestream.tests.BrokerMetrics;
 import dev.lakestream.tests.BrokerProcess;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -45,9 +42,6 @@ class CompactionUnderFaultsTest {
             .config("lakestream.gc.safetyMargin", "10s")
             .config("lakestream.gc.orphanDelay", "10s")
             .config("lakestream.gc.commitWindow", "10s");
-
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private static FaultCluster cluster() {
         return CLUSTER.cluster();
@@ -96,22 +90,6 @@ class CompactionUnderFaultsTest {
 
     /** Segments written so far by the running brokers, from their {@code /metrics}. */
     private static double segmentsWritten() throws Exception {
-        double sum = 0;
-        for (BrokerProcess b : cluster().brokers()) {
-            if (!b.isAlive()) {
-                continue;
-            }
-            HttpResponse<String> r = HTTP.send(
-                    HttpRequest.newBuilder(URI.create("http://" + b.webAddress() + "/metrics/"))
-                            .timeout(Duration.ofSeconds(30))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            for (String line : r.body().split("\n", -1)) {
-                if (line.startsWith("lakestream_compaction_segments_written_total")) {
-                    sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                }
-            }
-        }
-        return sum;
+        return BrokerMetrics.sumOverRunning(cluster().brokers(), "lakestream_compaction_segments_written_total");
     }
 }
