@@ -303,8 +303,23 @@ public final class AmplificationBenchmark {
         return (System.nanoTime() - start) / 1e9;
     }
 
-    /** Objects, bytes and segments under the bucket (S3Proxy's files; its own metadata files left out). */
+    /**
+     * Objects, bytes and segments under the bucket (S3Proxy's files; its own metadata files left out). GC deletes
+     * while the walk runs: a directory gone under it makes the walk start again.
+     */
     private static long[] bucketSize(Path bucket) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return walkBucket(bucket);
+            } catch (UncheckedIOException e) {
+                if (!(e.getCause() instanceof java.nio.file.NoSuchFileException) || attempt >= 10) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static long[] walkBucket(Path bucket) {
         try (Stream<Path> files = Files.walk(bucket)) {
             long[] out = new long[3];
             files.filter(Files::isRegularFile).forEach(f -> {
