@@ -57,12 +57,18 @@ public final class AmplificationBenchmark {
             long retainedBytes,
             long churnSent,
             long churnReceived,
+            long churnKeptBytes,
             long catchUpReceived,
             double catchUpGets,
             double settleSeconds) {
 
         double ratio() {
             return (double) bucketBytes / retainedBytes;
+        }
+
+        /** The bucket over everything Pulsar's own rules keep: the retained topic and the churn topic's ledgers left. */
+        double ratioToKept() {
+            return (double) bucketBytes / (retainedBytes + churnKeptBytes);
         }
     }
 
@@ -254,6 +260,11 @@ public final class AmplificationBenchmark {
                 Path bucket = broker.s3().dataDir().resolve(broker.bucket());
                 double settled = settle(bucket);
                 long[] stored = bucketSize(bucket);
+                // What Pulsar keeps of the consumed churn topic by its own rules (it trims closed ledgers only, so at
+                // least the open one stays, as with BookKeeper): the ledgers its internal stats still list.
+                long churnKept = admin.topics().getInternalStats(churn).ledgers.stream()
+                        .mapToLong(l -> l.size)
+                        .sum();
                 // The catch-up from a cold cache: a restarted broker, as a consumer after a move or a replay reads.
                 broker.restart();
                 double getsBefore = gets(broker);
@@ -277,6 +288,7 @@ public final class AmplificationBenchmark {
                         retainedSent * MESSAGE,
                         churnSent,
                         churnReceived.get(),
+                        churnKept,
                         read,
                         catchUpGets,
                         settled);
@@ -375,23 +387,27 @@ public final class AmplificationBenchmark {
                         + "5 s margins, retention checks every 5 s, virtual ledgers of at most 200 entries (Pulsar trims closed ledgers only: what the churn topic's open one holds is kept by Pulsar's own rules, as with BookKeeper, so it is kept small); with "
                         + "compaction: `delay=10s`, `interval=5s`, the default 128 MiB segments (so the retained topic's "
                         + "segments are small, one per pass). Measured once the bucket has not shrunk for 40 s. Retained "
-                        + "bytes: the retained topic's message payload. Catch-up: a reader of the retained topic from the "
+                        + "bytes: the retained topic's message payload; churn kept by Pulsar: the sizes of the ledgers the "
+                        + "churn topic's internal stats still list once everything is consumed (its open ledger at least). Catch-up: a reader of the retained topic from the "
                         + "earliest message after a broker restart (a cold cache), the broker's object-store GETs during it.%n%n",
                 seconds));
         b.append(
                 "| compaction | bucket objects | bucket bytes | of them segments | retained bytes | **bucket / retained** "
-                        + "| churn delivered | retained read back | catch-up GETs | settled after |\n");
-        b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                        + "| churn kept by Pulsar | bucket / all Pulsar keeps | churn delivered | retained read back "
+                        + "| catch-up GETs | settled after |\n");
+        b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Result r : results) {
             b.append(String.format(
                     Locale.ROOT,
-                    "| %s | %,d | %,d | %,d | %,d | **%.2f** | %,d / %,d | %,d / %,d | %,.0f | %.0f s |%n",
+                    "| %s | %,d | %,d | %,d | %,d | **%.2f** | %,d | %.2f | %,d / %,d | %,d / %,d | %,.0f | %.0f s |%n",
                     r.compaction ? "on" : "off",
                     r.objects,
                     r.bucketBytes,
                     r.segments,
                     r.retainedBytes,
                     r.ratio(),
+                    r.churnKeptBytes,
+                    r.ratioToKept(),
                     r.churnReceived,
                     r.churnSent,
                     r.catchUpReceived,
