@@ -43,6 +43,10 @@ public final class KeyedTraffic implements AutoCloseable {
     private final String topic;
     private final String name;
     private final Map<Integer, Long> ackedAt = new ConcurrentHashMap<>();
+    /** The message id each acknowledged send was answered with, and the id each message was first received at. */
+    private final Map<Integer, MessageId> ackedIds = new ConcurrentHashMap<>();
+
+    private final Map<Integer, MessageId> receivedIds = new ConcurrentHashMap<>();
     private final Map<Integer, Long> sentAt = new ConcurrentHashMap<>();
     private final Map<Integer, String> failed = new ConcurrentHashMap<>();
     /** Sends the broker answered as duplicates (no message id): it found their sequence id already persisted. */
@@ -132,6 +136,7 @@ public final class KeyedTraffic implements AutoCloseable {
                             long now = System.nanoTime();
                             if (e == null) {
                                 ackedAt.put(n, now);
+                                ackedIds.put(n, id);
                                 if (id instanceof MessageIdAdv adv
                                         && adv.getLedgerId() == -1
                                         && adv.getEntryId() == -1) {
@@ -174,6 +179,7 @@ public final class KeyedTraffic implements AutoCloseable {
                     continue;
                 }
                 int n = Integer.parseInt(value);
+                receivedIds.putIfAbsent(n, m.getMessageId());
                 int times =
                         received.computeIfAbsent(n, k -> new AtomicInteger()).incrementAndGet();
                 Long confirmed = confirmedAt.get(n);
@@ -229,6 +235,16 @@ public final class KeyedTraffic implements AutoCloseable {
                 .filter(e -> sentAt.getOrDefault(e.getKey(), Long.MIN_VALUE) >= fromNanos && e.getValue() < toNanos)
                 .filter(e -> !ackedAsDuplicate.contains(e.getKey()))
                 .count();
+    }
+
+    /** The id the broker answered message {@code n}'s send with, or null. */
+    public MessageId ackedId(int n) {
+        return ackedIds.get(n);
+    }
+
+    /** The id message {@code n} was first received at, or null. */
+    public MessageId receivedId(int n) {
+        return receivedIds.get(n);
     }
 
     public boolean wasReceived(int n) {
@@ -364,6 +380,7 @@ public final class KeyedTraffic implements AutoCloseable {
         Map<Integer, Integer> counts = new TreeMap<>();
         int idsOutOfOrder = 0;
         MessageId previous = null;
+        String end;
         try (Reader<byte[]> reader = client.newReader()
                 .topic(topic)
                 .startMessageId(MessageId.earliest)
@@ -383,12 +400,25 @@ public final class KeyedTraffic implements AutoCloseable {
                     counts.merge(n, 1, Integer::sum);
                 }
             }
+            // What the broker called the end, and whether it really was: a reader that stops early hides messages.
+            end = "the reader stopped after " + previous + "; the broker's last message id "
+                    + reader.getLastMessageIds();
+            int beyond = 0;
+            Message<byte[]> m;
+            while ((m = reader.readNext(1, TimeUnit.SECONDS)) != null) {
+                if (beyond++ == 0) {
+                    end += "; yet more came, first " + m.getMessageId();
+                }
+            }
+            if (beyond > 0) {
+                end += " (" + beyond + " in all)";
+            }
         }
-        return new Stored(counts, idsOutOfOrder);
+        return new Stored(counts, idsOutOfOrder, end);
     }
 
     /** What a reader found in a topic. */
-    public record Stored(Map<Integer, Integer> counts, int idsNotRising) {
+    public record Stored(Map<Integer, Integer> counts, int idsNotRising, String end) {
 
         public long storedTwice() {
             return counts.values().stream().filter(c -> c > 1).count();

@@ -91,10 +91,16 @@ final class HistoryChecker {
     void checkKeyed(KeyedWorkload w, KeyedTraffic.Stored stored, FaultLog faults) {
         KeyedTraffic t = w.traffic();
         String topic = shortName(t.topic());
+        boolean endNoted = false;
         for (int n : t.acked().stream().sorted().toList()) {
             boolean isStored = stored == null || stored.counts().containsKey(n);
             if (!isStored || !t.wasReceived(n)) {
-                violation("lost", topic + " #" + n + (isStored ? " (stored, never received)" : " (not stored)"));
+                String ids = " (acknowledged as " + t.ackedId(n) + ", received as " + t.receivedId(n) + ")";
+                violation(
+                        "lost",
+                        topic + " #" + n + (isStored ? " (stored, never received)" : " (not stored)") + ids
+                                + (!isStored && !endNoted ? "; " + stored.end() : ""));
+                endNoted |= !isStored;
             }
         }
         if (stored != null) {
