@@ -124,6 +124,7 @@ public final class WalReader {
         int needed = (int) Math.min(MAX_RECORDS_PER_READ, (maxEntries + (long) perRecord - 1) / perRecord + 1);
         int scan = Math.min(needed, maxEntries) + prefetch;
         CompletableFuture<List<LogEntry>> entries = index.recordsFrom(streamId, fromOffset, scan)
+                .thenCompose(found -> fromHolder(streamId, fromOffset, scan, found))
                 .thenCompose(all -> {
                     if (!all.isEmpty() && all.get(0).value().isCompacted()) {
                         IndexRecord first = all.get(0);
@@ -218,6 +219,43 @@ public final class WalReader {
             }
         });
         return result;
+    }
+
+    /**
+     * Records scanned, when a scan's first record starts past the read's offset, to find the compacted record that holds
+     * it: more than one switch covers ({@code StreamCompactor.SCAN} WAL records, or a merge's few segments).
+     */
+    static final int HOLDER_SCAN = 1024;
+
+    /**
+     * The scanned records from the one that holds {@code from} on. A compaction switch overwrites its range's last
+     * record with the compacted one (whose key, the range's end, sorts after the others) and then deletes the records
+     * it replaced, in parallel: a scan between the two finds records of the range that start after {@code from} before
+     * the compacted record that holds it, and a read of the first found would skip the entries in between. Those
+     * leading records are dropped; when the scan ended before the holder, one longer scan looks for it. When no record
+     * holds {@code from} (it was trimmed), the scan is returned as it is: the read starts at the first entry kept.
+     */
+    private CompletableFuture<List<IndexRecord>> fromHolder(
+            long streamId, long from, int scanned, List<IndexRecord> found) {
+        if (found.isEmpty() || found.get(0).startOffset() <= from) {
+            return CompletableFuture.completedFuture(found);
+        }
+        for (int i = 1; i < found.size(); i++) {
+            if (found.get(i).startOffset() <= from) {
+                return CompletableFuture.completedFuture(found.subList(i, found.size()));
+            }
+        }
+        if (found.size() < scanned) {
+            return CompletableFuture.completedFuture(found);
+        }
+        return index.recordsFrom(streamId, from, HOLDER_SCAN).thenApply(more -> {
+            for (int i = 0; i < more.size(); i++) {
+                if (more.get(i).startOffset() <= from) {
+                    return more.subList(i, Math.min(more.size(), i + scanned));
+                }
+            }
+            return found;
+        });
     }
 
     /** The leading WAL records of a scan: a read does not go on into a compacted record (the next read starts it). */
