@@ -163,6 +163,28 @@ public final class BrokerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes the broker JVM's thread dump ({@code jcmd PID Thread.print}, the JDK's own tool beside the test JVM's
+     * {@code java}) next to its log, for a test that finds the broker stuck; returns the file.
+     */
+    public synchronized Path threadDump(String label) throws IOException, InterruptedException {
+        if (process == null || !process.isAlive()) {
+            throw new IOException("broker " + name + " is not running: no thread dump");
+        }
+        Path java = Path.of(ProcessHandle.current().info().command().orElse("java"));
+        Path jcmd = java.resolveSibling("jcmd");
+        Path out = logFile.resolveSibling(name + "-threads-" + label + ".txt");
+        Process p = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "Thread.print")
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException(jcmd + " " + process.pid() + " did not finish within 60 s (broker " + name + ")");
+        }
+        return out;
+    }
+
     public synchronized boolean isAlive() {
         return process != null && process.isAlive();
     }

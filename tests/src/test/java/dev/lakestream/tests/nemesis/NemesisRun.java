@@ -4,8 +4,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.tests.BrokerCluster;
 import dev.lakestream.tests.BrokerMetrics;
+import dev.lakestream.tests.BrokerProcess;
 import dev.lakestream.tests.KeyedTraffic;
 import dev.lakestream.tests.iceberg.IcebergTables;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -179,6 +181,13 @@ final class NemesisRun {
             }
             checker.checkTransactions(txn, txn.stored(), awaitTransactionsReceived(txn));
             Map<Integer, Integer> rows = awaitTable(new IcebergTables(catalog), tableTopic, tableStored);
+            if (rows.values().stream().mapToLong(Integer::longValue).sum()
+                    < tableStored.counts().values().stream()
+                            .mapToLong(Integer::longValue)
+                            .sum()) {
+                // A materializer that stopped committing: what its threads wait on says why.
+                dumpThreads(cluster, label + "-table");
+            }
             checker.checkTable(tableTopic, tableStored, rows);
             return new Result(
                     schedule,
@@ -196,6 +205,21 @@ final class NemesisRun {
                 w.traffic().close();
             }
             txn.close();
+        }
+    }
+
+    private static void dumpThreads(BrokerCluster cluster, String label) {
+        for (BrokerProcess b : cluster.brokers()) {
+            if (b.isAlive()) {
+                try {
+                    LOG.warn("nemesis run {}: threads of {} in {}", label, b.name(), b.threadDump(label));
+                } catch (IOException e) {
+                    LOG.warn("nemesis run {}: no thread dump of {}: {}", label, b.name(), e.toString());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 
