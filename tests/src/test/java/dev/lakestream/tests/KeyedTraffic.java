@@ -381,6 +381,7 @@ public final class KeyedTraffic implements AutoCloseable {
         int idsOutOfOrder = 0;
         MessageId previous = null;
         String end;
+        int beyond;
         try (Reader<byte[]> reader = client.newReader()
                 .topic(topic)
                 .startMessageId(MessageId.earliest)
@@ -403,7 +404,7 @@ public final class KeyedTraffic implements AutoCloseable {
             // What the broker called the end, and whether it really was: a reader that stops early hides messages.
             end = "the reader stopped after " + previous + "; the broker's last message id "
                     + reader.getLastMessageIds();
-            int beyond = 0;
+            beyond = 0;
             Message<byte[]> m;
             while ((m = reader.readNext(1, TimeUnit.SECONDS)) != null) {
                 if (beyond++ == 0) {
@@ -414,11 +415,15 @@ public final class KeyedTraffic implements AutoCloseable {
                 end += " (" + beyond + " in all)";
             }
         }
-        return new Stored(counts, idsOutOfOrder, end);
+        return new Stored(counts, idsOutOfOrder, end, beyond);
     }
 
     /** What a reader found in a topic. */
-    public record Stored(Map<Integer, Integer> counts, int idsNotRising, String end) {
+    /**
+     * @param end where the reader stopped, and the broker's last message id then
+     * @param afterEnd messages the reader still got after {@code hasMessageAvailable()} said there were none
+     */
+    public record Stored(Map<Integer, Integer> counts, int idsNotRising, String end, int afterEnd) {
 
         public long storedTwice() {
             return counts.values().stream().filter(c -> c > 1).count();

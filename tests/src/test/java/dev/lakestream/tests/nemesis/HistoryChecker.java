@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>key order</b>: with deduplication on and an ordered subscription, a message received for the first time
  *       after a later one of its key;</li>
  *   <li><b>ids not rising</b>: a reader meets a message id not above the one before;</li>
+ *   <li><b>reader ended early</b>: a reader from the earliest message got more after {@code hasMessageAvailable()}
+ *       said there was none (the broker's last message id was behind what it serves);</li>
  *   <li><b>unanswered</b>: sends never answered (the producer never times sends out);</li>
  *   <li><b>stalled</b>: a topic that took no write within two minutes of the last fault healing;</li>
  *   <li><b>forgotten acks</b>: a message redelivered after the broker confirmed its acknowledgement, with no fault
@@ -35,6 +37,7 @@ final class HistoryChecker {
             "stored twice",
             "key order",
             "ids not rising",
+            "reader ended early",
             "unanswered",
             "stalled",
             "forgotten acks",
@@ -113,6 +116,9 @@ final class HistoryChecker {
             }
             for (int i = 0; i < stored.idsNotRising(); i++) {
                 violation("ids not rising", topic);
+            }
+            if (stored.afterEnd() > 0) {
+                violation("reader ended early", topic + ": " + stored.end());
             }
         }
         if (w.ordered()) {
