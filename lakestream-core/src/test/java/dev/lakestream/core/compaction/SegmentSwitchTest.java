@@ -209,18 +209,8 @@ public abstract class SegmentSwitchTest {
     void aSwitchStoppedAfterItsOverwriteLeavesEachOffsetReadableOnce() {
         appendGroups(8, 6);
         List<IndexRecord> run = records().subList(1, 5);
-        SegmentFile file = segmentOf(run);
-        IndexRecord last = run.get(run.size() - 1);
         // Steps 1 and 3 only: the segment, then the overwrite of the last record; the records below stay.
-        String key = file.key();
-        IndexValue value = IndexValue.compacted(
-                key, FORMAT.fileType(), file.messages(), file.payloadBytes(), file.size(), file.entries(), Map.of());
-        stores.metadata()
-                .put(
-                        last.key().format(),
-                        value.encode(),
-                        PutOptions.ifVersion(last.versionId()).partitionKey(IndexKey.partitionKey(last.streamId())))
-                .join();
+        overwriteLastWithCompacted(run);
         for (int maxEntries : new int[] {1, 5, 1000}) {
             assertThat(readAll(0, maxEntries, 1 << 20)).containsExactlyElementsOf(expected);
         }
@@ -251,23 +241,7 @@ public abstract class SegmentSwitchTest {
     void aSwitchHalfWayThroughItsDeletesLeavesEachOffsetReadableOnce() {
         appendGroups(8, 6);
         List<IndexRecord> run = records().subList(1, 6);
-        SegmentFile file = segmentOf(run);
-        IndexRecord last = run.get(run.size() - 1);
-        IndexValue value = IndexValue.compacted(
-                file.key(),
-                FORMAT.fileType(),
-                file.messages(),
-                file.payloadBytes(),
-                file.size(),
-                file.entries(),
-                Map.of());
-        String pk = IndexKey.partitionKey(last.streamId());
-        stores.metadata()
-                .put(
-                        last.key().format(),
-                        value.encode(),
-                        PutOptions.ifVersion(last.versionId()).partitionKey(pk))
-                .join();
+        String pk = overwriteLastWithCompacted(run);
         // Of the deletes below the compacted record, the first and the third have landed.
         for (int gone : new int[] {0, 2}) {
             IndexRecord r = run.get(gone);
@@ -449,6 +423,31 @@ public abstract class SegmentSwitchTest {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * Steps 1 and 3 of a switch of {@code run}: its segment stored, its last record overwritten with the compacted one;
+     * the records below stay. Returns the stream's partition key.
+     */
+    private String overwriteLastWithCompacted(List<IndexRecord> run) {
+        SegmentFile file = segmentOf(run);
+        IndexRecord last = run.get(run.size() - 1);
+        IndexValue value = IndexValue.compacted(
+                file.key(),
+                FORMAT.fileType(),
+                file.messages(),
+                file.payloadBytes(),
+                file.size(),
+                file.entries(),
+                Map.of());
+        String pk = IndexKey.partitionKey(last.streamId());
+        stores.metadata()
+                .put(
+                        last.key().format(),
+                        value.encode(),
+                        PutOptions.ifVersion(last.versionId()).partitionKey(pk))
+                .join();
+        return pk;
+    }
 
     /** Appends {@code groups} groups of {@code perGroup} entries of 1 byte to 100 KB, each group awaited. */
     private void appendGroups(int groups, int perGroup) {
