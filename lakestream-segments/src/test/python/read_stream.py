@@ -327,8 +327,8 @@ def segment_entries(record, store, stream_id):
 
 
 def replay(records, store, start):
-    """§2.4/§2.5: from offset o, take the record with the smallest end above o, read its entries from o, go on
-    from its end. Yields (offset, records, bytes, timestamp)."""
+    """§2.4/§2.5: from offset o, take the first record, from the one with the smallest end above o on, whose range
+    holds o; read its entries from o, go on from its end. Yields (offset, records, bytes, timestamp)."""
     if not records:
         return
     stream_id = records[0].stream_id
@@ -342,9 +342,11 @@ def replay(records, store, start):
             i += 1
         if i == len(ordered):
             return
-        record = ordered[i]
-        if record.start > o:
-            raise LayoutError("no index record covers offset %d: the next, %s, starts after it" % (o, record.where()))
+        # Records that start after o are WAL records a switch is deleting: the compacted record holding o follows.
+        record = next((r for r in ordered[i:] if r.start <= o), None)
+        if record is None:
+            raise LayoutError("no index record covers offset %d: the next, %s, starts after it"
+                              % (o, ordered[i].where()))
         entries = wal_entries(record, store, stream_id) if record.file_type == 0 \
             else segment_entries(record, store, stream_id)
         for offset, n, data in entries:

@@ -13,6 +13,7 @@ import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.IndexValue;
 import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.metadata.DeleteOptions;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.Record;
@@ -51,7 +52,8 @@ import org.junit.jupiter.api.io.TempDir;
  * stream's index records (as the metadata store holds them: key, value, creation time) and prints every entry, through
  * WAL objects shared with other streams and Parquet segments, exactly as {@link StreamLog#read} returns them: offset,
  * records, length, CRC-32 of the bytes and timestamp. Also with a switch stopped after its overwrite, where WAL
- * records are left below a compacted record and each offset must still come once (layout §2.4, §2.5).
+ * records are left below a compacted record, and half-way through its deletes; each offset must still come once
+ * (layout §2.4, §2.5).
  */
 class IndependentPythonReaderTest {
 
@@ -154,9 +156,30 @@ class IndependentPythonReaderTest {
         // From inside the leftovers: the WAL records first, then the compacted record from their end.
         long inside = run.get(1).startOffset() + 1;
         assertThat(python(inside)).containsExactlyElementsOf(javaRead(inside));
+
+        // Half-way through step 4 (the deletes land in any order): the first and third leftovers gone, the others
+        // not. Both readers take the compacted record for the gone records' offsets, and read what they read before.
+        for (int gone : new int[] {0, 2}) {
+            IndexRecord r = run.get(gone);
+            metadata.delete(
+                            r.key().format(),
+                            DeleteOptions.ifVersion(r.versionId()).partitionKey(IndexKey.partitionKey(stream.id())))
+                    .join();
+        }
+        List<String> afterDeletes = javaRead(0);
+        // The same entries; those of the gone records now carry the compacted record's time (layout §2.4).
+        assertThat(withoutTime(afterDeletes)).containsExactlyElementsOf(withoutTime(java));
+        assertThat(python(0)).containsExactlyElementsOf(afterDeletes);
+        long first = run.get(0).startOffset();
+        assertThat(python(first)).containsExactlyElementsOf(javaRead(first));
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /** The lines of a read without their last field, the entry's timestamp. */
+    private static List<String> withoutTime(List<String> lines) {
+        return lines.stream().map(l -> l.substring(0, l.lastIndexOf(' '))).toList();
+    }
 
     private StreamLog open(String name) {
         StreamInfo info = lakestream.catalog().create("test", name, Map.of()).join();
