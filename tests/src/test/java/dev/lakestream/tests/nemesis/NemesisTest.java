@@ -36,7 +36,7 @@ class NemesisTest {
     private static final int RATE = 40;
 
     private static final NemesisReport REPORT = new NemesisReport(
-            "## Nemesis: the short run in the suite",
+            "## Nemesis: the short run (NemesisTest)",
             "`NemesisTest`: two broker processes, S3Proxy behind the fault proxy, Oxia; " + RATE
                     + " keyed messages/s on each of six topics (deduplicated with Failover and Key_Shared "
                     + "subscriptions, plain with Shared and Exclusive ones, a deduplicated topic without retention "
