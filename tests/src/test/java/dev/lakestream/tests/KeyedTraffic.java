@@ -43,10 +43,11 @@ public final class KeyedTraffic implements AutoCloseable {
     private final String topic;
     private final String name;
     private final Map<Integer, Long> ackedAt = new ConcurrentHashMap<>();
-    /** The message id each acknowledged send was answered with, and the id each message was first received at. */
+    /** The message id each acknowledged send was answered with. */
     private final Map<Integer, MessageId> ackedIds = new ConcurrentHashMap<>();
-
+    /** The message id each message was first received at. */
     private final Map<Integer, MessageId> receivedIds = new ConcurrentHashMap<>();
+
     private final Map<Integer, Long> sentAt = new ConcurrentHashMap<>();
     private final Map<Integer, String> failed = new ConcurrentHashMap<>();
     /** Sends the broker answered as duplicates (no message id): it found their sequence id already persisted. */
@@ -418,8 +419,9 @@ public final class KeyedTraffic implements AutoCloseable {
         return new Stored(counts, idsOutOfOrder, end, beyond);
     }
 
-    /** What a reader found in a topic. */
     /**
+     * What a reader found in a topic.
+     *
      * @param end where the reader stopped, and the broker's last message id then
      * @param afterEnd messages the reader still got after {@code hasMessageAvailable()} said there were none
      */

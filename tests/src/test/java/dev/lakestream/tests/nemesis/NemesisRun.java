@@ -180,11 +180,9 @@ final class NemesisRun {
                 }
             }
             checker.checkTransactions(txn, txn.stored(), awaitTransactionsReceived(txn));
-            Map<Integer, Integer> rows = awaitTable(new IcebergTables(catalog), tableTopic, tableStored);
-            if (rows.values().stream().mapToLong(Integer::longValue).sum()
-                    < tableStored.counts().values().stream()
-                            .mapToLong(Integer::longValue)
-                            .sum()) {
+            long storedInTable = total(tableStored.counts());
+            Map<Integer, Integer> rows = awaitTable(new IcebergTables(catalog), tableTopic, storedInTable);
+            if (total(rows) < storedInTable) {
                 // A materializer that stopped committing: what its threads wait on says why.
                 dumpThreads(cluster, label + "-table");
             }
@@ -197,7 +195,7 @@ final class NemesisRun {
                     txn.count(TransactionTraffic.Outcome.COMMITTED),
                     txn.count(TransactionTraffic.Outcome.ABORTED),
                     txn.count(TransactionTraffic.Outcome.UNKNOWN),
-                    rows.values().stream().mapToLong(Integer::longValue).sum(),
+                    total(rows),
                     BrokerMetrics.sumOverRunning(cluster.brokers(), "lakestream_compaction_segments_written_total"),
                     (System.nanoTime() - started) / 1e9);
         } finally {
@@ -252,23 +250,26 @@ final class NemesisRun {
     }
 
     /**
-     * The table's rows per message number, once it holds as many rows as the topic holds messages (or after 90 s: the
+     * The table's rows per message number, once it holds {@code want} rows, as many as the topic holds messages (or after 90 s: the
      * checker then reports what is missing).
      */
-    private static Map<Integer, Integer> awaitTable(IcebergTables tables, String topic, KeyedTraffic.Stored stored)
+    private static Map<Integer, Integer> awaitTable(IcebergTables tables, String topic, long want)
             throws InterruptedException {
-        long want =
-                stored.counts().values().stream().mapToLong(Integer::longValue).sum();
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         Map<Integer, Integer> counts = Map.of();
         while (System.nanoTime() < deadline) {
             counts = tableCounts(tables.rows(topic));
-            if (counts.values().stream().mapToLong(Integer::longValue).sum() >= want) {
+            if (total(counts) >= want) {
                 break;
             }
             Thread.sleep(500);
         }
         return counts;
+    }
+
+    /** How many messages (or rows) a count per message number adds up to. */
+    private static long total(Map<Integer, Integer> counts) {
+        return counts.values().stream().mapToLong(Integer::longValue).sum();
     }
 
     private static Map<Integer, Integer> tableCounts(List<Record> rows) {
