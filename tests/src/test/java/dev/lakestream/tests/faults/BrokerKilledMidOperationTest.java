@@ -164,6 +164,9 @@ class BrokerKilledMidOperationTest {
         assertThat(lost).as("acknowledged messages not in the topic").isEmpty();
         assertThat(stored.storedTwice()).as("messages stored twice").isZero();
         assertThat(stored.idsNotRising()).as("stored ids that do not rise").isZero();
+        assertThat(stored.afterEnd())
+                .as("messages read after the reader's end (%s)", stored.end())
+                .isZero();
     }
 
     @Test

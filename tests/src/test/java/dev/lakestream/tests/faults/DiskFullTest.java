@@ -149,6 +149,9 @@ class DiskFullTest {
                 assertThat(stored.idsNotRising())
                         .as("stored ids that do not rise")
                         .isZero();
+                assertThat(stored.afterEnd())
+                        .as("messages read after the reader's end (%s)", stored.end())
+                        .isZero();
             }
         } finally {
             ctx.getConfiguration().getRootLogger().removeAppender(CAPTURE.getName());

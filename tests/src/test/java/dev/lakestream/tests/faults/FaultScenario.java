@@ -36,7 +36,9 @@ final class FaultScenario {
     }
 
     /** The counts of one topic; {@link #row()} is what the report shows. */
-    record Outcome(FaultReport.Row row, List<Integer> lost, KeyedTraffic traffic, long ackedDuringFault) {}
+    /** @param readAfterEnd messages the checking reader got after the broker said there were none left */
+    record Outcome(
+            FaultReport.Row row, List<Integer> lost, KeyedTraffic traffic, long ackedDuringFault, int readAfterEnd) {}
 
     private FaultScenario() {}
 
@@ -195,7 +197,7 @@ final class FaultScenario {
                         t.topic(),
                         row,
                         head(t.failed().values()));
-                out.add(new Outcome(row, lost, t, ackedDuringFault[i]));
+                out.add(new Outcome(row, lost, t, ackedDuringFault[i], stored.afterEnd()));
             }
             return out;
         } finally {
@@ -221,6 +223,9 @@ final class FaultScenario {
                     .isEmpty();
             assertThat(r.idsNotRising())
                     .as("%s: stored message ids that do not rise", r.scenario())
+                    .isZero();
+            assertThat(o.readAfterEnd())
+                    .as("%s: messages a reader got after hasMessageAvailable() said none were left", r.scenario())
                     .isZero();
             assertThat(o.traffic().consumerError()).as("consumer error").isNull();
             assertThat(o.traffic().unanswered())

@@ -205,6 +205,9 @@ class ZombieBrokerTest {
                 assertThat(stored.idsNotRising())
                         .as("stored ids that do not rise")
                         .isZero();
+                assertThat(stored.afterEnd())
+                        .as("messages read after the reader's end (%s)", stored.end())
+                        .isZero();
                 assertThat(traffic.orderViolations())
                         .as("per-key order violations")
                         .isZero();
