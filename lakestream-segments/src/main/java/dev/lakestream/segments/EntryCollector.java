@@ -11,7 +11,7 @@ import org.apache.parquet.io.api.Binary;
  * The entries one read returns: from the first whose end is past the read's offset, within its budgets (the first entry
  * always whole). Each accepted entry's bytes are copied into a buffer of the allocator, which the caller then owns.
  */
-final class EntryCollector {
+final class EntryCollector implements EntrySink {
 
     private final long streamId;
     private final long timestamp;
@@ -33,8 +33,14 @@ final class EntryCollector {
         this.allocator = allocator;
     }
 
+    /** The read's offset: entries ending at or before it are not taken. */
+    long from() {
+        return from;
+    }
+
     /** Whether the read needs no more entries. */
-    boolean full() {
+    @Override
+    public boolean full() {
         return full;
     }
 
@@ -44,18 +50,35 @@ final class EntryCollector {
     }
 
     /** The next entry of the segment: taken if it ends past the read's offset and fits the budgets. */
-    void offer(long offset, int records, Binary raw) {
-        if (full || offset + records <= from) {
-            return;
+    @Override
+    public void offer(long offset, int records, Binary raw) {
+        if (takes(offset, records, raw.length())) {
+            take(offset, records, raw.length(), payload -> payload.writeBytes(raw.toByteBuffer()));
         }
-        int length = raw.length();
+    }
+
+    /** As {@link #offer(long, int, Binary)}, the payload being {@code length} bytes of {@code src} at {@code index}. */
+    void offer(long offset, int records, ByteBuf src, int index, int length) {
+        if (takes(offset, records, length)) {
+            take(offset, records, length, payload -> payload.writeBytes(src, index, length));
+        }
+    }
+
+    private boolean takes(long offset, int records, int length) {
+        if (full || offset + records <= from) {
+            return false;
+        }
         if (!entries.isEmpty() && bytes + length > maxBytes) {
             full = true;
-            return;
+            return false;
         }
+        return true;
+    }
+
+    private void take(long offset, int records, int length, java.util.function.Consumer<ByteBuf> copy) {
         ByteBuf payload = allocator.buffer(length, length);
         try {
-            payload.writeBytes(raw.toByteBuffer());
+            copy.accept(payload);
         } catch (RuntimeException e) {
             payload.release();
             throw e;

@@ -23,7 +23,9 @@ import org.apache.parquet.conf.PlainParquetConfiguration;
  * Reads entries out of Parquet segments by ranged GETs: the footer (once per object, then cached), then the row group
  * holding the offset, by the footer's {@code _lakestream_offset} statistics, in one GET of its core columns' bytes,
  * then the following row groups while the read's budget lasts. A segment below {@link Limits#wholeObjectBelow()}
- * bytes is fetched whole, in one GET. Bytes are fetched first and decoded from memory after, on the reader's own
+ * bytes is fetched whole, in one GET. A row group is decoded whole and kept a while ({@link DecodedGroups}, up to
+ * {@link Limits#decodedGroupBytes()}): a consumer catching up reads far less than a group at a time, and its next
+ * reads are served from memory, not by fetching and decoding the group again. Bytes are fetched first and decoded from memory after, on the reader's own
  * decoding threads: neither the store's response threads nor the caller's carry the decompression, and nothing here
  * waits on a future.
  */
@@ -34,16 +36,18 @@ final class ParquetSegmentReader implements SegmentReader {
      * @param tailBytes the first GET of a larger segment's footer fetches this many bytes of its end (most footers fit)
      * @param footers decoded footers kept, by object key
      * @param decodeThreads threads decoding fetched bytes (daemon threads, ended on {@link #close()})
+     * @param decodedGroupBytes payload bytes of decoded row groups kept for the next reads (eight default row groups)
      */
-    record Limits(long wholeObjectBelow, int tailBytes, int footers, int decodeThreads) {
+    record Limits(long wholeObjectBelow, int tailBytes, int footers, int decodeThreads, long decodedGroupBytes) {
         static final Limits DEFAULT = new Limits(
                 256 << 10,
                 64 << 10,
                 1024,
-                Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2)));
+                Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2)),
+                64L << 20);
 
         Limits(long wholeObjectBelow, int tailBytes, int footers) {
-            this(wholeObjectBelow, tailBytes, footers, 1);
+            this(wholeObjectBelow, tailBytes, footers, 1, DEFAULT.decodedGroupBytes());
         }
     }
 
@@ -51,6 +55,7 @@ final class ParquetSegmentReader implements SegmentReader {
     private final ByteBufAllocator allocator;
     private final Limits limits;
     private final FooterCache footers;
+    private final DecodedGroups groups;
     private final ParquetReadOptions options;
     private final ExecutorService decoder;
 
@@ -61,6 +66,7 @@ final class ParquetSegmentReader implements SegmentReader {
         this.allocator = allocator;
         this.limits = limits;
         this.footers = new FooterCache(limits.footers());
+        this.groups = new DecodedGroups(limits.decodedGroupBytes());
         this.options = ParquetReadOptions.builder(new PlainParquetConfiguration())
                 .withCodecFactory(new SegmentCodecs(0))
                 .usePageChecksumVerification(true)
@@ -88,7 +94,8 @@ final class ParquetSegmentReader implements SegmentReader {
         long size = record.value().fileSize();
         CompletableFuture<List<LogEntry>> read;
         try {
-            read = size < limits.wholeObjectBelow()
+            SegmentFooter known = footers.get(key, size);
+            read = size < limits.wholeObjectBelow() && (known == null || !groups.contains(key, known.groupHolding(at)))
                     ? readWhole(record, key, size, at, collector)
                     : footer(key, size).thenCompose(f -> {
                         agree(record, f);
@@ -121,7 +128,7 @@ final class ParquetSegmentReader implements SegmentReader {
                             agree(record, f);
                             FetchedInputFile in = new FetchedInputFile(key, size).with(0, bytes);
                             for (int g = f.groupHolding(at); g < f.groups(); g++) {
-                                RowGroupDecoder.decode(f, g, in, options, collector);
+                                feed(decode(key, f, g, in), collector);
                                 if (!collector.wantsMore()) {
                                     break;
                                 }
@@ -160,22 +167,54 @@ final class ParquetSegmentReader implements SegmentReader {
                         decoder);
     }
 
-    /** Row group {@code g} in one GET, decoded; then the next while the read wants more. */
+    /**
+     * Row group {@code g}, from the decoded groups kept or in one GET (then decoded whole and kept); then the next
+     * while the read wants more.
+     */
     private CompletableFuture<List<LogEntry>> readGroups(String key, SegmentFooter f, int g, EntryCollector collector) {
-        long start = f.groupStart[g];
-        long length = f.groupEnd[g] - start;
-        return objects.get(key, start, length)
-                .thenComposeAsync(
-                        bytes -> {
-                            checkLength(bytes, length, start, f.fileSize);
-                            RowGroupDecoder.decode(
-                                    f, g, new FetchedInputFile(key, f.fileSize).with(start, bytes), options, collector);
-                            if (collector.wantsMore() && g + 1 < f.groups()) {
-                                return readGroups(key, f, g + 1, collector);
-                            }
-                            return CompletableFuture.completedFuture(collector.entries());
-                        },
-                        decoder);
+        DecodedGroup kept = groups.get(key, g);
+        CompletableFuture<Void> fed;
+        if (kept != null) {
+            fed = CompletableFuture.runAsync(() -> feed(kept, collector), decoder);
+        } else {
+            long start = f.groupStart[g];
+            long length = f.groupEnd[g] - start;
+            fed = objects.get(key, start, length)
+                    .thenAcceptAsync(
+                            bytes -> {
+                                checkLength(bytes, length, start, f.fileSize);
+                                feed(
+                                        decode(key, f, g, new FetchedInputFile(key, f.fileSize).with(start, bytes)),
+                                        collector);
+                            },
+                            decoder);
+        }
+        return fed.thenCompose(v -> collector.wantsMore() && g + 1 < f.groups()
+                ? readGroups(key, f, g + 1, collector)
+                : CompletableFuture.completedFuture(collector.entries()));
+    }
+
+    /** Decodes row group {@code g} whole and keeps it; the caller owns the reference returned. */
+    private DecodedGroup decode(String key, SegmentFooter f, int g, FetchedInputFile in) {
+        DecodedGroup d = new DecodedGroup(
+                key, g, allocator, (int) Math.min(Integer.MAX_VALUE - 8, f.groupEnd[g] - f.groupStart[g]));
+        try {
+            RowGroupDecoder.decode(f, g, in, options, d);
+        } catch (RuntimeException e) {
+            d.release();
+            throw e;
+        }
+        groups.put(d);
+        return d;
+    }
+
+    /** Hands the group's entries to the read, and releases the caller's reference of the group. */
+    private static void feed(DecodedGroup g, EntryCollector collector) {
+        try {
+            g.feed(collector);
+        } finally {
+            g.release();
+        }
     }
 
     private static void checkLength(ByteBuffer got, long wanted, long position, long size) {
@@ -240,6 +279,7 @@ final class ParquetSegmentReader implements SegmentReader {
     @Override
     public void close() {
         footers.clear();
+        groups.clear();
         decoder.shutdown();
     }
 }

@@ -18,7 +18,7 @@ import org.apache.parquet.schema.Types;
 /**
  * Decodes the core columns of one row group from fetched bytes, column by column with Parquet's low-level column
  * readers (values read directly, no record assembly), checking that the rows form whole, contiguous entries, and hands
- * the entries to a collector.
+ * the entries to a sink.
  */
 final class RowGroupDecoder {
 
@@ -41,7 +41,7 @@ final class RowGroupDecoder {
     private RowGroupDecoder() {}
 
     static void decode(
-            SegmentFooter footer, int g, FetchedInputFile in, ParquetReadOptions options, EntryCollector collector) {
+            SegmentFooter footer, int g, FetchedInputFile in, ParquetReadOptions options, EntrySink collector) {
         // The core columns alone, with the file's own types: value columns (a later writer's) are not decoded here.
         MessageType projection = Types.buildMessage()
                 .addFields(
