@@ -18,38 +18,19 @@ import dev.lakestream.iceberg.schema.TableSchemas;
 import dev.lakestream.iceberg.schema.TopicSchema;
 import dev.lakestream.iceberg.schema.ValueMapping;
 import dev.lakestream.iceberg.schema.ValueMappings;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionKey;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.exceptions.AlreadyExistsException;
-import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.iceberg.io.DataWriteResult;
-import org.apache.iceberg.io.FanoutDataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,19 +42,13 @@ import org.slf4j.LoggerFactory;
  * broker callback thread. {@link #status()} may be read from anywhere.
  *
  * <p>Exactly once (docs/iceberg.md): rows of stream offsets {@code [pendingStart, next)} are written to data files
- * and committed in one Iceberg append whose summary records every stream's next offset ({@link CommitSummary}).
- * Before each commit attempt the table is re-read: if this stream's committed offset is no longer the one this
- * materializer started its range from, another process committed those offsets, so the files are deleted and
- * reading resumes from the table. Iceberg's own commit retry is switched off on these tables (it would re-apply a
- * summary built on a stale base); this class retries instead, re-validating each time. A commit of unknown outcome
- * is looked up by its commit id; if it is not in the table, its files are deleted and the range is redone.
+ * ({@link RangeFiles}) and committed in one Iceberg append whose summary records every stream's next offset
+ * ({@link RangeCommit}, {@link CommitSummary}). When another process committed those offsets meanwhile, or a commit
+ * is known not to have landed, the files are deleted and reading resumes from the table's offsets.
  */
 public final class TopicMaterializer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TopicMaterializer.class);
-    /** Commit attempts lost to other streams' commits before giving up for this poll. */
-    private static final int MAX_COMMIT_ATTEMPTS = 20;
-
     private final TopicRef topic;
     private final StreamLog stream;
     private final PositionResolver positions;
@@ -96,9 +71,7 @@ public final class TopicMaterializer implements AutoCloseable {
     private long pendingStart;
     private long next;
     private long pendingRows;
-    private FanoutDataWriter<Record> writer;
-    private Schema writerSchema;
-    private final List<DataFile> closedFiles = new ArrayList<>();
+    private final RangeFiles files;
     private final Map<Long, ValueMapping.Converter> converters = new HashMap<>();
     private long lastCommitMillis;
     private State state = State.NEW;
@@ -120,10 +93,6 @@ public final class TopicMaterializer implements AutoCloseable {
 
     private long oldestUncommittedMillis;
     private volatile MaterializerStatus status;
-    private PartitionKey partitionKey;
-    private InternalRecordWrapper keyWrapper;
-    private Schema keySchema;
-    private PartitionSpec keySpec;
 
     /** A materializer with a memory budget of its own ({@code config.maxBufferedBytes()}). */
     public TopicMaterializer(
@@ -177,6 +146,7 @@ public final class TopicMaterializer implements AutoCloseable {
         this.budget = Objects.requireNonNull(budget, "budget");
         this.where = topic + " (" + stream + ") -> table " + tableId;
         this.transactions = new TransactionOutcomes(stream, config);
+        this.files = new RangeFiles(Math.max(topic.partition(), 0), config.targetFileSizeBytes(), clock, where);
         publish();
     }
 
@@ -195,7 +165,7 @@ public final class TopicMaterializer implements AutoCloseable {
     /** Loads (or creates) the table and finds where this stream stands in it. */
     public void open() {
         try {
-            table = loadOrCreateTable();
+            table = TopicTables.loadOrCreate(catalog, tableId, topic, schemas, config, where);
             resync();
             lastCommitMillis = clock.millis();
             state = State.RUNNING;
@@ -300,7 +270,7 @@ public final class TopicMaterializer implements AutoCloseable {
      * next poll starts again from the table's offsets.
      */
     public void commit() {
-        if (table == null || (next == pendingStart && writer == null && closedFiles.isEmpty())) {
+        if (table == null || (next == pendingStart && files.isEmpty())) {
             lastCommitMillis = clock.millis();
             return;
         }
@@ -388,7 +358,7 @@ public final class TopicMaterializer implements AutoCloseable {
             rows.add(row);
         }
         for (Record row : rows) {
-            writerFor(table.schema()).write(row, table.spec(), partitionKey(row));
+            files.write(table, row);
         }
         pendingRows += rows.size();
         skippedTo(e);
@@ -433,57 +403,6 @@ public final class TopicMaterializer implements AutoCloseable {
         return schemaVersion == null ? -1 : schemaVersion;
     }
 
-    private FanoutDataWriter<Record> writerFor(Schema schema) {
-        if (writer != null && writerSchema.schemaId() == schema.schemaId()) {
-            return writer;
-        }
-        closeWriter();
-        GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table)
-                .dataFileFormat(FileFormat.PARQUET)
-                .dataSchema(schema)
-                .build();
-        OutputFileFactory files = OutputFileFactory.builderFor(table, Math.max(topic.partition(), 0), clock.millis())
-                .format(FileFormat.PARQUET)
-                .operationId(UUID.randomUUID().toString())
-                .build();
-        writer = new FanoutDataWriter<>(factory, files, table.io(), config.targetFileSizeBytes());
-        writerSchema = schema;
-        return writer;
-    }
-
-    /**
-     * The row's partition, in one key object reused for every row (building a key and a wrapper per row cost more
-     * than writing it; FanoutDataWriter copies the keys it keeps). Rebuilt when the table's schema or spec changes.
-     */
-    @SuppressWarnings("ReferenceEquality") // identity on purpose: a schema or spec change is a new object
-    private PartitionKey partitionKey(Record row) {
-        Schema schema = table.schema();
-        PartitionSpec spec = table.spec();
-        if (partitionKey == null || keySchema != schema || keySpec != spec) {
-            partitionKey = new PartitionKey(spec, schema);
-            keyWrapper = new InternalRecordWrapper(schema.asStruct());
-            keySchema = schema;
-            keySpec = spec;
-        }
-        partitionKey.partition(keyWrapper.wrap(row));
-        return partitionKey;
-    }
-
-    private void closeWriter() {
-        if (writer == null) {
-            return;
-        }
-        FanoutDataWriter<Record> w = writer;
-        writer = null;
-        try {
-            w.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(where + ": closing data files failed", e);
-        }
-        DataWriteResult result = w.result();
-        closedFiles.addAll(result.dataFiles());
-    }
-
     private void deadLetter(MessagePosition pos, int batchIndex, String reason) {
         deadLetterCount++;
         deadLetters.add(topic, pos, batchIndex, reason);
@@ -492,113 +411,34 @@ public final class TopicMaterializer implements AutoCloseable {
     // ---- committing ----
 
     private void commitPending() {
-        closeWriter();
-        List<DataFile> files = List.copyOf(closedFiles);
-        long start = pendingStart;
+        List<DataFile> written = files.close();
         long end = next;
-        long rows = pendingRows;
-        String commitId = UUID.randomUUID().toString();
-        for (int attempt = 1; ; attempt++) {
-            // The check and the append see one version of the table: the append cannot rebase past the check.
-            ValidatedBase base = ValidatedBase.read(table);
-            Map<Long, Long> offsets = CommitSummary.committedOffsets(base.table());
-            Long now = offsets.get(stream.id());
-            if (!Objects.equals(now, committedBase)) {
-                // Another materializer committed this stream since we read the table: its commit wins.
+        RangeCommit.Outcome outcome;
+        try {
+            outcome = new RangeCommit(
+                            table, stream.id(), committedBase, pendingStart, end, written, topic.toString(), where)
+                    .run();
+        } catch (RangeCommit.OutcomeUnknownException e) {
+            files.committed(); // they may be in the table: never deleted
+            throw e;
+        }
+        switch (outcome) {
+            case COMMITTED -> committed(end, pendingRows);
+            case SUPERSEDED -> {
                 conflicts++;
-                LOG.warn(
-                        "{}: offsets [{}, {}) were committed by another materializer (table now at {}); dropping"
-                                + " {} data files",
-                        where,
-                        start,
-                        end,
-                        now,
-                        files.size());
-                deleteFiles(files);
+                files.delete(table);
                 resync();
-                return;
             }
-            AppendFiles append = base.newAppend();
-            files.forEach(append::appendFile);
-            Map<Long, Long> carried = new LinkedHashMap<>(offsets);
-            carried.put(stream.id(), end);
-            carried.forEach((sid, off) -> append.set(CommitSummary.OFFSET_PREFIX + sid, Long.toString(off)));
-            append.set(CommitSummary.RANGE, stream.id() + ":" + start + "-" + end);
-            append.set(CommitSummary.COMMIT_ID, commitId);
-            append.set("lakestream.topic", topic.toString());
-            try {
-                append.commit();
-                table.refresh();
-            } catch (CommitFailedException e) {
-                // The catalog refused our base (another commit landed first): re-validate and try again.
-                if (attempt >= MAX_COMMIT_ATTEMPTS) {
-                    throw e;
-                }
-                continue;
-            } catch (RuntimeException e) {
-                // CommitStateUnknownException, or anything else from the catalog: the commit may have landed, so its
-                // files must not be deleted unless the table shows it did not.
-                Boolean landed = lookUp(commitId);
-                if (landed == null) {
-                    LOG.warn(
-                            "{}: commit {} of offsets [{}, {}) has an unknown outcome that could not be resolved;"
-                                    + " its {} files are left in place (orphans if it did not land)",
-                            where,
-                            commitId,
-                            start,
-                            end,
-                            files.size(),
-                            e);
-                    closedFiles.clear();
-                    throw e;
-                }
-                if (!landed) {
-                    LOG.warn(
-                            "{}: commit {} of offsets [{}, {}) failed ({}) and is not in the table; redoing the"
-                                    + " range",
-                            where,
-                            commitId,
-                            start,
-                            end,
-                            e.toString());
-                    deleteFiles(files);
-                    resync();
-                    return;
-                }
-                LOG.info("{}: commit {} of unknown outcome ({}) is in the table", where, commitId, e.toString());
-            }
-            committed(end, rows);
-            return;
-        }
-    }
-
-    /** Whether the commit is in the table; null when the table cannot be read (after a few tries). */
-    private Boolean lookUp(String commitId) {
-        for (int attempt = 1; attempt <= 5; attempt++) {
-            try {
-                table.refresh();
-                return CommitSummary.contains(table, commitId);
-            } catch (RuntimeException e) {
-                LOG.warn(
-                        "{}: cannot read the table to resolve commit {} (attempt {}): {}",
-                        where,
-                        commitId,
-                        attempt,
-                        e.toString());
-                try {
-                    Thread.sleep(200L * attempt);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return null;
-                }
+            case NOT_LANDED -> {
+                files.delete(table);
+                resync();
             }
         }
-        return null;
     }
 
     /** The pending range landed. */
     private void committed(long end, long rows) {
-        closedFiles.clear();
+        files.committed();
         releaseBuffered();
         commits++;
         rowsCommitted += rows;
@@ -612,17 +452,9 @@ public final class TopicMaterializer implements AutoCloseable {
 
     /** Drops everything not committed (deleting its files) and goes back to the table's offsets. */
     private void abort() {
-        try {
-            if (writer != null) {
-                closeWriter();
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("{}: closing the abandoned writer failed: {}", where, e.toString());
-        }
         if (table != null) {
-            deleteFiles(List.copyOf(closedFiles));
+            files.delete(table);
         }
-        closedFiles.clear();
         pendingRows = 0;
         oldestUncommittedMillis = 0;
         next = pendingStart;
@@ -633,21 +465,6 @@ public final class TopicMaterializer implements AutoCloseable {
     private void releaseBuffered() {
         budget.release(buffered);
         buffered = 0;
-    }
-
-    private void deleteFiles(List<DataFile> files) {
-        for (DataFile f : files) {
-            try {
-                table.io().deleteFile(f.location());
-            } catch (RuntimeException e) {
-                LOG.warn(
-                        "{}: cannot delete uncommitted data file {} ({}); it is an orphan",
-                        where,
-                        f.location(),
-                        e.toString());
-            }
-        }
-        closedFiles.removeAll(files);
     }
 
     /**
@@ -709,57 +526,5 @@ public final class TopicMaterializer implements AutoCloseable {
                 streamEnd,
                 oldestUncommittedMillis,
                 readsHeld);
-    }
-
-    // ---- the table ----
-
-    private Table loadOrCreateTable() throws IncompatibleSchemaException, SchemaUnavailableException {
-        try {
-            return ensureOwnRetries(catalog.loadTable(tableId));
-        } catch (NoSuchTableException e) {
-            // Created from the topic's latest schema; older versions' columns are merged in as they are met.
-        }
-        String what = "schema " + topic.schemaId() + " (latest)";
-        Schema schema = TableSchemas.schemaFor(ValueMappings.of(schemas.schema(topic.schemaId(), null), what), what);
-        PartitionSpec spec = config.partitionByDay()
-                ? PartitionSpec.builderFor(schema)
-                        .day(MetadataColumns.PUBLISH_TIME)
-                        .build()
-                : PartitionSpec.unpartitioned();
-        Map<String, String> props = new LinkedHashMap<>(config.tableProperties());
-        props.put(TableProperties.COMMIT_NUM_RETRIES, "0");
-        props.put("lakestream.topic", topic.topicName());
-        if (catalog instanceof SupportsNamespaces ns) {
-            createNamespace(ns, tableId.namespace());
-        }
-        try {
-            Table t = catalog.createTable(tableId, schema, spec, props);
-            LOG.info("{}: created table {}", where, tableId);
-            return t;
-        } catch (AlreadyExistsException e) {
-            return ensureOwnRetries(catalog.loadTable(tableId));
-        }
-    }
-
-    private static void createNamespace(SupportsNamespaces catalog, Namespace ns) {
-        for (int i = 1; i <= ns.length(); i++) {
-            Namespace level = Namespace.of(java.util.Arrays.copyOf(ns.levels(), i));
-            if (!catalog.namespaceExists(level)) {
-                try {
-                    catalog.createNamespace(level);
-                } catch (AlreadyExistsException e) {
-                    // Created meanwhile by another materializer.
-                }
-            }
-        }
-    }
-
-    /** Iceberg's internal retry would re-apply our summary on a base we did not validate: it must be off. */
-    private Table ensureOwnRetries(Table t) {
-        if (!"0".equals(t.properties().get(TableProperties.COMMIT_NUM_RETRIES))) {
-            t.updateProperties().set(TableProperties.COMMIT_NUM_RETRIES, "0").commit();
-            t.refresh();
-        }
-        return t;
     }
 }
