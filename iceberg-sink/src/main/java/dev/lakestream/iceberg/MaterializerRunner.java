@@ -27,6 +27,11 @@ public final class MaterializerRunner implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MaterializerRunner.class);
     /** Not RetryPolicy: this is the delay of the next scheduled step (doubling while RETRYING), not a retried call. */
     private static final long MAX_BACKOFF_MS = 30_000;
+    /**
+     * A step running this long is reported by {@link #warnIfStepRunsPast}: far past a read and a commit on a slow
+     * store, and short of the 90 s after which a table that stopped moving is noticed from outside.
+     */
+    public static final Duration STUCK_STEP = Duration.ofSeconds(60);
 
     private final TopicMaterializer materializer;
     private final Duration pollInterval;
@@ -34,6 +39,12 @@ public final class MaterializerRunner implements AutoCloseable {
     private final boolean ownsExecutor;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private long backoffMs;
+
+    // ---- written by the step, read by hosts' watchdog calls (warnIfStepRunsPast) ----
+    private volatile Thread stepThread;
+    private volatile long stepStartedNanos;
+    /** The start time of the step already reported as stuck (0: none). */
+    private volatile long reportedStepNanos;
 
     // ---- guarded by this: the step/close hand-over ----
     private boolean stopping;
@@ -82,6 +93,8 @@ public final class MaterializerRunner implements AutoCloseable {
             }
             stepping = true;
         }
+        stepStartedNanos = System.nanoTime();
+        stepThread = Thread.currentThread();
         long delayMs;
         try {
             int entries = materializer.poll();
@@ -97,6 +110,15 @@ public final class MaterializerRunner implements AutoCloseable {
             // poll() handles its own failures; this is a bug, but the topic must not stop silently.
             LOG.error("materializer of {} threw", materializer.topic(), e);
             delayMs = MAX_BACKOFF_MS;
+        } finally {
+            stepThread = null;
+            if (reportedStepNanos == stepStartedNanos) {
+                LOG.info(
+                        "materializer of {}: the step reported stuck returned after {} s",
+                        materializer.topic(),
+                        (System.nanoTime() - stepStartedNanos) / 1_000_000_000);
+                reportedStepNanos = 0;
+            }
         }
         synchronized (this) {
             stepping = false;
@@ -106,6 +128,36 @@ public final class MaterializerRunner implements AutoCloseable {
                 nextStep = executor.schedule(this::step, delayMs, TimeUnit.MILLISECONDS);
             }
         }
+    }
+
+    /**
+     * Logs a warning, once per step, when the step running now has run longer than {@code limit}, with the stack of
+     * the thread running it and the materializer's status: a topic whose table stops moving must say where it waits.
+     * Called by hosts from their own periodic task (not the runner's thread, which is the one that may be stuck).
+     *
+     * @return whether this call reported a step
+     */
+    public boolean warnIfStepRunsPast(Duration limit) {
+        Thread thread = stepThread;
+        long started = stepStartedNanos;
+        long ranNanos = System.nanoTime() - started;
+        if (thread == null || ranNanos < limit.toNanos() || reportedStepNanos == started) {
+            return false;
+        }
+        reportedStepNanos = started;
+        StringBuilder stack = new StringBuilder();
+        for (StackTraceElement e : thread.getStackTrace()) {
+            stack.append("\n\tat ").append(e);
+        }
+        LOG.warn(
+                "materializer of {}: a step has run for {} s (status {}); thread {} ({}) is at:{}",
+                materializer.topic(),
+                ranNanos / 1_000_000_000,
+                materializer.status(),
+                thread.getName(),
+                thread.getState(),
+                stack);
+        return true;
     }
 
     /**

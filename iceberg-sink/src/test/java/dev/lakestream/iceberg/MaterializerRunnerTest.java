@@ -65,6 +65,59 @@ class MaterializerRunnerTest {
     }
 
     @Test
+    void aStepThatDoesNotReturnIsReportedOnceAndTheTopicGoesOnWhenItReturns() throws Exception {
+        try (Fixture f = new Fixture(dir)) {
+            TopicRef topic = TopicRef.parse("persistent://public/default/stuck");
+            StreamLog stream = f.stream(topic);
+            FaultyJdbcCatalog catalog = f.catalog();
+            MaterializerConfig config = MaterializerConfig.DEFAULT.withCommitInterval(Duration.ofMillis(100));
+            TopicMaterializer m = f.materializer(topic, stream, catalog, config, DeadLetters.log());
+            MaterializerRunner runner = new MaterializerRunner(m, Duration.ofMillis(20)).start();
+            Fixture.append(stream, ExactlyOnceTest.entries(0, 3));
+            await("committed offset 3")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> m.status().committedOffset() == 3);
+            // The next commit's table read waits, as a call to a store that never answers would.
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+            catalog.beforeRefresh(1, () -> {
+                held.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            Fixture.append(stream, ExactlyOnceTest.entries(3, 2));
+            try {
+                assertThat(held.await(30, java.util.concurrent.TimeUnit.SECONDS))
+                        .as("a commit reached the held table read")
+                        .isTrue();
+                Thread.sleep(100);
+                assertThat(runner.warnIfStepRunsPast(Duration.ofHours(1)))
+                        .as("a step not yet past the limit")
+                        .isFalse();
+                assertThat(runner.warnIfStepRunsPast(Duration.ofMillis(50)))
+                        .as("the held step, reported")
+                        .isTrue();
+                assertThat(runner.warnIfStepRunsPast(Duration.ofMillis(50)))
+                        .as("the same step, reported once")
+                        .isFalse();
+            } finally {
+                release.countDown();
+            }
+            await("committed offset 5")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> m.status().committedOffset() == 5);
+            assertThat(runner.warnIfStepRunsPast(Duration.ofSeconds(10)))
+                    .as("no step running past the limit once it returned")
+                    .isFalse();
+            runner.close();
+            ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(topic)), 5);
+        }
+    }
+
+    @Test
     void runnersShareOnePoolAndCloseAsyncCommitsWithoutStoppingIt() throws Exception {
         java.util.concurrent.ScheduledExecutorService pool =
                 java.util.concurrent.Executors.newSingleThreadScheduledExecutor();

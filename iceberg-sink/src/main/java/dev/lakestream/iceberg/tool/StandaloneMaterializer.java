@@ -113,6 +113,7 @@ public final class StandaloneMaterializer implements AutoCloseable {
                 }
             }
             published = List.copyOf(runners.values());
+            runners.values().forEach(r -> r.runner().warnIfStepRunsPast(MaterializerRunner.STUCK_STEP));
         } catch (RuntimeException e) {
             LOG.warn("looking for topics to materialize failed; trying again in {}", config.discoveryInterval(), e);
         }

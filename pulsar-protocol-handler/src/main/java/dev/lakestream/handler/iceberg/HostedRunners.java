@@ -112,6 +112,9 @@ final class HostedRunners {
             }
         }
         releaseUnwanted(now.unwanted());
+        for (HostedTopic h : hosted.values()) {
+            h.runner.warnIfStepRunsPast(MaterializerRunner.STUCK_STEP);
+        }
     }
 
     /**
