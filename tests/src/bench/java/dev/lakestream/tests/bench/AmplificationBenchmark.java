@@ -162,7 +162,9 @@ public final class AmplificationBenchmark {
                 .config("lakestream.compaction.interval", "5s")
                 .config("retentionCheckIntervalInSeconds", "5")
                 .config("managedLedgerMinLedgerRolloverTimeMinutes", "0")
-                .config("managedLedgerMaxEntriesPerLedger", "200")) {
+                .config("managedLedgerMaxEntriesPerLedger", "200")
+                // Once the churn stops, Pulsar closes its open ledger after 10 s idle; consumed, it is trimmed.
+                .config("managedLedgerInactiveLedgerRolloverTimeSeconds", "10")) {
             broker.start();
             PulsarAdmin admin = broker.admin();
             admin.tenants()
@@ -384,11 +386,11 @@ public final class AmplificationBenchmark {
                 "- **Workload:** %d s of 1 KiB messages of random bytes: 10 msg/s to `amp/retained/t` (retention -1/-1, no subscription, "
                         + "unbatched) and 2,000 msg/s to `amp/churn/t` (retention 0, one subscription acknowledging "
                         + "everything); `lakestream.writer.maxPutsPerSecond=50` (S3-like object sizes), GC every 10 s with "
-                        + "5 s margins, retention checks every 5 s, virtual ledgers of at most 200 entries (Pulsar trims closed ledgers only: what the churn topic's open one holds is kept by Pulsar's own rules, as with BookKeeper, so it is kept small); with "
+                        + "5 s margins, retention checks every 5 s, virtual ledgers of at most 200 entries, closed after 10 s without writes (`managedLedgerInactiveLedgerRolloverTimeSeconds=10`: Pulsar trims closed ledgers only, so once the churn stops its last ledger is closed and trimmed, as it would be on BookKeeper); with "
                         + "compaction: `delay=10s`, `interval=5s`, the default 128 MiB segments (so the retained topic's "
                         + "segments are small, one per pass). Measured once the bucket has not shrunk for 40 s. Retained "
                         + "bytes: the retained topic's message payload; churn kept by Pulsar: the sizes of the ledgers the "
-                        + "churn topic's internal stats still list once everything is consumed (its open ledger at least). Catch-up: a reader of the retained topic from the "
+                        + "churn topic's internal stats still list once everything is consumed. Catch-up: a reader of the retained topic from the "
                         + "earliest message after a broker restart (a cold cache), the broker's object-store GETs during it.%n%n",
                 seconds));
         b.append(
