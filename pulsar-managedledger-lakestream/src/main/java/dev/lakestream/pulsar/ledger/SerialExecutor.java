@@ -5,7 +5,14 @@ import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Runs tasks one at a time in submission order on a shared pool: the callback thread of one managed ledger. */
+/**
+ * Runs tasks one at a time in submission order on a shared pool: the callback thread of one managed ledger.
+ *
+ * <p>Why not Guava's {@code MoreExecutors.newSequentialExecutor}: that one drains its queue to the end on the pool
+ * thread it got, so a ledger whose callbacks keep coming (a hot topic's adds) holds that thread for as long as they
+ * do, and the other ledgers on the pool wait. This one gives the thread back after 1,024 tasks and queues itself
+ * again, and logs a failing callback through SLF4J instead of {@code java.util.logging}.
+ */
 final class SerialExecutor implements Executor {
 
     private static final Logger LOG = LoggerFactory.getLogger(SerialExecutor.class);
