@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The materializer's {@code lakestream.iceberg.*} keys ({@link CatalogConfig}, {@link MaterializerConfig}, {@link HostConfig}), registered
+ * The materializer's {@code lakestream.iceberg.*} keys ({@link CatalogConfig}, {@link MaterializerConfig}, {@link HostConfig}, {@link UpkeepConfig}), registered
  * with lakestream-core's {@link dev.lakestream.core.config.ConfigKeys} through {@code META-INF/services}, so that a
  * broker or tool with this module on its class path accepts them and still refuses misspellings.
  */
@@ -31,7 +31,9 @@ public final class IcebergConfigKeys implements ConfigKeySet {
 
     @Override
     public List<String> keys() {
-        return Stream.concat(KEYS.stream(), HostConfig.KEYS.stream()).toList();
+        return Stream.of(KEYS, HostConfig.KEYS, UpkeepConfig.KEYS)
+                .flatMap(List::stream)
+                .toList();
     }
 
     /**

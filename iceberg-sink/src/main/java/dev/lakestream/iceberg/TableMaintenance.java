@@ -253,7 +253,7 @@ public final class TableMaintenance {
      *
      * @return the number of small files rewritten
      */
-    public static int upkeep(Table table, long targetFileSizeBytes, HostConfig settings) {
+    public static int upkeep(Table table, long targetFileSizeBytes, UpkeepConfig settings) {
         int rewritten = compact(table, targetFileSizeBytes, settings.compactionMinFiles());
         expireSnapshots(table, settings.snapshotMaxAge(), settings.snapshotsRetained(), Clock.systemUTC());
         if (!settings.orphanFileMinAge().isZero()) {

@@ -28,8 +28,9 @@ class HostConfigTest {
                 "true"));
         assertThat(c.enabled()).isTrue();
         assertThat(c.threads()).isEqualTo(4);
-        assertThat(c.maintenanceInterval()).isEqualTo(Duration.ZERO);
-        assertThat(new IcebergConfigKeys().keys()).containsAll(HostConfig.KEYS);
+        assertThat(c.upkeep().maintenanceInterval()).isEqualTo(Duration.ZERO);
+        assertThat(c.upkeep()).isEqualTo(UpkeepConfig.fromProperties(Map.of(UpkeepConfig.MAINTENANCE_INTERVAL, "0s")));
+        assertThat(new IcebergConfigKeys().keys()).containsAll(HostConfig.KEYS).containsAll(UpkeepConfig.KEYS);
     }
 
     @Test
@@ -40,21 +41,6 @@ class HostConfigTest {
         assertThatThrownBy(() -> HostConfig.fromProperties(Map.of("lakestream.iceberg.topicCheckInterval", "0s")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("lakestream.iceberg.topicCheckInterval");
-    }
-
-    @Test
-    void theTopicPropertyWinsOverTheNamespacesWhichWinsOverTheDefault() {
-        HostConfig off = HostConfig.DEFAULT;
-        HostConfig on = HostConfig.fromProperties(Map.of("lakestream.iceberg.topicsEnabledByDefault", "true"));
-        assertThat(off.materializes(null, null, "t")).isFalse();
-        assertThat(on.materializes(null, null, "t")).isTrue();
-        assertThat(off.materializes(null, "enabled", "t")).isTrue();
-        assertThat(on.materializes(null, "disabled", "t")).isFalse();
-        assertThat(off.materializes("enabled", "disabled", "t")).isTrue();
-        assertThat(off.materializes("disabled", "enabled", "t")).isFalse();
-        assertThatThrownBy(() -> off.materializes("yes please", null, "persistent://a/b/c"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("topic property lakestream.iceberg of persistent://a/b/c is 'yes please'");
     }
 
     @Test

@@ -132,7 +132,8 @@ class TableMaintenanceTest {
             assertThat(rowsThen).isEqualTo(12);
 
             // Through upkeep with the configured age.
-            HostConfig settings = HostConfig.fromProperties(java.util.Map.of(HostConfig.ORPHAN_FILE_MIN_AGE, "1m"));
+            UpkeepConfig settings =
+                    UpkeepConfig.fromProperties(java.util.Map.of(UpkeepConfig.ORPHAN_FILE_MIN_AGE, "1m"));
             java.nio.file.Files.setLastModifiedTime(
                     young,
                     java.nio.file.attribute.FileTime.fromMillis(
@@ -147,12 +148,12 @@ class TableMaintenanceTest {
     @Test
     void anOrphanFileMinimumAgeUnderAMinuteIsRefused() {
         org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> HostConfig.fromProperties(java.util.Map.of(HostConfig.ORPHAN_FILE_MIN_AGE, "5s")))
+                        () -> UpkeepConfig.fromProperties(java.util.Map.of(UpkeepConfig.ORPHAN_FILE_MIN_AGE, "5s")))
                 .isInstanceOf(dev.lakestream.core.config.ConfigException.class)
-                .hasMessageContaining(HostConfig.ORPHAN_FILE_MIN_AGE);
-        assertThat(HostConfig.fromProperties(java.util.Map.of(HostConfig.ORPHAN_FILE_MIN_AGE, "0s"))
+                .hasMessageContaining(UpkeepConfig.ORPHAN_FILE_MIN_AGE);
+        assertThat(UpkeepConfig.fromProperties(java.util.Map.of(UpkeepConfig.ORPHAN_FILE_MIN_AGE, "0s"))
                         .orphanFileMinAge())
                 .isZero();
-        assertThat(HostConfig.DEFAULT.orphanFileMinAge()).isEqualTo(Duration.ofDays(1));
+        assertThat(UpkeepConfig.DEFAULT.orphanFileMinAge()).isEqualTo(Duration.ofDays(1));
     }
 }

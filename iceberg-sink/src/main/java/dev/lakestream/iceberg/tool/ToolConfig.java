@@ -4,8 +4,8 @@ import dev.lakestream.core.config.ConfigException;
 import dev.lakestream.core.config.ConfigKeys;
 import dev.lakestream.core.config.ConfigReader;
 import dev.lakestream.iceberg.CatalogConfig;
-import dev.lakestream.iceberg.HostConfig;
 import dev.lakestream.iceberg.MaterializerConfig;
+import dev.lakestream.iceberg.UpkeepConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +27,7 @@ import java.util.Properties;
  * @param selection which topics are materialized
  * @param discoveryInterval how often new topics are looked for, default 30 s
  * @param upkeep table compaction and snapshot expiry: the brokers' keys ({@code lakestream.iceberg.maintenanceInterval},
- *     {@code compactionMinFiles}, {@code snapshotMaxAge}, {@code snapshotsRetained}; {@link HostConfig}), so one file
+ *     {@code compactionMinFiles}, {@code snapshotMaxAge}, {@code snapshotsRetained}; {@link UpkeepConfig}), so one file
  *     configures both hosts alike
  * @param statusFile where a running materializer publishes its topics' status for the status command
  * @param metricsAddress the address {@code /metrics} listens on, default {@code 0.0.0.0}
@@ -38,7 +38,7 @@ public record ToolConfig(
         Path dataDir,
         TopicSelection selection,
         Duration discoveryInterval,
-        HostConfig upkeep,
+        UpkeepConfig upkeep,
         Path statusFile,
         String metricsAddress,
         int metricsPort) {
@@ -94,7 +94,7 @@ public record ToolConfig(
                 dataDir,
                 TopicSelection.parse(r.string(TopicSelection.KEY, "all")),
                 r.duration(DISCOVERY_INTERVAL, Duration.ofSeconds(30)),
-                HostConfig.fromProperties(props),
+                UpkeepConfig.fromProperties(props),
                 status,
                 r.string(METRICS_ADDRESS, "0.0.0.0"),
                 r.integer(METRICS_PORT, -1));

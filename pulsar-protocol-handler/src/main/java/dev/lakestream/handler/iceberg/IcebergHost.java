@@ -124,8 +124,8 @@ public final class IcebergHost implements AutoCloseable {
         // The periodic tasks end when close() shuts their executors down; nothing waits on their futures.
         var unusedCheck = h.control.scheduleWithFixedDelay(
                 h::checkTopics, 0, host.topicCheckInterval().toMillis(), TimeUnit.MILLISECONDS);
-        if (!host.maintenanceInterval().isZero()) {
-            long every = host.maintenanceInterval().toMillis();
+        if (!host.upkeep().maintenanceInterval().isZero()) {
+            long every = host.upkeep().maintenanceInterval().toMillis();
             var unusedMaintenance =
                     h.pool.scheduleWithFixedDelay(h::maintainTables, every, every, TimeUnit.MILLISECONDS);
         }
@@ -138,7 +138,7 @@ public final class IcebergHost implements AutoCloseable {
                 catalogConfig.warehouse(),
                 host.topicsEnabledByDefault()
                         ? "all unless disabled"
-                        : "enabled by the property " + HostConfig.PROPERTY,
+                        : "enabled by the property " + TopicEnablement.PROPERTY,
                 host.threads(),
                 config.commitInterval(),
                 host.retainUntilMaterialized());
@@ -183,12 +183,12 @@ public final class IcebergHost implements AutoCloseable {
             }
             try {
                 Table t = catalog.loadTable(id);
-                TableMaintenance.upkeep(t, config.targetFileSizeBytes(), host);
+                TableMaintenance.upkeep(t, config.targetFileSizeBytes(), host.upkeep());
             } catch (RuntimeException e) {
                 LOG.warn(
                         "Iceberg materializer: upkeep of table {} failed; trying again in {}",
                         id,
-                        host.maintenanceInterval(),
+                        host.upkeep().maintenanceInterval(),
                         e);
             }
         }

@@ -1,6 +1,5 @@
 package dev.lakestream.handler.iceberg;
 
-import dev.lakestream.iceberg.HostConfig;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,7 +21,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Which topic partitions this broker owns now, and which of them are to be materialized: it follows ownership by
  * looking at the broker's loaded topics (no broker callback involved), and decides enablement by topic property >
- * namespace property > broker default ({@link HostConfig#materializes}). Used on the host's control thread; it
+ * namespace property > broker default ({@link TopicEnablement}). Used on the host's control thread; it
  * blocks there on metadata reads (bounded), never on a broker thread.
  */
 final class OwnedTopics {
