@@ -4,8 +4,7 @@ import dev.lakestream.core.log.RemoteTestStores;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
-import dev.lakestream.testkit.OxiaServer;
-import dev.lakestream.testkit.S3ProxyServer;
+import dev.lakestream.testkit.RemoteStores;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -42,30 +41,22 @@ public final class SharedRemoteServers implements BeforeAllCallback {
 
     @SuppressWarnings("deprecation")
     static final class Servers implements ExtensionContext.Store.CloseableResource {
-        final S3ProxyServer s3;
-        final OxiaServer oxia;
+        final RemoteStores stores;
         private boolean closed;
 
-        private Servers(S3ProxyServer s3, OxiaServer oxia) {
-            this.s3 = s3;
-            this.oxia = oxia;
+        private Servers(RemoteStores stores) {
+            this.stores = stores;
         }
 
         /** Why the servers cannot be used (e.g. the Oxia client does not work on this classpath), or null. */
         volatile Throwable failure;
 
         static Servers start() {
-            S3ProxyServer s3 = S3ProxyServer.start();
-            Servers servers;
-            try {
-                servers = new Servers(s3, OxiaServer.create("ml-conformance").start());
-            } catch (RuntimeException e) {
-                s3.close();
-                throw e;
-            }
+            Servers servers = new Servers(RemoteStores.start("ml-conformance"));
             // Probe the Oxia client once, so a broken client fails every remote test at once instead of
             // letting each of them hang in connection retries.
-            try (OxiaMetadataStore probe = OxiaMetadataStore.open(oxiaConfig(servers.oxia.serviceAddress()))) {
+            try (OxiaMetadataStore probe =
+                    OxiaMetadataStore.open(oxiaConfig(servers.stores.oxia().serviceAddress()))) {
                 probe.get("/conformance-probe").get(30, TimeUnit.SECONDS);
             } catch (Throwable t) {
                 servers.failure = t;
@@ -79,11 +70,7 @@ public final class SharedRemoteServers implements BeforeAllCallback {
                 return;
             }
             closed = true;
-            try {
-                oxia.close();
-            } finally {
-                s3.close();
-            }
+            stores.close();
         }
     }
 
@@ -93,10 +80,10 @@ public final class SharedRemoteServers implements BeforeAllCallback {
         if (s == null) {
             throw new IllegalStateException("register SharedRemoteServers with @ExtendWith on the test class");
         }
-        S3ObjectStore objects = RemoteTestStores.freshBucket(s.s3);
+        S3ObjectStore objects = RemoteTestStores.freshBucket(s.stores.s3());
         try {
             return new ManagedLedgerConformanceTest.Stores(
-                    objects, OxiaMetadataStore.open(oxiaConfig(s.oxia.serviceAddress())));
+                    objects, OxiaMetadataStore.open(oxiaConfig(s.stores.oxia().serviceAddress())));
         } catch (RuntimeException e) {
             objects.close();
             throw e;
