@@ -31,6 +31,7 @@ import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.apache.pulsar.common.policies.data.TenantInfo;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -75,26 +76,11 @@ public final class AmplificationBenchmark {
     /** The command line. */
     @Command(name = "AmplificationBenchmark", showDefaultValues = true)
     static final class Options {
-        @Option(names = "--doc", paramLabel = "FILE")
-        Path doc = Path.of("docs/benchmarks.md");
-
-        @Option(names = "--command", paramLabel = "TEXT")
-        String command = "bin/bench-amplification";
+        @Mixin
+        DocOptions out = new DocOptions("bin/bench-amplification");
 
         @Option(names = "--seconds", paramLabel = "S")
         int seconds = 30;
-
-        @Option(
-                names = {"-h", "--help"},
-                usageHelp = true)
-        boolean help;
-
-        @Option(names = "--no-doc")
-        void noDoc(boolean on) {
-            if (on) {
-                doc = null;
-            }
-        }
 
         /** 10 s of load, where it stands: a --seconds after it wins. */
         @Option(names = "--quick")
@@ -107,8 +93,8 @@ public final class AmplificationBenchmark {
 
     public static void main(String[] args) throws Exception {
         Options options = BenchCommandLine.parseOrExit(new Options(), args);
-        Path doc = options.doc;
-        String command = options.command;
+        Path doc = options.out.doc;
+        String command = options.out.command;
         int seconds = options.seconds;
         long began = System.nanoTime();
         String loadBefore = BrokerBenchmark.loadAverage();

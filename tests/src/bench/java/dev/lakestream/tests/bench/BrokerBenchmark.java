@@ -25,6 +25,7 @@ import org.apache.pulsar.client.api.SizeUnit;
 import org.apache.pulsar.common.policies.data.PersistencePolicies;
 import org.apache.pulsar.common.policies.data.TenantInfo;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -60,11 +61,8 @@ public final class BrokerBenchmark {
     /** The command line (the class comment's usage). */
     @Command(name = "BrokerBenchmark", showDefaultValues = true)
     static final class Options {
-        @Option(names = "--doc", paramLabel = "FILE")
-        Path doc = Path.of("docs/benchmarks.md");
-
-        @Option(names = "--command", paramLabel = "TEXT")
-        String command = "bin/bench-broker";
+        @Mixin
+        DocOptions out = new DocOptions("bin/bench-broker");
 
         /** One repetition of 5 s runs (after 2 s of warm-up), whatever --reps and --seconds say. */
         @Option(names = "--quick")
@@ -84,24 +82,12 @@ public final class BrokerBenchmark {
 
         @Option(names = "--seconds", paramLabel = "S")
         int seconds = 20;
-
-        @Option(
-                names = {"-h", "--help"},
-                usageHelp = true)
-        boolean help;
-
-        @Option(names = "--no-doc")
-        void noDoc(boolean on) {
-            if (on) {
-                doc = null;
-            }
-        }
     }
 
     public static void main(String[] args) throws Exception {
         Options options = BenchCommandLine.parseOrExit(new Options(), args);
-        Path doc = options.doc;
-        String command = options.command;
+        Path doc = options.out.doc;
+        String command = options.out.command;
         boolean quick = options.quick;
         int reps = options.reps;
         int producers = options.producers;

@@ -22,7 +22,6 @@ import io.netty.buffer.PooledByteBufAllocator;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -39,6 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -68,11 +68,8 @@ public final class CompactionBenchmark {
 
     @Command(name = "CompactionBenchmark", showDefaultValues = true)
     static final class Options {
-        @Option(names = "--doc", paramLabel = "FILE")
-        Path doc = Path.of("docs/benchmarks.md");
-
-        @Option(names = "--command", paramLabel = "TEXT")
-        String command = "bin/bench-compaction";
+        @Mixin
+        DocOptions out = new DocOptions("bin/bench-compaction");
 
         @Option(names = "--big-mib", paramLabel = "MIB", description = "the big stream's payload")
         int bigMib = 512;
@@ -92,23 +89,11 @@ public final class CompactionBenchmark {
         @Option(names = "--many-seconds", paramLabel = "S")
         int manySeconds = 120;
 
-        @Option(
-                names = {"-h", "--help"},
-                usageHelp = true)
-        boolean help;
-
-        @Option(names = "--no-doc")
-        void noDoc(boolean on) {
-            if (on) {
-                doc = null;
-            }
-        }
-
         /** Small sizes, a minute or two, the report printed only. */
         @Option(names = "--quick")
         void quick(boolean on) {
             if (on) {
-                doc = null;
+                out.doc = null;
                 bigMib = 64;
                 others = 100;
                 latencySeconds = 5;
@@ -232,9 +217,9 @@ public final class CompactionBenchmark {
             System.out.println("LOST: " + String.join("; ", lost));
             System.exit(1);
         }
-        if (o.doc != null) {
-            BenchmarksDoc.writeSection(o.doc, HEADING, report);
-            System.out.println("[bench-compaction] wrote " + o.doc);
+        if (o.out.doc != null) {
+            BenchmarksDoc.writeSection(o.out.doc, HEADING, report);
+            System.out.println("[bench-compaction] wrote " + o.out.doc);
         }
         System.exit(0);
     }
@@ -483,7 +468,7 @@ public final class CompactionBenchmark {
                         + "broker) on S3Proxy and Oxia from the test kit, the writer at its S3 default (50 PUTs/s), the compactor "
                         + "at its defaults (128 MiB segments, 8 MiB row groups, ZSTD 1, 64 MiB/s, 10 PUTs/s) with delay 0 and a "
                         + "pass every second. Do not edit the figures by hand; run the command again.\n\n");
-        b.append("- **Command:** `").append(o.command).append("`\n");
+        b.append("- **Command:** `").append(o.out.command).append("`\n");
         b.append("- **Date:** ")
                 .append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")))
                 .append(String.format(Locale.ROOT, " UTC (%.1f min)%n", minutes));
