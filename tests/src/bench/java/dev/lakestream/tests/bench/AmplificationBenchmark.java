@@ -9,9 +9,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -357,16 +354,7 @@ public final class AmplificationBenchmark {
                         + "of issue 21, twice in one run, compaction off then on, each on a fresh in-process broker "
                         + "(`PulsarBrokerExtension.onS3ProxyAndOxia`: `conf/broker-diskless.conf`, S3Proxy and Oxia from the "
                         + "test kit). Do not edit the figures by hand; run the command again.\n\n");
-        b.append("- **Command:** `").append(command).append("`\n");
-        b.append("- **Date:** ")
-                .append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")))
-                .append(String.format(Locale.ROOT, " UTC (%.1f min)%n", minutes));
-        b.append("- **Machine:** ").append(BrokerBenchmark.machine()).append("\n");
-        b.append("- **Load average (1/5/15 min):** ")
-                .append(loadBefore)
-                .append(" before, ")
-                .append(loadAfter)
-                .append(" after\n");
+        b.append(BrokerBenchmark.runLines(command, minutes, loadBefore, loadAfter));
         b.append(String.format(
                 Locale.ROOT,
                 "- **Workload:** %d s of 1 KiB messages of random bytes: 10 msg/s to `amp/retained/t` (retention -1/-1, no subscription, "

@@ -406,18 +406,7 @@ public final class BrokerBenchmark {
                 + "alternating which goes first. Figures are from one run of the command; do not edit them by hand, "
                 + "run it again. **The machine is shared with other jobs and noisy**: compare the two storages "
                 + "within a run (the ratios), not runs with each other.\n\n");
-        b.append("- **Command:** `").append(command).append("`\n");
-        b.append("- **Date:** ")
-                .append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")))
-                .append(" UTC (the whole benchmark took ")
-                .append(String.format(Locale.ROOT, "%.1f", minutes))
-                .append(" min)\n");
-        b.append("- **Machine:** ").append(machine()).append("\n");
-        b.append("- **Load average (1/5/15 min):** ")
-                .append(loadBefore)
-                .append(" before, ")
-                .append(loadAfter)
-                .append(" after\n");
+        b.append(runLines(command, minutes, loadBefore, loadAfter));
         b.append(String.format(
                 Locale.ROOT,
                 "- **Workload:** per run a new topic with %d partitions in namespace "
@@ -707,6 +696,16 @@ public final class BrokerBenchmark {
     }
 
     // ----------------------------------------------------------------------------------------------------- machine
+
+    /** The lines every section starts with: the command, when and how long, the machine, its load. */
+    static String runLines(String command, double minutes, String loadBefore, String loadAfter) {
+        return "- **Command:** `" + command + "`\n"
+                + "- **Date:** "
+                + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm"))
+                + String.format(Locale.ROOT, " UTC (the whole benchmark took %.1f min)%n", minutes)
+                + "- **Machine:** " + machine() + "\n"
+                + "- **Load average (1/5/15 min):** " + loadBefore + " before, " + loadAfter + " after\n";
+    }
 
     static String machine() {
         String cores = command("nproc").trim();

@@ -22,9 +22,6 @@ import io.netty.buffer.PooledByteBufAllocator;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -468,16 +465,7 @@ public final class CompactionBenchmark {
                         + "broker) on S3Proxy and Oxia from the test kit, the writer at its S3 default (50 PUTs/s), the compactor "
                         + "at its defaults (128 MiB segments, 8 MiB row groups, ZSTD 1, 64 MiB/s, 10 PUTs/s) with delay 0 and a "
                         + "pass every second. Do not edit the figures by hand; run the command again.\n\n");
-        b.append("- **Command:** `").append(o.out.command).append("`\n");
-        b.append("- **Date:** ")
-                .append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")))
-                .append(String.format(Locale.ROOT, " UTC (%.1f min)%n", minutes));
-        b.append("- **Machine:** ").append(BrokerBenchmark.machine()).append("\n");
-        b.append("- **Load average (1/5/15 min):** ")
-                .append(loadBefore)
-                .append(" before, ")
-                .append(BrokerBenchmark.loadAverage())
-                .append(" after\n");
+        b.append(BrokerBenchmark.runLines(o.out.command, minutes, loadBefore, BrokerBenchmark.loadAverage()));
         b.append(String.format(
                 Locale.ROOT,
                 "- **Workload:** a big stream of %d MiB in %d-byte entries of random bytes, written alone; a small stream "
