@@ -14,6 +14,7 @@ final class DecodedGroups {
     private final long maxBytes;
     private final LinkedHashMap<String, DecodedGroup> groups = new LinkedHashMap<>(16, 0.75f, true);
     private long bytes;
+    private boolean closed;
 
     /** @param maxBytes the payload bytes kept at most (0: nothing is kept) */
     DecodedGroups(long maxBytes) {
@@ -32,7 +33,7 @@ final class DecodedGroups {
 
     /** Keeps a reference of the group (unless it alone is over the bound), evicting the least recently used. */
     synchronized void put(DecodedGroup g) {
-        if (g.bytes() > maxBytes) {
+        if (closed || g.bytes() > maxBytes) {
             return;
         }
         DecodedGroup old = groups.put(name(g.key, g.group), g.retain());
@@ -55,7 +56,9 @@ final class DecodedGroups {
         return bytes;
     }
 
-    synchronized void clear() {
+    /** Releases what is kept; nothing is kept from now on (a fetch ahead may still complete after the close). */
+    synchronized void close() {
+        closed = true;
         groups.values().forEach(DecodedGroup::release);
         groups.clear();
         bytes = 0;

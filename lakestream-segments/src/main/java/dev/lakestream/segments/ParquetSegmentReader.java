@@ -11,9 +11,13 @@ import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.segment.SegmentReader;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.parquet.ParquetReadOptions;
@@ -56,6 +60,16 @@ final class ParquetSegmentReader implements SegmentReader {
     private final Limits limits;
     private final FooterCache footers;
     private final DecodedGroups groups;
+    /** Row groups being fetched ahead of a reader reading on, by {@link #name}: a read of one waits for it. */
+    private final Map<String, CompletableFuture<Void>> ahead = new ConcurrentHashMap<>();
+    /** Where the last read of each segment lately read ended: a read starting there reads on. */
+    private final Map<String, Long> lastEnds = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > 1024;
+        }
+    });
+
     private final ParquetReadOptions options;
     private final ExecutorService decoder;
 
@@ -99,13 +113,16 @@ final class ParquetSegmentReader implements SegmentReader {
                     ? readWhole(record, key, size, at, collector)
                     : footer(key, size).thenCompose(f -> {
                         agree(record, f);
-                        return readGroups(key, f, f.groupHolding(at), collector);
+                        return readGroups(key, f, f.groupHolding(at), collector, readsOn(key, at));
                     });
         } catch (RuntimeException e) {
             read = CompletableFuture.failedFuture(e);
         }
         return read.handle((entries, e) -> {
             if (e == null) {
+                if (!entries.isEmpty()) {
+                    lastEnds.put(key, entries.get(entries.size() - 1).endOffset());
+                }
                 return entries;
             }
             collector.releaseAll();
@@ -167,31 +184,91 @@ final class ParquetSegmentReader implements SegmentReader {
                         decoder);
     }
 
+    /** Whether a read at {@code at} starts where the last read of the segment ended: a reader reading on. */
+    private boolean readsOn(String key, long at) {
+        Long end = lastEnds.get(key);
+        return end != null && end == at;
+    }
+
     /**
-     * Row group {@code g}, from the decoded groups kept or in one GET (then decoded whole and kept); then the next
-     * while the read wants more.
+     * Row group {@code g}, from the decoded groups kept, or fetched ahead, or in one GET (then decoded whole and kept);
+     * then the next while the read wants more. A reader reading on ({@code onward}) has the group after the one it
+     * stops in fetched ahead, so that its GET overlaps the reads of this one.
      */
-    private CompletableFuture<List<LogEntry>> readGroups(String key, SegmentFooter f, int g, EntryCollector collector) {
+    private CompletableFuture<List<LogEntry>> readGroups(
+            String key, SegmentFooter f, int g, EntryCollector collector, boolean onward) {
         DecodedGroup kept = groups.get(key, g);
         CompletableFuture<Void> fed;
         if (kept != null) {
             fed = CompletableFuture.runAsync(() -> feed(kept, collector), decoder);
         } else {
-            long start = f.groupStart[g];
-            long length = f.groupEnd[g] - start;
-            fed = objects.get(key, start, length)
-                    .thenAcceptAsync(
-                            bytes -> {
-                                checkLength(bytes, length, start, f.fileSize);
-                                feed(
-                                        decode(key, f, g, new FetchedInputFile(key, f.fileSize).with(start, bytes)),
-                                        collector);
-                            },
-                            decoder);
+            CompletableFuture<Void> fetching = ahead.get(name(key, g));
+            fed = fetching == null
+                    ? fetchAndFeed(key, f, g, collector)
+                    // What it kept, once it is done; fetched again if it failed or was evicted meanwhile.
+                    : fetching.thenCompose(v -> {
+                        DecodedGroup got = groups.get(key, g);
+                        return got != null
+                                ? CompletableFuture.runAsync(() -> feed(got, collector), decoder)
+                                : fetchAndFeed(key, f, g, collector);
+                    });
         }
-        return fed.thenCompose(v -> collector.wantsMore() && g + 1 < f.groups()
-                ? readGroups(key, f, g + 1, collector)
-                : CompletableFuture.completedFuture(collector.entries()));
+        return fed.thenCompose(v -> {
+            if (collector.wantsMore() && g + 1 < f.groups()) {
+                return readGroups(key, f, g + 1, collector, onward);
+            }
+            if (onward && g + 1 < f.groups()) {
+                fetchAhead(key, f, g + 1);
+            }
+            return CompletableFuture.completedFuture(collector.entries());
+        });
+    }
+
+    private CompletableFuture<Void> fetchAndFeed(String key, SegmentFooter f, int g, EntryCollector collector) {
+        long start = f.groupStart[g];
+        long length = f.groupEnd[g] - start;
+        return objects.get(key, start, length)
+                .thenAcceptAsync(
+                        bytes -> {
+                            checkLength(bytes, length, start, f.fileSize);
+                            feed(
+                                    decode(key, f, g, new FetchedInputFile(key, f.fileSize).with(start, bytes)),
+                                    collector);
+                        },
+                        decoder);
+    }
+
+    /**
+     * Fetches and decodes row group {@code g} into the groups kept, unless it is there or on its way. Its failure is
+     * not reported: the read that needs the group fetches it again, and reports what goes wrong then.
+     */
+    private void fetchAhead(String key, SegmentFooter f, int g) {
+        String name = name(key, g);
+        if (groups.contains(key, g)) {
+            return;
+        }
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        if (ahead.putIfAbsent(name, mine) != null) {
+            return;
+        }
+        long start = f.groupStart[g];
+        long length = f.groupEnd[g] - start;
+        var unused = objects.get(key, start, length)
+                .thenAcceptAsync(
+                        bytes -> {
+                            checkLength(bytes, length, start, f.fileSize);
+                            decode(key, f, g, new FetchedInputFile(key, f.fileSize).with(start, bytes))
+                                    .release(); // kept by the groups; this reference is not needed
+                        },
+                        decoder)
+                .whenComplete((v, e) -> {
+                    ahead.remove(name, mine);
+                    mine.complete(null);
+                });
+    }
+
+    private static String name(String key, int group) {
+        return group + "@" + key;
     }
 
     /** Decodes row group {@code g} whole and keeps it; the caller owns the reference returned. */
@@ -279,7 +356,7 @@ final class ParquetSegmentReader implements SegmentReader {
     @Override
     public void close() {
         footers.clear();
-        groups.clear();
+        groups.close();
         decoder.shutdown();
     }
 }

@@ -114,6 +114,36 @@ class RangedReadsTest {
     }
 
     @Test
+    void aReaderReadingOnHasTheNextRowGroupFetchedAheadAndAJumpDoesNot() throws Exception {
+        Entries entries = Segments.entries(7, 0, 400, 1, new Random(5), (i, r) -> 10_000);
+        ParquetSegmentFormat format = new ParquetSegmentFormat(
+                ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(1 << 20), ValueColumns.NONE);
+        Segments.Written file = Segments.write(format, entries);
+        IndexRecord record = Segments.store(store, "segments/7/ahead.parquet", file, 5);
+        try (SegmentReader reader = format.openReader(objects, UnpooledByteBufAllocator.DEFAULT)) {
+            // A first read, at the segment's start: the footer and row group 0.
+            List<LogEntry> first = reader.read(record, 0, 10, 1 << 20).join();
+            first.forEach(Segments::row);
+            assertThat(objects.gets).hasValue(2);
+            // A read from where it ended reads on: row group 1 is fetched ahead, no read asking for it.
+            long at = first.get(first.size() - 1).endOffset();
+            reader.read(record, at, 10, 1 << 20).join().forEach(Segments::row);
+            org.awaitility.Awaitility.await("row group 1 fetched ahead")
+                    .atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> objects.gets.get() == 3);
+            // Reading into it costs no GET.
+            List<LogEntry> into = reader.read(record, 150, 10, 1 << 20).join();
+            assertThat(into.get(0).offset()).isEqualTo(150);
+            into.forEach(Segments::row);
+            assertThat(objects.gets).hasValue(3);
+            // A jump elsewhere (not where the last read ended) fetches only what it reads.
+            reader.read(record, 350, 1, 1 << 20).join().forEach(Segments::row);
+            Thread.sleep(200);
+            assertThat(objects.gets).hasValue(4);
+        }
+    }
+
+    @Test
     void aConsumerReadingOnInSmallStepsFetchesEachRowGroupOnce() {
         // 2,000 entries of 10 KB in row groups of 1 MiB (about 20), read as a dispatcher catches up: 25 entries a read.
         Entries entries = Segments.entries(7, 0, 2000, 2, new Random(4), (i, r) -> 10_000);

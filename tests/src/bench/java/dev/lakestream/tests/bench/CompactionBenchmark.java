@@ -134,14 +134,16 @@ public final class CompactionBenchmark {
                 progress("writing the big stream (%d MiB) and a small one among %d", o.bigMib, o.others);
                 StreamInfo big = create(log, "big");
                 long bigEntries = ((long) o.bigMib << 20) / ENTRY;
-                append(log, List.of(big), bigEntries, ENTRY);
+                append(log, List.of(big), bigEntries, ENTRY, 0);
                 List<StreamInfo> crowd = new ArrayList<>();
                 StreamInfo small = create(log, "small");
                 crowd.add(small);
                 for (int i = 0; i < o.others; i++) {
                     crowd.add(create(log, "other-" + i));
                 }
-                append(log, crowd, o.smallEntries, SMALL_ENTRY);
+                // Paced as a busy broker's traffic (5 MB/s, at 50 PUTs/s objects of about 100 KB): each object then holds
+                // about one entry of the small stream, as a quiet topic's entries lie on such a broker.
+                append(log, crowd, o.smallEntries, SMALL_ENTRY, 5_000);
                 r.walObjects = count(log.objectStore(), "", false);
 
                 progress("catch-up from the WAL, cold");
@@ -229,15 +231,27 @@ public final class CompactionBenchmark {
         return info;
     }
 
-    /** {@code entries} entries of {@code size} to each stream, round-robin, at most 8,192 in flight. */
-    private static void append(Lakestream log, List<StreamInfo> streams, long entries, int size) throws Exception {
+    /**
+     * {@code entries} entries of {@code size} to each stream, round-robin, at most 8,192 in flight, at most
+     * {@code perSecond} a second (0: as fast as the writer takes them).
+     */
+    private static void append(Lakestream log, List<StreamInfo> streams, long entries, int size, int perSecond)
+            throws Exception {
         Semaphore window = new Semaphore(8192);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<StreamLog> logs = streams.stream().map(log::stream).toList();
         Random random = new Random(20261207L);
         byte[] filler = new byte[size - 16];
+        long start = System.nanoTime();
+        long n = 0;
         for (long seq = 0; seq < entries; seq++) {
-            for (int i = 0; i < logs.size(); i++) {
+            for (int i = 0; i < logs.size(); i++, n++) {
+                if (perSecond > 0) {
+                    long wait = start + n * 1_000_000_000L / perSecond - System.nanoTime();
+                    if (wait > 0) {
+                        TimeUnit.NANOSECONDS.sleep(wait);
+                    }
+                }
                 window.acquire();
                 random.nextBytes(filler); // random bytes: ZSTD must not make segments look smaller than data is
                 ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
@@ -469,8 +483,8 @@ public final class CompactionBenchmark {
         b.append(String.format(
                 Locale.ROOT,
                 "- **Workload:** a big stream of %d MiB in %d-byte entries of random bytes, written alone; a small stream "
-                        + "of %d entries of 1 KiB written round-robin among %d others like it (so each of its entries "
-                        + "is in another WAL object); catch-up reads from the start as a dispatcher reads (100 entries or "
+                        + "of %d entries of 1 KiB written round-robin among %d others like it at 5,000 entries/s (a busy "
+                        + "broker's 5 MB/s: at 50 PUTs/s each WAL object holds about one entry of it); catch-up reads from the start as a dispatcher reads (100 entries or "
                         + "5 MB a read, one at a time) on a fresh instance (cold cache), every entry checked; append "
                         + "latency: 1,000 appends/s of 1 KiB over 100 other streams, %d s without compaction, then %d s "
                         + "while it runs; many streams: %d streams at 0.33 entries/s of 1 KiB, compaction delay 10 s, "
