@@ -30,6 +30,9 @@ final class FaultyMetadataStore implements MetadataStore {
     private final AtomicInteger failed = new AtomicInteger();
     private final AtomicReference<CompletableFuture<Void>> deleteGate = new AtomicReference<>();
 
+    /** Range scans so far (index reads among them). */
+    final AtomicInteger rangeScans = new AtomicInteger();
+
     /** Completes when the first held delete is called. */
     final CompletableFuture<String> deleteHeld = new CompletableFuture<>();
 
@@ -122,6 +125,7 @@ final class FaultyMetadataStore implements MetadataStore {
     @Override
     public CompletableFuture<List<Record>> rangeScan(
             String startInclusive, String endExclusive, Optional<String> p, int limit) {
+        rangeScans.incrementAndGet();
         return store.rangeScan(startInclusive, endExclusive, p, limit);
     }
 

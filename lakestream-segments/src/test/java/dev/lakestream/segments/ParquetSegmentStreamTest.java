@@ -49,6 +49,7 @@ abstract class ParquetSegmentStreamTest {
 
     private LakestreamLogTest.Stores stores;
     private Lakestream lakestream;
+    private StreamInfo info;
     private StreamLog stream;
     private OffsetIndex index;
     private SegmentSwitch segmentSwitch;
@@ -60,7 +61,7 @@ abstract class ParquetSegmentStreamTest {
     void open() throws Exception {
         stores = openStores();
         lakestream = Lakestream.open(stores.objects(), stores.metadata(), CONFIG);
-        StreamInfo info = lakestream
+        info = lakestream
                 .catalog()
                 .create("test", "parquet-" + System.nanoTime(), Map.of())
                 .join();
@@ -116,6 +117,33 @@ abstract class ParquetSegmentStreamTest {
         assertThat(holding.end()).isGreaterThan(mid);
         List<Expected> tail = readAll(mid, 10, 1 << 20);
         assertThat(tail).isEqualTo(expected.subList(expected.indexOf(holding), expected.size()));
+    }
+
+    @Test
+    void aReaderReadingOnInsideASegmentDoesNotScanTheIndexForEachRead() {
+        appendGroups(8, 8);
+        IndexRecord segment = compact(0, 6);
+        FaultyMetadataStore counting = new FaultyMetadataStore(stores.metadata());
+        try (Lakestream reading = Lakestream.open(stores.objects(), counting, CONFIG)) {
+            StreamLog s = reading.stream(info);
+            int before = counting.rangeScans.get();
+            List<Expected> got = new ArrayList<>();
+            int reads = 0;
+            for (long at = segment.startOffset(); at < segment.endOffset(); reads++) {
+                List<LogEntry> entries = s.read(at, 1, 1).join();
+                at = entries.get(0).endOffset();
+                entries.forEach(e -> got.add(Segments.row(e)));
+            }
+            assertThat(got)
+                    .containsExactlyElementsOf(expected.stream()
+                            .filter(e -> e.offset() < segment.endOffset())
+                            .toList());
+            assertThat(reads).isGreaterThanOrEqualTo(10);
+            // The first read finds the compacted record; the others read through it (one more scan a second).
+            assertThat(counting.rangeScans.get() - before)
+                    .as("index scans for %d reads", reads)
+                    .isLessThanOrEqualTo(3);
+        }
     }
 
     @Test

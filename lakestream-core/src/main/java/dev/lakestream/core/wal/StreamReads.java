@@ -1,5 +1,7 @@
 package dev.lakestream.core.wal;
 
+import dev.lakestream.core.index.IndexRecord;
+
 /**
  * What a reader keeps of one stream's recent reads: where the last few ended, so that a read starting at one of them
  * is known to be sequential even while other readers of the stream (a broker's subscriptions at other positions) read
@@ -15,6 +17,16 @@ final class StreamReads {
     private final long[] used = new long[TRACKED];
     private long clock;
     private int entriesPerRecord = 1;
+    /** The compacted record the stream's last read went through, and when (monotonic), for the reads after it. */
+    private IndexRecord compacted;
+
+    private long compactedAtNanos;
+
+    /**
+     * How long a compacted record is read through without asking the index again: a merge or a trim that replaced it
+     * is seen within this, and a segment it names stays in the store far longer (GC's safety margin).
+     */
+    static final long COMPACTED_RECORD_NANOS = 1_000_000_000L;
 
     StreamReads() {
         java.util.Arrays.fill(ends, -1);
@@ -47,6 +59,26 @@ final class StreamReads {
 
     synchronized void entriesPerRecord(int fewest) {
         this.entriesPerRecord = Math.max(1, fewest);
+    }
+
+    /** The compacted record last read through, if it holds {@code offset} and was found less than a second ago. */
+    synchronized IndexRecord compactedHolding(long offset, long nowNanos) {
+        if (compacted == null
+                || nowNanos - compactedAtNanos > COMPACTED_RECORD_NANOS
+                || offset < compacted.startOffset()
+                || offset >= compacted.endOffset()) {
+            return null;
+        }
+        return compacted;
+    }
+
+    synchronized void rememberCompacted(IndexRecord record, long nowNanos) {
+        compacted = record;
+        compactedAtNanos = nowNanos;
+    }
+
+    synchronized void forgetCompacted() {
+        compacted = null;
     }
 
     private int indexOf(long offset) {

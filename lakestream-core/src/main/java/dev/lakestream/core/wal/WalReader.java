@@ -114,6 +114,21 @@ public final class WalReader {
             return CompletableFuture.completedFuture(List.of());
         }
         StreamReads reads = streams.computeIfAbsent(streamId, id -> new StreamReads());
+        IndexRecord known = reads.compactedHolding(fromOffset, System.nanoTime());
+        if (known != null) {
+            // A reader reading on inside a segment: no index scan. The record may have been replaced since (a merge,
+            // a trim): its segment stays readable for GC's safety margin, and if it is gone, the index is asked.
+            return guarded(
+                    compacted.read(known, fromOffset, maxEntries, maxBytes).exceptionallyCompose(e -> {
+                        reads.forgetCompacted();
+                        return readFromIndex(reads, streamId, fromOffset, maxEntries, maxBytes);
+                    }));
+        }
+        return guarded(readFromIndex(reads, streamId, fromOffset, maxEntries, maxBytes));
+    }
+
+    private CompletableFuture<List<LogEntry>> readFromIndex(
+            StreamReads reads, long streamId, long fromOffset, int maxEntries, long maxBytes) {
         boolean sequential = reads.continues(fromOffset);
         int prefetch = sequential ? config.prefetchRecords() : 0;
         // An index record holds all of a stream's entries in one object, often many: scan about as many records as
@@ -130,6 +145,10 @@ public final class WalReader {
                         IndexRecord first = all.get(0);
                         return compacted
                                 .read(first, fromOffset, maxEntries, maxBytes)
+                                .thenApply(got -> {
+                                    reads.rememberCompacted(first, System.nanoTime());
+                                    return got;
+                                })
                                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(unreadable(
                                         streamId,
                                         Math.max(fromOffset, first.startOffset()),
@@ -207,8 +226,14 @@ public final class WalReader {
                             });
                 })
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(Futures.unwrap(e)));
-        // The caller owns the entries only if it still wants them: entries that arrive for a read it cancelled (or
-        // completed otherwise) are released here, not left to the collector.
+        return entries;
+    }
+
+    /**
+     * The caller owns the entries only if it still wants them: entries that arrive for a read it cancelled (or
+     * completed otherwise) are released here, not left to the collector.
+     */
+    private static CompletableFuture<List<LogEntry>> guarded(CompletableFuture<List<LogEntry>> entries) {
         CompletableFuture<List<LogEntry>> result = new CompletableFuture<>();
         // the callback completes result either way.
         var unused = entries.whenComplete((list, e) -> {
