@@ -29,9 +29,9 @@ import org.apache.parquet.conf.PlainParquetConfiguration;
  * then the following row groups while the read's budget lasts. A segment below {@link Limits#wholeObjectBelow()}
  * bytes is fetched whole, in one GET. A row group is decoded whole and kept a while ({@link DecodedGroups}, up to
  * {@link Limits#decodedGroupBytes()}): a consumer catching up reads far less than a group at a time, and its next
- * reads are served from memory, not by fetching and decoding the group again. Bytes are fetched first and decoded from memory after, on the reader's own
- * decoding threads: neither the store's response threads nor the caller's carry the decompression, and nothing here
- * waits on a future.
+ * reads are served from memory, not by fetching and decoding the group again. Bytes are fetched first and decoded
+ * from memory after, on the reader's own decoding threads: neither the store's response threads nor the caller's
+ * carry the decompression, and nothing here waits on a future.
  */
 final class ParquetSegmentReader implements SegmentReader {
 
@@ -200,7 +200,7 @@ final class ParquetSegmentReader implements SegmentReader {
         DecodedGroup kept = groups.get(key, g);
         CompletableFuture<Void> fed;
         if (kept != null) {
-            fed = CompletableFuture.runAsync(() -> feed(kept, collector), decoder);
+            fed = feedAsync(kept, collector);
         } else {
             CompletableFuture<Void> fetching = ahead.get(name(key, g));
             fed = fetching == null
@@ -208,9 +208,7 @@ final class ParquetSegmentReader implements SegmentReader {
                     // What it kept, once it is done; fetched again if it failed or was evicted meanwhile.
                     : fetching.thenCompose(v -> {
                         DecodedGroup got = groups.get(key, g);
-                        return got != null
-                                ? CompletableFuture.runAsync(() -> feed(got, collector), decoder)
-                                : fetchAndFeed(key, f, g, collector);
+                        return got != null ? feedAsync(got, collector) : fetchAndFeed(key, f, g, collector);
                     });
         }
         return fed.thenCompose(v -> {
@@ -283,6 +281,16 @@ final class ParquetSegmentReader implements SegmentReader {
         }
         groups.put(d);
         return d;
+    }
+
+    /** {@link #feed} on a decoding thread; the group's reference is released also when that thread is refused. */
+    private CompletableFuture<Void> feedAsync(DecodedGroup g, EntryCollector collector) {
+        try {
+            return CompletableFuture.runAsync(() -> feed(g, collector), decoder);
+        } catch (RuntimeException e) {
+            g.release(); // closed: the task never runs
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Hands the group's entries to the read, and releases the caller's reference of the group. */
