@@ -141,7 +141,8 @@ public final class CompactionBenchmark {
                 for (int i = 0; i < o.others; i++) {
                     crowd.add(create(log, "other-" + i));
                 }
-                // Paced as a busy broker's traffic (5 MB/s, at 50 PUTs/s objects of about 100 KB): each object then holds
+                // Paced as a busy broker's traffic (5 MB/s, at 50 PUTs/s objects of about 100 KB): each object then
+                // holds
                 // about one entry of the small stream, as a quiet topic's entries lie on such a broker.
                 append(log, crowd, o.smallEntries, SMALL_ENTRY, 5_000);
                 r.walObjects = count(log.objectStore(), "", false);
