@@ -51,11 +51,6 @@ final class DecodedGroups {
         }
     }
 
-    /** Payload bytes kept now. */
-    synchronized long bytes() {
-        return bytes;
-    }
-
     /** Releases what is kept; nothing is kept from now on (a fetch ahead may still complete after the close). */
     synchronized void close() {
         closed = true;
