@@ -1,14 +1,16 @@
 package dev.lakestream.segments;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.parquet.io.api.Binary;
 
 /**
- * One row group's entries, decoded whole: their offsets and record counts, and their payloads one after another in one
- * buffer. Reference counted through that buffer: {@link DecodedGroups} holds one reference, each read in progress
- * another, so an eviction never frees bytes a read is copying.
+ * One row group's entries, decoded whole: their offsets, record counts and payloads. A payload is a view of the page
+ * Parquet decompressed it into (each decompressed page is an array of its own, never reused), so decoding copies no
+ * entry a second time; a read copies what it takes into its own buffers. Reference counted: {@link DecodedGroups} holds
+ * one reference, each read in progress another; the last release drops the views, so an evicted group's pages are
+ * garbage as soon as no read uses them.
  */
 final class DecodedGroup implements EntrySink {
 
@@ -16,17 +18,16 @@ final class DecodedGroup implements EntrySink {
     final int group;
     private long[] offsets = new long[64];
     private int[] records = new int[64];
-    /** End of each entry's payload in {@link #data}. */
-    private int[] ends = new int[64];
+    private ByteBuffer[] payloads = new ByteBuffer[64];
 
     private int count;
-    private final ByteBuf data;
+    private long bytes;
+    private final AtomicInteger refs = new AtomicInteger(1);
 
-    /** An empty group to decode into; {@code expectedBytes} sizes its buffer at first (it grows as needed). */
-    DecodedGroup(String key, int group, ByteBufAllocator allocator, int expectedBytes) {
+    /** An empty group to decode into, with one reference (the caller's). */
+    DecodedGroup(String key, int group) {
         this.key = key;
         this.group = group;
-        this.data = allocator.buffer(Math.max(expectedBytes, 256));
     }
 
     @Override
@@ -34,23 +35,25 @@ final class DecodedGroup implements EntrySink {
         return false;
     }
 
+    /** Keeps a view of {@code raw}: Parquet's constant binaries of a decompressed page stay valid after the call. */
     @Override
     public void offer(long offset, int n, Binary raw) {
         if (count == offsets.length) {
             offsets = Arrays.copyOf(offsets, count * 2);
             records = Arrays.copyOf(records, count * 2);
-            ends = Arrays.copyOf(ends, count * 2);
+            payloads = Arrays.copyOf(payloads, count * 2);
         }
-        data.writeBytes(raw.toByteBuffer());
+        ByteBuffer view = raw.toByteBuffer();
         offsets[count] = offset;
         records[count] = n;
-        ends[count] = data.writerIndex();
+        payloads[count] = view;
+        bytes += view.remaining();
         count++;
     }
 
     /** Payload bytes held. */
-    int bytes() {
-        return data.writerIndex();
+    long bytes() {
+        return bytes;
     }
 
     /** Hands the entries that end past the collector's offset to it, until it is full. */
@@ -58,8 +61,7 @@ final class DecodedGroup implements EntrySink {
         // Entries before the offset are skipped by the collector; start near it instead of at the group's first.
         int first = Math.max(0, firstEndingAfter(collector.from()));
         for (int i = first; i < count && !collector.full(); i++) {
-            int start = i == 0 ? 0 : ends[i - 1];
-            collector.offer(offsets[i], records[i], data, start, ends[i] - start);
+            collector.offer(offsets[i], records[i], payloads[i]);
         }
     }
 
@@ -78,11 +80,16 @@ final class DecodedGroup implements EntrySink {
     }
 
     DecodedGroup retain() {
-        data.retain();
+        if (refs.getAndIncrement() < 1) {
+            throw new IllegalStateException("row group " + group + " of " + key + " was already released");
+        }
         return this;
     }
 
     void release() {
-        data.release();
+        if (refs.decrementAndGet() == 0) {
+            payloads = new ByteBuffer[0];
+            count = 0;
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.lakestream.segments;
 import dev.lakestream.core.log.LogEntry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.parquet.io.api.Binary;
@@ -57,10 +58,10 @@ final class EntryCollector implements EntrySink {
         }
     }
 
-    /** As {@link #offer(long, int, Binary)}, the payload being {@code length} bytes of {@code src} at {@code index}. */
-    void offer(long offset, int records, ByteBuf src, int index, int length) {
-        if (takes(offset, records, length)) {
-            take(offset, records, length, payload -> payload.writeBytes(src, index, length));
+    /** As {@link #offer(long, int, Binary)}, the payload being the bytes of {@code src} (not consumed). */
+    void offer(long offset, int records, ByteBuffer src) {
+        if (takes(offset, records, src.remaining())) {
+            take(offset, records, src.remaining(), payload -> payload.writeBytes(src.duplicate()));
         }
     }
 

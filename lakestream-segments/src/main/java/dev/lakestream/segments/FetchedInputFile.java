@@ -6,7 +6,10 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.parquet.bytes.ByteBufferAllocator;
 import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.ParquetFileRange;
 import org.apache.parquet.io.SeekableInputStream;
 
 /**
@@ -135,6 +138,24 @@ final class FetchedInputFile implements InputFile {
                 }
                 off += n;
                 len -= n;
+            }
+        }
+
+        /** Ranges are served as views of the fetched bytes: Parquet reads a row group's column chunks without a copy. */
+        @Override
+        public boolean readVectoredAvailable(ByteBufferAllocator allocator) {
+            return true;
+        }
+
+        @Override
+        public void readVectored(List<ParquetFileRange> wanted, ByteBufferAllocator allocator) throws IOException {
+            for (ParquetFileRange r : wanted) {
+                ByteBuffer b = at(r.getOffset(), r.getLength());
+                if (b.remaining() < r.getLength()) {
+                    throw new IOException("bytes [" + r.getOffset() + ", " + (r.getOffset() + r.getLength())
+                            + ") of segment '" + key + "' were not fetched in one range");
+                }
+                r.setDataReadFuture(CompletableFuture.completedFuture(b.slice().limit(r.getLength())));
             }
         }
 

@@ -29,9 +29,12 @@ import org.apache.parquet.conf.PlainParquetConfiguration;
  * then the following row groups while the read's budget lasts. A segment below {@link Limits#wholeObjectBelow()}
  * bytes is fetched whole, in one GET. A row group is decoded whole and kept a while ({@link DecodedGroups}, up to
  * {@link Limits#decodedGroupBytes()}): a consumer catching up reads far less than a group at a time, and its next
- * reads are served from memory, not by fetching and decoding the group again. Bytes are fetched first and decoded
- * from memory after, on the reader's own decoding threads: neither the store's response threads nor the caller's
- * carry the decompression, and nothing here waits on a future.
+ * reads are served from memory, not by fetching and decoding the group again. A read that starts where a read of the
+ * same stream ended reads on (also into the stream's next segment): the groups after it come ahead in spans of up to
+ * {@link Limits#readAheadBytes()}, one ranged GET each ({@link FetchedSpans}), and the next group is decoded before it
+ * is asked for. Bytes are fetched first and decoded from memory after, on the reader's own decoding threads, and
+ * entries are copied into reads on a thread of its own: neither the store's response threads nor the caller's carry
+ * the work, and nothing here waits on a future.
  */
 final class ParquetSegmentReader implements SegmentReader {
 
@@ -41,17 +44,27 @@ final class ParquetSegmentReader implements SegmentReader {
      * @param footers decoded footers kept, by object key
      * @param decodeThreads threads decoding fetched bytes (daemon threads, ended on {@link #close()})
      * @param decodedGroupBytes payload bytes of decoded row groups kept for the next reads (eight default row groups)
+     * @param readAheadBytes a reader reading on has the row groups after its own fetched ahead in spans of up to this
+     *     many bytes, one ranged GET each, a new span once less than this is ahead of it; twice this is the bound on
+     *     bytes fetched ahead and not decoded yet, over all readers (0: one row group ahead, in its own GET)
      */
-    record Limits(long wholeObjectBelow, int tailBytes, int footers, int decodeThreads, long decodedGroupBytes) {
+    record Limits(
+            long wholeObjectBelow,
+            int tailBytes,
+            int footers,
+            int decodeThreads,
+            long decodedGroupBytes,
+            long readAheadBytes) {
         static final Limits DEFAULT = new Limits(
                 256 << 10,
                 64 << 10,
                 1024,
                 Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2)),
-                64L << 20);
+                64L << 20,
+                32L << 20);
 
         Limits(long wholeObjectBelow, int tailBytes, int footers) {
-            this(wholeObjectBelow, tailBytes, footers, 1, DEFAULT.decodedGroupBytes());
+            this(wholeObjectBelow, tailBytes, footers, 1, DEFAULT.decodedGroupBytes(), DEFAULT.readAheadBytes());
         }
     }
 
@@ -60,20 +73,31 @@ final class ParquetSegmentReader implements SegmentReader {
     private final Limits limits;
     private final FooterCache footers;
     private final DecodedGroups groups;
-    /** Row groups being fetched ahead of a reader reading on, by {@link #name}: a read of one waits for it. */
+    /** Row groups' bytes fetched ahead of readers reading on, not decoded yet. */
+    private final FetchedSpans spans;
+    /** Row groups being decoded (or fetched) ahead of a reader reading on, by {@link #name}: a read of one waits. */
     private final Map<String, CompletableFuture<Void>> ahead = new ConcurrentHashMap<>();
-    /** Where the last read of each segment lately read ended: a read starting there reads on. */
-    private final Map<String, Long> lastEnds = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
+    /**
+     * Where the last reads of the streams lately read ended ({@code stream@offset}): a read starting at one reads on,
+     * also into the stream's next segment.
+     */
+    private final Map<String, Boolean> lastEnds = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
             return size() > 1024;
         }
     });
 
     private final ParquetReadOptions options;
     private final ExecutorService decoder;
+    /**
+     * Copies entries of groups already decoded into reads: its own thread, so that a read served from memory never
+     * waits behind a row group being decoded ahead.
+     */
+    private final ExecutorService copier;
 
     ParquetSegmentReader(ObjectStore objects, ByteBufAllocator allocator, Limits limits) {
+        this.copier = Executors.newSingleThreadExecutor(DaemonThreads.numbered("lakestream-segment-copy-"));
         this.decoder = Executors.newFixedThreadPool(
                 limits.decodeThreads(), DaemonThreads.numbered("lakestream-segment-decode-"));
         this.objects = objects;
@@ -81,9 +105,13 @@ final class ParquetSegmentReader implements SegmentReader {
         this.limits = limits;
         this.footers = new FooterCache(limits.footers());
         this.groups = new DecodedGroups(limits.decodedGroupBytes());
+        this.spans = new FetchedSpans(2 * limits.readAheadBytes());
+        // Parquet's default allocator (heap, never reusing a buffer) is what lets a decoded group keep views of the
+        // pages instead of copies (DecodedGroup): do not give it a pooling or direct one.
         this.options = ParquetReadOptions.builder(new PlainParquetConfiguration())
                 .withCodecFactory(new SegmentCodecs(0))
                 .usePageChecksumVerification(true)
+                .withUseHadoopVectoredIo(true) // not Hadoop's: FetchedInputFile serves the chunks as views
                 .useStatsFilter(false)
                 .useDictionaryFilter(false)
                 .useRecordFilter(false)
@@ -113,7 +141,7 @@ final class ParquetSegmentReader implements SegmentReader {
                     ? readWhole(record, key, size, at, collector)
                     : footer(key, size).thenCompose(f -> {
                         agree(record, f);
-                        return readGroups(key, f, f.groupHolding(at), collector, readsOn(key, at));
+                        return readGroups(key, f, f.groupHolding(at), collector, readsOn(record.streamId(), at));
                     });
         } catch (RuntimeException e) {
             read = CompletableFuture.failedFuture(e);
@@ -121,7 +149,11 @@ final class ParquetSegmentReader implements SegmentReader {
         return read.handle((entries, e) -> {
             if (e == null) {
                 if (!entries.isEmpty()) {
-                    lastEnds.put(key, entries.get(entries.size() - 1).endOffset());
+                    lastEnds.remove(record.streamId() + "@" + at);
+                    lastEnds.put(
+                            record.streamId() + "@"
+                                    + entries.get(entries.size() - 1).endOffset(),
+                            true);
                 }
                 return entries;
             }
@@ -184,16 +216,15 @@ final class ParquetSegmentReader implements SegmentReader {
                         decoder);
     }
 
-    /** Whether a read at {@code at} starts where the last read of the segment ended: a reader reading on. */
-    private boolean readsOn(String key, long at) {
-        Long end = lastEnds.get(key);
-        return end != null && end == at;
+    /** Whether a read at {@code at} starts where a recent read of the stream ended: a reader reading on. */
+    private boolean readsOn(long streamId, long at) {
+        return lastEnds.containsKey(streamId + "@" + at);
     }
 
     /**
-     * Row group {@code g}, from the decoded groups kept, or fetched ahead, or in one GET (then decoded whole and kept);
-     * then the next while the read wants more. A reader reading on ({@code onward}) has the group after the one it
-     * stops in fetched ahead, so that its GET overlaps the reads of this one.
+     * Row group {@code g}, from the decoded groups kept, or decoded ahead, or fetched ahead, or in one GET (then decoded
+     * whole and kept); then the next while the read wants more. A reader reading on ({@code onward}) has the groups
+     * after the one it stops in fetched ahead ({@link #readAhead}), so that GETs and decoding overlap its reads.
      */
     private CompletableFuture<List<LogEntry>> readGroups(
             String key, SegmentFooter f, int g, EntryCollector collector, boolean onward) {
@@ -202,11 +233,11 @@ final class ParquetSegmentReader implements SegmentReader {
         if (kept != null) {
             fed = feedAsync(kept, collector);
         } else {
-            CompletableFuture<Void> fetching = ahead.get(name(key, g));
-            fed = fetching == null
-                    ? fetchAndFeed(key, f, g, collector)
+            CompletableFuture<Void> decoding = ahead.get(name(key, g));
+            fed = decoding == null
+                    ? fetchedOrGet(key, f, g, collector)
                     // What it kept, once it is done; fetched again if it failed or was evicted meanwhile.
-                    : fetching.thenCompose(v -> {
+                    : decoding.thenCompose(v -> {
                         DecodedGroup got = groups.get(key, g);
                         return got != null ? feedAsync(got, collector) : fetchAndFeed(key, f, g, collector);
                     });
@@ -216,10 +247,23 @@ final class ParquetSegmentReader implements SegmentReader {
                 return readGroups(key, f, g + 1, collector, onward);
             }
             if (onward && g + 1 < f.groups()) {
-                fetchAhead(key, f, g + 1);
+                readAhead(key, f, g);
             }
             return CompletableFuture.completedFuture(collector.entries());
         });
+    }
+
+    /** Group {@code g} from a span fetched ahead (GET again if that failed), or in its own GET. */
+    private CompletableFuture<Void> fetchedOrGet(String key, SegmentFooter f, int g, EntryCollector collector) {
+        CompletableFuture<FetchedSpans.Span> span = spans.take(key, g);
+        if (span == null) {
+            return fetchAndFeed(key, f, g, collector);
+        }
+        return span.handle((s, e) -> s)
+                .thenCompose(s -> s == null
+                        ? fetchAndFeed(key, f, g, collector)
+                        : CompletableFuture.runAsync(
+                                () -> feed(decode(key, f, g, fetched(key, f, s)), collector), decoder));
     }
 
     private CompletableFuture<Void> fetchAndFeed(String key, SegmentFooter f, int g, EntryCollector collector) {
@@ -237,10 +281,58 @@ final class ParquetSegmentReader implements SegmentReader {
     }
 
     /**
-     * Fetches and decodes row group {@code g} into the groups kept, unless it is there or on its way. Its failure is
-     * not reported: the read that needs the group fetches it again, and reports what goes wrong then.
+     * A reader reading on stopped in group {@code g}: keeps up to {@link Limits#readAheadBytes()} after it fetched or on
+     * the way (a span of the groups after those in one GET, when less is), and has group {@code g + 1} decoded ahead.
+     * Without room in the bound for spans, group {@code g + 1} alone is fetched ahead.
      */
-    private void fetchAhead(String key, SegmentFooter f, int g) {
+    private void readAhead(String key, SegmentFooter f, int g) {
+        long covered = 0;
+        int h = g + 1;
+        while (h < f.groups()
+                && covered < limits.readAheadBytes()
+                && (groups.contains(key, h) || ahead.containsKey(name(key, h)) || spans.contains(key, h))) {
+            covered += f.groupEnd[h] - f.groupStart[h];
+            h++;
+        }
+        if (h < f.groups() && covered < limits.readAheadBytes()) {
+            fetchSpan(key, f, h);
+        }
+        decodeAhead(key, f, g + 1);
+    }
+
+    /** One ranged GET of the groups from {@code first} on, up to {@link Limits#readAheadBytes()} (at least one). */
+    private void fetchSpan(String key, SegmentFooter f, int first) {
+        int last = first;
+        while (last + 1 < f.groups() && f.groupEnd[last + 1] - f.groupStart[first] <= limits.readAheadBytes()) {
+            last++;
+        }
+        long[] lengths = new long[last - first + 1];
+        for (int i = 0; i < lengths.length; i++) {
+            lengths[i] = f.groupEnd[first + i] - f.groupStart[first + i];
+        }
+        long start = f.groupStart[first];
+        long length = f.groupEnd[last] - start;
+        CompletableFuture<FetchedSpans.Span> span = new CompletableFuture<>();
+        if (!spans.offer(key, first, lengths, span, System.nanoTime())) {
+            return;
+        }
+        objects.get(key, start, length).whenComplete((bytes, e) -> {
+            if (e == null && bytes.remaining() == length) {
+                span.complete(new FetchedSpans.Span(start, bytes));
+            } else {
+                spans.forget(span);
+                span.completeExceptionally(
+                        e != null ? e : new BadSegmentException("returned a short span (truncated?)", null));
+            }
+        });
+    }
+
+    /**
+     * Decodes group {@code g} into the groups kept, from a span fetched ahead or in a GET of its own, unless it is there
+     * or on its way. Its failure is not reported: the read that needs the group fetches it again, and reports what goes
+     * wrong then.
+     */
+    private void decodeAhead(String key, SegmentFooter f, int g) {
         String name = name(key, g);
         if (groups.contains(key, g)) {
             return;
@@ -249,20 +341,26 @@ final class ParquetSegmentReader implements SegmentReader {
         if (ahead.putIfAbsent(name, mine) != null) {
             return;
         }
-        long start = f.groupStart[g];
-        long length = f.groupEnd[g] - start;
-        var unused = objects.get(key, start, length)
-                .thenAcceptAsync(
-                        bytes -> {
-                            checkLength(bytes, length, start, f.fileSize);
-                            decode(key, f, g, new FetchedInputFile(key, f.fileSize).with(start, bytes))
-                                    .release(); // kept by the groups; this reference is not needed
-                        },
+        CompletableFuture<FetchedSpans.Span> fetched = spans.take(key, g);
+        if (fetched == null) {
+            long start = f.groupStart[g];
+            long length = f.groupEnd[g] - start;
+            fetched = objects.get(key, start, length).thenApply(bytes -> {
+                checkLength(bytes, length, start, f.fileSize);
+                return new FetchedSpans.Span(start, bytes);
+            });
+        }
+        var unused = fetched.thenAcceptAsync(
+                        s -> decode(key, f, g, fetched(key, f, s)).release(), // kept by the groups
                         decoder)
                 .whenComplete((v, e) -> {
                     ahead.remove(name, mine);
                     mine.complete(null);
                 });
+    }
+
+    private static FetchedInputFile fetched(String key, SegmentFooter f, FetchedSpans.Span s) {
+        return new FetchedInputFile(key, f.fileSize).with(s.position(), s.bytes());
     }
 
     private static String name(String key, int group) {
@@ -271,8 +369,7 @@ final class ParquetSegmentReader implements SegmentReader {
 
     /** Decodes row group {@code g} whole and keeps it; the caller owns the reference returned. */
     private DecodedGroup decode(String key, SegmentFooter f, int g, FetchedInputFile in) {
-        DecodedGroup d = new DecodedGroup(
-                key, g, allocator, (int) Math.min(Integer.MAX_VALUE - 8, f.groupEnd[g] - f.groupStart[g]));
+        DecodedGroup d = new DecodedGroup(key, g);
         try {
             RowGroupDecoder.decode(f, g, in, options, d);
         } catch (RuntimeException e) {
@@ -283,10 +380,10 @@ final class ParquetSegmentReader implements SegmentReader {
         return d;
     }
 
-    /** {@link #feed} on a decoding thread; the group's reference is released also when that thread is refused. */
+    /** {@link #feed} on the copying thread; the group's reference is released also when that thread is refused. */
     private CompletableFuture<Void> feedAsync(DecodedGroup g, EntryCollector collector) {
         try {
-            return CompletableFuture.runAsync(() -> feed(g, collector), decoder);
+            return CompletableFuture.runAsync(() -> feed(g, collector), copier);
         } catch (RuntimeException e) {
             g.release(); // closed: the task never runs
             return CompletableFuture.failedFuture(e);
@@ -366,5 +463,6 @@ final class ParquetSegmentReader implements SegmentReader {
         footers.clear();
         groups.close();
         decoder.shutdown();
+        copier.shutdown();
     }
 }

@@ -64,10 +64,25 @@ final class SegmentCodecs implements CompressionCodecFactory {
                 new Decompressor() {
                     @Override
                     public BytesInput decompress(BytesInput bytes, int decompressedSize) throws IOException {
-                        byte[] out = Zstd.decompress(bytes.toByteArray(), decompressedSize);
-                        if (out.length != decompressedSize) {
-                            throw new IOException(
-                                    "zstd page of " + out.length + " bytes, its header says " + decompressedSize);
+                        // The page's bytes as they were fetched, without the copy toByteArray() makes.
+                        ByteBuffer in = bytes.toByteBuffer();
+                        byte[] src;
+                        int srcOffset;
+                        if (in.hasArray()) {
+                            src = in.array();
+                            srcOffset = in.arrayOffset() + in.position();
+                        } else {
+                            src = new byte[in.remaining()];
+                            in.duplicate().get(src);
+                            srcOffset = 0;
+                        }
+                        byte[] out = new byte[decompressedSize];
+                        long n = Zstd.decompressByteArray(out, 0, decompressedSize, src, srcOffset, in.remaining());
+                        if (Zstd.isError(n)) {
+                            throw new IOException("zstd page does not decompress: " + Zstd.getErrorName(n));
+                        }
+                        if (n != decompressedSize) {
+                            throw new IOException("zstd page of " + n + " bytes, its header says " + decompressedSize);
                         }
                         return BytesInput.from(out);
                     }

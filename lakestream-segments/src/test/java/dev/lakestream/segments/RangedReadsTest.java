@@ -114,10 +114,13 @@ class RangedReadsTest {
     }
 
     @Test
-    void aReaderReadingOnHasTheNextRowGroupFetchedAheadAndAJumpDoesNot() throws Exception {
-        Entries entries = Segments.entries(7, 0, 400, 1, new Random(5), (i, r) -> 10_000);
+    void aReaderReadingOnHasTheRowGroupsAheadFetchedInSpansAndAJumpDoesNot() throws Exception {
+        // 1,000 entries of 10 KB in row groups of 1 MiB (about 10); read ahead in spans of 2 MiB (two groups).
+        Entries entries = Segments.entries(7, 0, 1000, 1, new Random(5), (i, r) -> 10_000);
         ParquetSegmentFormat format = new ParquetSegmentFormat(
-                ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(1 << 20), ValueColumns.NONE);
+                ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(1 << 20),
+                ValueColumns.NONE,
+                new ParquetSegmentReader.Limits(256 << 10, 64 << 10, 16, 1, 64L << 20, 2L << 20));
         Segments.Written file = Segments.write(format, entries);
         IndexRecord record = Segments.store(store, "segments/7/ahead.parquet", file, 5);
         try (SegmentReader reader = format.openReader(objects, UnpooledByteBufAllocator.DEFAULT)) {
@@ -125,30 +128,36 @@ class RangedReadsTest {
             List<LogEntry> first = reader.read(record, 0, 10, 1 << 20).join();
             first.forEach(Segments::row);
             assertThat(objects.gets).hasValue(2);
-            // A read from where it ended reads on: row group 1 is fetched ahead, no read asking for it.
+            // A read from where it ended reads on: the next two groups come ahead in one GET, no read asking for them.
             long at = first.get(first.size() - 1).endOffset();
             reader.read(record, at, 10, 1 << 20).join().forEach(Segments::row);
-            org.awaitility.Awaitility.await("row group 1 fetched ahead")
+            org.awaitility.Awaitility.await("row groups 1 and 2 fetched ahead")
                     .atMost(java.time.Duration.ofSeconds(10))
                     .until(() -> objects.gets.get() == 3);
-            // Reading into it costs no GET.
+            // Reading into them costs no GET (a read that continues no other: nothing more is fetched ahead).
             List<LogEntry> into = reader.read(record, 150, 10, 1 << 20).join();
             assertThat(into.get(0).offset()).isEqualTo(150);
             into.forEach(Segments::row);
+            List<LogEntry> further = reader.read(record, 250, 10, 1 << 20).join();
+            assertThat(further.get(0).offset()).isEqualTo(250);
+            further.forEach(Segments::row);
             assertThat(objects.gets).hasValue(3);
-            // A jump elsewhere (not where the last read ended) fetches only what it reads. A fetch ahead is started
-            // before the read completes (its GET counted then), so the count is final when the read returns.
-            reader.read(record, 350, 1, 1 << 20).join().forEach(Segments::row);
+            // A jump elsewhere (not where a read ended) fetches only what it reads. A fetch ahead is started before the
+            // read completes (its GET counted then), so the count is final when the read returns.
+            reader.read(record, 950, 1, 1 << 20).join().forEach(Segments::row);
             assertThat(objects.gets).hasValue(4);
         }
     }
 
     @Test
-    void aConsumerReadingOnInSmallStepsFetchesEachRowGroupOnce() {
-        // 2,000 entries of 10 KB in row groups of 1 MiB (about 20), read as a dispatcher catches up: 25 entries a read.
+    void aConsumerReadingOnInSmallStepsFetchesTheSegmentInAFewLargeRangedGets() {
+        // 2,000 entries of 10 KB in row groups of 1 MiB (about 20), read as a dispatcher catches up: 25 entries a read;
+        // read ahead in spans of 4 MiB.
         Entries entries = Segments.entries(7, 0, 2000, 2, new Random(4), (i, r) -> 10_000);
         ParquetSegmentFormat format = new ParquetSegmentFormat(
-                ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(1 << 20), ValueColumns.NONE);
+                ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(1 << 20),
+                ValueColumns.NONE,
+                new ParquetSegmentReader.Limits(256 << 10, 64 << 10, 16, 1, 64L << 20, 4L << 20));
         Segments.Written file = Segments.write(format, entries);
         IndexRecord record = Segments.store(store, "segments/7/catch-up.parquet", file, 5);
         try (SegmentReader reader = format.openReader(objects, UnpooledByteBufAllocator.DEFAULT)) {
@@ -162,9 +171,10 @@ class RangedReadsTest {
             }
             assertThat(got).containsExactlyElementsOf(entries.expected());
             assertThat(reads).isEqualTo(80);
-            // The footer, then each row group once (19 or 20 of them), not a GET per read.
+            // The footer, row group 0, then the others in spans of 4 MiB (about 5): not a GET per read, nor per
+            // group, and each byte fetched once.
             long groups = (2000L * 10_000 + (1 << 20) - 1) / (1 << 20);
-            assertThat(objects.gets.get()).isBetween(groups, groups + 2);
+            assertThat(objects.gets.get()).isBetween(2L + (groups - 1) / 4, 2L + (groups - 1) / 4 + 2);
             assertThat(objects.bytes.get()).isLessThan(file.size() + (64L << 10));
         }
     }

@@ -49,7 +49,7 @@ import picocli.CommandLine.Option;
  *       while the compactor (defaults: 128 MiB segments, 64 MiB/s, 10 PUTs/s; delay 0) compacts the written streams:
  *       append latency both ways; the compactor's CPU (its threads') and PUTs per GiB compacted;
  *   <li>reads both back from their segments on a fresh instance; then GETs the big stream's segment objects raw, in
- *       ranges of one row group (8 MiB), one at a time as the reader does: catch-up / raw;
+ *       ranges of one row group (8 MiB), one at a time: catch-up / raw; three rounds of both, medians reported;
  *   <li>{@code --many} streams at 0.33 entries/s each with compaction every 5 s after a 10 s delay, the largest
  *       compaction lag over the streams sampled every 5 s.
  * </ol>
@@ -62,6 +62,7 @@ public final class CompactionBenchmark {
     private static final int ENTRY = 4096;
     private static final int SMALL_ENTRY = 1024;
     private static final long ROW_GROUP = 8L << 20;
+    private static final int CATCH_UP_ROUNDS = 3;
 
     @Command(name = "CompactionBenchmark", showDefaultValues = true)
     static final class Options {
@@ -195,11 +196,17 @@ public final class CompactionBenchmark {
                 r.segments = count(log.objectStore(), "segments/", true);
                 r.bigSegments = listKeys(log.objectStore(), SegmentKeys.streamPrefix(big.id()));
 
-                progress("catch-up from segments, cold");
-                try (Lakestream cold = Lakestream.open(ConfigReader.of(props))) {
-                    r.segBig = catchUp(cold, big, bigEntries, ENTRY, lost, "big, segments");
-                    r.segSmall = catchUp(cold, small, o.smallEntries, SMALL_ENTRY, lost, "small, segments");
-                    r.raw = rawRangedGets(cold.objectStore(), r.bigSegments);
+                // Rounds of (segments, raw GETs) one after the other, each on a fresh instance: a shared machine's
+                // noise falls on both sides of a round, and the medians are reported.
+                for (int round = 1; round <= CATCH_UP_ROUNDS; round++) {
+                    progress("catch-up from segments, cold, round %d of %d", round, CATCH_UP_ROUNDS);
+                    try (Lakestream cold = Lakestream.open(ConfigReader.of(props))) {
+                        r.segBigRounds.add(catchUp(cold, big, bigEntries, ENTRY, lost, "big, segments"));
+                        if (round == 1) {
+                            r.segSmall = catchUp(cold, small, o.smallEntries, SMALL_ENTRY, lost, "small, segments");
+                        }
+                        r.rawRounds.add(rawRangedGets(cold.objectStore(), r.bigSegments));
+                    }
                 }
             }
             if (o.many > 0) {
@@ -517,26 +524,42 @@ public final class CompactionBenchmark {
         long segmentUploads;
         long segments;
         List<ObjectInfo> bigSegments = List.of();
-        CatchUp segBig;
+        final List<CatchUp> segBigRounds = new ArrayList<>();
         CatchUp segSmall;
-        CatchUp raw;
+        final List<CatchUp> rawRounds = new ArrayList<>();
         List<Double> manyLag = List.of();
 
+        /** The round of median throughput. */
+        private static CatchUp median(List<CatchUp> rounds) {
+            List<CatchUp> sorted = rounds.stream()
+                    .sorted(java.util.Comparator.comparingDouble(CatchUp::mibPerSecond))
+                    .toList();
+            return sorted.get(sorted.size() / 2);
+        }
+
         String render(Options o) {
+            CatchUp segBig = median(segBigRounds);
+            CatchUp raw = median(rawRounds);
+            List<Double> ratios = new ArrayList<>();
+            for (int i = 0; i < segBigRounds.size(); i++) {
+                ratios.add(segBigRounds.get(i).mibPerSecond() / rawRounds.get(i).mibPerSecond());
+            }
+            List<Double> sortedRatios = ratios.stream().sorted().toList();
             StringBuilder b = new StringBuilder();
             double gib = compactedBytes / (double) (1L << 30);
             b.append("### Catch-up: WAL vs segments\n\n");
             b.append("| stream | read from | entries | MiB | seconds | MiB/s | GETs | MiB fetched | GETs per GiB |\n");
             b.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
             row(b, "big", "WAL", walBig);
-            row(b, "big", "segments", segBig);
+            row(b, "big", "segments (median of " + segBigRounds.size() + " rounds)", segBig);
             row(b, "small (among " + o.others + ")", "WAL", walSmall);
             row(b, "small (among " + o.others + ")", "segments", segSmall);
             b.append(String.format(
                     Locale.ROOT,
-                    "| big | raw ranged GETs of its %d segment objects, 8 MiB ranges, one at a time | | %.1f | %.2f | "
-                            + "%.1f | %d | %.1f | %.0f |%n%n",
+                    "| big | raw ranged GETs of its %d segment objects, 8 MiB ranges, one at a time (median of %d rounds)"
+                            + " | | %.1f | %.2f | %.1f | %d | %.1f | %.0f |%n%n",
                     bigSegments.size(),
+                    rawRounds.size(),
                     raw.bytes() / 1048576.0,
                     raw.seconds(),
                     raw.mibPerSecond(),
@@ -545,9 +568,13 @@ public final class CompactionBenchmark {
                     raw.getsPerGib()));
             b.append(String.format(
                     Locale.ROOT,
-                    "**Catch-up from segments / raw ranged GETs: %.2f**; from segments / from the WAL: %.2f (big), GETs "
-                            + "%d -> %d (small: %.1f -> %.1f KiB a GET).%n%n",
-                    segBig.mibPerSecond() / raw.mibPerSecond(),
+                    "**Catch-up from segments / raw ranged GETs: %.2f** (median of the rounds' ratios; each round: %s);"
+                            + " from segments / from the WAL: %.2f (big), GETs %d -> %d (small: %.1f -> %.1f KiB a"
+                            + " GET).%n%n",
+                    sortedRatios.get(sortedRatios.size() / 2),
+                    ratios.stream()
+                            .map(x -> String.format(Locale.ROOT, "%.2f", x))
+                            .collect(java.util.stream.Collectors.joining(", ")),
                     segBig.mibPerSecond() / walBig.mibPerSecond(),
                     walSmall.gets(),
                     segSmall.gets(),
