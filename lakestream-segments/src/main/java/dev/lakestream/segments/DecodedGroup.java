@@ -8,7 +8,8 @@ import org.apache.parquet.io.api.Binary;
 /**
  * One row group's entries, decoded whole: their offsets, record counts and payloads. A payload is a view of the page
  * Parquet decompressed it into (each decompressed page is an array of its own, never reused), so decoding copies no
- * entry a second time; a read copies what it takes into its own buffers. Reference counted: {@link DecodedGroups} holds
+ * entry a second time (entries of uncompressed pages, views of a whole fetched span, are copied); a read copies what it
+ * takes into its own buffers. Reference counted: {@link DecodedGroups} holds
  * one reference, each read in progress another; the last release drops the views, so an evicted group's pages are
  * garbage as soon as no read uses them.
  */
@@ -24,10 +25,14 @@ final class DecodedGroup implements EntrySink {
     private long bytes;
     private final AtomicInteger refs = new AtomicInteger(1);
 
+    /** Whether payloads are kept as views of their pages (else copied: the pages are views of larger buffers). */
+    private final boolean views;
+
     /** An empty group to decode into, with one reference (the caller's). */
-    DecodedGroup(String key, int group) {
+    DecodedGroup(String key, int group, boolean views) {
         this.key = key;
         this.group = group;
+        this.views = views;
     }
 
     @Override
@@ -35,7 +40,7 @@ final class DecodedGroup implements EntrySink {
         return false;
     }
 
-    /** Keeps a view of {@code raw}: Parquet's constant binaries of a decompressed page stay valid after the call. */
+    /** Keeps {@code raw}: a view (Parquet's constant binaries of a decompressed page stay valid), or a copy. */
     @Override
     public void offer(long offset, int n, Binary raw) {
         if (count == offsets.length) {
@@ -43,7 +48,7 @@ final class DecodedGroup implements EntrySink {
             records = Arrays.copyOf(records, count * 2);
             payloads = Arrays.copyOf(payloads, count * 2);
         }
-        ByteBuffer view = raw.toByteBuffer();
+        ByteBuffer view = views ? raw.toByteBuffer() : ByteBuffer.wrap(raw.getBytes());
         offsets[count] = offset;
         records[count] = n;
         payloads[count] = view;

@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
  * Reads entries out of Parquet segments by ranged GETs: the footer (once per object, then cached), then the row group
@@ -369,7 +370,12 @@ final class ParquetSegmentReader implements SegmentReader {
 
     /** Decodes row group {@code g} whole and keeps it; the caller owns the reference returned. */
     private DecodedGroup decode(String key, SegmentFooter f, int g, FetchedInputFile in) {
-        DecodedGroup d = new DecodedGroup(key, g);
+        // Compressed pages are arrays of their own; an uncompressed one is a view of the fetched span, which a view of
+        // it would keep whole: copy those entries.
+        boolean pagesOwnTheirBytes = f.metadata.getBlocks().get(g).getColumns().stream()
+                .filter(c -> c.getPath().toDotString().equals(SegmentColumns.ENTRY))
+                .allMatch(c -> c.getCodec() != CompressionCodecName.UNCOMPRESSED);
+        DecodedGroup d = new DecodedGroup(key, g, pagesOwnTheirBytes);
         try {
             RowGroupDecoder.decode(f, g, in, options, d);
         } catch (RuntimeException e) {
