@@ -39,6 +39,8 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  */
 final class ParquetSegmentReader implements SegmentReader {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ParquetSegmentReader.class);
+
     /**
      * @param wholeObjectBelow segments smaller than this are fetched in one GET
      * @param tailBytes the first GET of a larger segment's footer fetches this many bytes of its end (most footers fit)
@@ -60,7 +62,7 @@ final class ParquetSegmentReader implements SegmentReader {
                 256 << 10,
                 64 << 10,
                 1024,
-                Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2)),
+                Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors() / 2)),
                 64L << 20,
                 32L << 20);
 
@@ -161,6 +163,30 @@ final class ParquetSegmentReader implements SegmentReader {
             collector.releaseAll();
             throw unreadable(record, at, key, Futures.unwrap(e));
         });
+    }
+
+    /**
+     * The stream's next segment, for a reader reading on near the end of this one: its footer, then its first span,
+     * with row group 0 decoded ahead. Failures are not reported: the read that comes fetches what it needs itself.
+     */
+    @Override
+    public void readAhead(IndexRecord next) {
+        String key = next.value().location();
+        long size = next.value().fileSize();
+        if (size < limits.wholeObjectBelow() || groups.contains(key, 0) || spans.contains(key, 0)) {
+            return; // a small segment is one GET when it is read; a large one is on its way
+        }
+        var unused = footer(key, size)
+                .thenAccept(f -> {
+                    agree(next, f);
+                    fetchSpan(key, f, 0);
+                    decodeAhead(key, f, 0);
+                })
+                .whenComplete((v, e) -> {
+                    if (e != null) {
+                        LOG.debug("Fetching segment {} ahead failed (its read will fetch it)", key, e);
+                    }
+                });
     }
 
     /** A small segment: one GET of all of it, then the row groups from memory. */

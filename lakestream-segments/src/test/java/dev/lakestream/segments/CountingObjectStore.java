@@ -12,6 +12,8 @@ final class CountingObjectStore extends ForwardingObjectStore {
     final AtomicLong gets = new AtomicLong();
     final AtomicLong wholeGets = new AtomicLong();
     final AtomicLong bytes = new AtomicLong();
+    /** Keys of the GETs, in the order they were asked. */
+    final java.util.Queue<String> keys = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     CountingObjectStore(ObjectStore store) {
         super("counting", store);
@@ -21,18 +23,21 @@ final class CountingObjectStore extends ForwardingObjectStore {
         gets.set(0);
         wholeGets.set(0);
         bytes.set(0);
+        keys.clear();
     }
 
     @Override
     public CompletableFuture<ByteBuffer> get(String key) {
         wholeGets.incrementAndGet();
         gets.incrementAndGet();
+        keys.add(key);
         return store.get(key).thenApply(this::count);
     }
 
     @Override
     public CompletableFuture<ByteBuffer> get(String key, long offset, long length) {
         gets.incrementAndGet();
+        keys.add(key);
         return store.get(key, offset, length).thenApply(this::count);
     }
 

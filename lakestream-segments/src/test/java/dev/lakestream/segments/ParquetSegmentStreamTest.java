@@ -153,6 +153,51 @@ abstract class ParquetSegmentStreamTest {
     }
 
     @Test
+    void aReaderReadingOnHasTheNextSegmentFetchedAheadBeforeItReachesIt() {
+        appendGroups(24, 8);
+        // Two segments one after the other, each larger than what is fetched whole on first read (256 KiB).
+        int half = records().size() / 2;
+        IndexRecord first = compact(0, half);
+        IndexRecord second = compact(1, records().size() - 2);
+        assertThat(first.value().fileSize()).isGreaterThan(256 << 10);
+        assertThat(second.value().fileSize()).isGreaterThan(256 << 10);
+        assertThat(second.startOffset()).isEqualTo(first.endOffset());
+        CountingObjectStore counting = new CountingObjectStore(stores.objects());
+        try (Lakestream reading = Lakestream.open(counting, stores.metadata(), CONFIG)) {
+            StreamLog s = reading.stream(info);
+            List<Expected> got = new ArrayList<>();
+            for (long at = 0; at < first.endOffset(); ) {
+                List<LogEntry> entries = s.read(at, 2, 1 << 20).join();
+                at = entries.get(entries.size() - 1).endOffset();
+                entries.forEach(e -> got.add(Segments.row(e)));
+            }
+            assertThat(got)
+                    .containsExactlyElementsOf(expected.stream()
+                            .filter(e -> e.offset() < first.endOffset())
+                            .toList());
+            // No read asked for the second segment yet: its footer and first bytes come ahead all the same.
+            org.awaitility.Awaitility.await("the next segment fetched ahead")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> counting.keys.contains(second.value().location()));
+            assertThat(readAllFrom(s, first.endOffset()))
+                    .containsExactlyElementsOf(expected.stream()
+                            .filter(e -> e.offset() >= first.endOffset())
+                            .toList());
+        }
+    }
+
+    private List<Expected> readAllFrom(StreamLog s, long from) {
+        List<Expected> out = new ArrayList<>();
+        long end = s.endOffset().join();
+        for (long at = from; at < end; ) {
+            List<LogEntry> entries = s.read(at, 2, 1 << 20).join();
+            at = entries.get(entries.size() - 1).endOffset();
+            entries.forEach(e -> out.add(Segments.row(e)));
+        }
+        return out;
+    }
+
+    @Test
     void aMissingSegmentFailsTheStreamsReadNamingTheObjectAndOffset() {
         appendGroups(6, 4);
         IndexRecord compacted = compact(0, 2);

@@ -23,6 +23,12 @@ public interface SegmentReader extends AutoCloseable {
      */
     CompletableFuture<List<LogEntry>> read(IndexRecord record, long fromOffset, int maxEntries, long maxBytes);
 
+    /**
+     * A hint: a reader reading on is near the end of one compacted record and will read {@code next}, the stream's
+     * next compacted record, soon; the reader may fetch its first bytes ahead. Never fails; does nothing by default.
+     */
+    default void readAhead(IndexRecord next) {}
+
     @Override
     void close();
 }

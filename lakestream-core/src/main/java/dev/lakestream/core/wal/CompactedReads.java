@@ -57,6 +57,14 @@ final class CompactedReads implements AutoCloseable {
         return reader.read(record, fromOffset, maxEntries, maxBytes);
     }
 
+    /** Passes the hint on to the reader of the record's file type ({@link SegmentReader#readAhead}), if any. */
+    void readAhead(IndexRecord next) {
+        SegmentReader reader = readers.get(next.value().fileType());
+        if (reader != null) {
+            reader.readAhead(next);
+        }
+    }
+
     @Override
     public void close() {
         readers.values().forEach(SegmentReader::close);

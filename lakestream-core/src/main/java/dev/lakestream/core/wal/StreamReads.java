@@ -21,6 +21,8 @@ final class StreamReads {
     private IndexRecord compacted;
 
     private long compactedAtNanos;
+    /** The end of the compacted record whose successor was last looked up for a reader reading on (-1: none). */
+    private long hintedPast = -1;
 
     /**
      * How long a compacted record is read through without asking the index again: a merge or a trim that replaced it
@@ -79,6 +81,19 @@ final class StreamReads {
 
     synchronized void forgetCompacted() {
         compacted = null;
+    }
+
+    /**
+     * Whether the stream's next compacted record should be looked up for a reader that read on through {@code record}
+     * up to {@code end}: once per record, when the read ended in the last quarter of it.
+     */
+    synchronized boolean nearsEndOf(IndexRecord record, long end) {
+        long range = record.endOffset() - record.startOffset();
+        if (end < record.endOffset() - range / 4 || end >= record.endOffset() || hintedPast == record.endOffset()) {
+            return false;
+        }
+        hintedPast = record.endOffset();
+        return true;
     }
 
     private int indexOf(long offset) {

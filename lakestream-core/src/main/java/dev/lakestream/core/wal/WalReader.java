@@ -118,8 +118,11 @@ public final class WalReader {
         if (known != null) {
             // A reader reading on inside a segment: no index scan. The record may have been replaced since (a merge,
             // a trim): its segment stays readable for GC's safety margin, and if it is gone, the index is asked.
-            return guarded(
-                    compacted.read(known, fromOffset, maxEntries, maxBytes).exceptionallyCompose(e -> {
+            boolean sequential = reads.continues(fromOffset);
+            return guarded(compacted
+                    .read(known, fromOffset, maxEntries, maxBytes)
+                    .thenApply(got -> readCompacted(reads, known, fromOffset, got, sequential))
+                    .exceptionallyCompose(e -> {
                         reads.forgetCompacted();
                         return readFromIndex(reads, streamId, fromOffset, maxEntries, maxBytes);
                     }));
@@ -147,7 +150,7 @@ public final class WalReader {
                                 .read(first, fromOffset, maxEntries, maxBytes)
                                 .thenApply(got -> {
                                     reads.rememberCompacted(first, System.nanoTime());
-                                    return got;
+                                    return readCompacted(reads, first, fromOffset, got, sequential);
                                 })
                                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(unreadable(
                                         streamId,
@@ -244,6 +247,36 @@ public final class WalReader {
             }
         });
         return result;
+    }
+
+    /**
+     * After a read through a compacted record: the read is remembered (a read from its end reads on), and a reader
+     * reading on near the record's end has the stream's next record looked up, so that a compacted one's first bytes
+     * are fetched ahead ({@link CompactedReads#readAhead}) and crossing into it does not wait for them.
+     */
+    private List<LogEntry> readCompacted(
+            StreamReads reads, IndexRecord record, long fromOffset, List<LogEntry> got, boolean sequential) {
+        if (got.isEmpty()) {
+            return got;
+        }
+        long end = got.get(got.size() - 1).endOffset();
+        reads.ended(fromOffset, end);
+        if (sequential && reads.nearsEndOf(record, end)) {
+            var unused = index.recordsFrom(record.streamId(), record.endOffset(), 1)
+                    .thenAccept(next -> {
+                        if (!next.isEmpty()
+                                && next.get(0).value().isCompacted()
+                                && next.get(0).startOffset() == record.endOffset()) {
+                            compacted.readAhead(next.get(0));
+                        }
+                    })
+                    .whenComplete((v, e) -> {
+                        if (e != null) {
+                            log.debug("Looking up the record after {} to read it ahead failed", record.key(), e);
+                        }
+                    });
+        }
+        return got;
     }
 
     /**
