@@ -182,7 +182,7 @@ public final class CompactionBenchmark {
                     progress(
                             "append latency, compaction on, window %d of %d, %d s",
                             w, LATENCY_ROUNDS, o.latencySeconds);
-                    long began = System.nanoTime();
+                    long windowStart = System.nanoTime();
                     try (CompactionService service = CompactionService.start(log, config, () -> compacted)) {
                         var unused = service.runOnce();
                         r.latencyOn.add(paced(log, paced, o.latencySeconds, null));
@@ -191,10 +191,10 @@ public final class CompactionBenchmark {
                         }
                         r.compactorCpu += compactorCpuSeconds();
                     }
-                    compacting += (System.nanoTime() - began) / 1e9;
+                    compacting += (System.nanoTime() - windowStart) / 1e9;
                 }
                 progress("compacting the rest");
-                long began = System.nanoTime();
+                long restStart = System.nanoTime();
                 try (CompactionService service = CompactionService.start(log, config, () -> compacted)) {
                     var unused = service.runOnce();
                     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
@@ -204,7 +204,7 @@ public final class CompactionBenchmark {
                     r.compactorCpu += compactorCpuSeconds();
                     r.compactedAll = allCompacted(cm, compacted);
                 }
-                r.compactSeconds = compacting + (System.nanoTime() - began) / 1e9;
+                r.compactSeconds = compacting + (System.nanoTime() - restStart) / 1e9;
                 r.compactedBytes = cm.payloadBytes() - payloadBefore;
                 r.segmentBytes = cm.segmentBytes() - segmentBytesBefore;
                 r.segmentUploads = cm.segments() + cm.merges() - segmentsBefore;
