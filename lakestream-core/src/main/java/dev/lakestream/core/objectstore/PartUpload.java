@@ -86,7 +86,10 @@ public abstract class PartUpload implements ObjectUpload {
                     if (filling != null) {
                         seal();
                     }
-                    filling = ByteBuffer.allocate(Math.min(FIRST_BUFFER_BYTES, partBytes));
+                    // Only the first part starts small (the object may be small); once one part is full, the object
+                    // is large and each further part is allocated whole: growing one by doubling made four large
+                    // arrays per part, and copies (large arrays are what G1 allocates as humongous, each a GC trigger).
+                    filling = ByteBuffer.allocate(sealed == 0 ? Math.min(FIRST_BUFFER_BYTES, partBytes) : partBytes);
                 }
             }
             int n = Math.min(in.remaining(), filling.remaining());
