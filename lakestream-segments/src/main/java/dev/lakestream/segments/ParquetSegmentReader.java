@@ -11,8 +11,6 @@ import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.segment.SegmentReader;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -30,8 +28,8 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * then the following row groups while the read's budget lasts. A segment below {@link Limits#wholeObjectBelow()}
  * bytes is fetched whole, in one GET. A row group is decoded whole and kept a while ({@link DecodedGroups}, up to
  * {@link Limits#decodedGroupBytes()}): a consumer catching up reads far less than a group at a time, and its next
- * reads are served from memory, not by fetching and decoding the group again. A read that starts where a read of the
- * same stream ended reads on (also into the stream's next segment): the groups after it come ahead in spans of up to
+ * reads are served from memory, not by fetching and decoding the group again. For a reader reading on ({@link #readOn},
+ * which the core tells apart, also into the stream's next segment) the groups after its read come ahead in spans of up to
  * {@link Limits#readAheadBytes()}, one ranged GET each ({@link FetchedSpans}), and the next group is decoded before it
  * is asked for. Bytes are fetched first and decoded from memory after, on the reader's own decoding threads, and
  * entries are copied into reads on a thread of its own: neither the store's response threads nor the caller's carry
@@ -80,16 +78,6 @@ final class ParquetSegmentReader implements SegmentReader {
     private final FetchedSpans spans;
     /** Row groups being decoded (or fetched) ahead of a reader reading on, by {@link #name}: a read of one waits. */
     private final Map<String, CompletableFuture<Void>> ahead = new ConcurrentHashMap<>();
-    /**
-     * Where the last reads of the streams lately read ended ({@code stream@offset}): a read starting at one reads on,
-     * also into the stream's next segment.
-     */
-    private final Map<String, Boolean> lastEnds = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-            return size() > 1024;
-        }
-    });
 
     private final ParquetReadOptions options;
     private final ExecutorService decoder;
@@ -125,6 +113,17 @@ final class ParquetSegmentReader implements SegmentReader {
 
     @Override
     public CompletableFuture<List<LogEntry>> read(IndexRecord record, long fromOffset, int maxEntries, long maxBytes) {
+        return read(record, fromOffset, maxEntries, maxBytes, false);
+    }
+
+    @Override
+    public CompletableFuture<List<LogEntry>> readOn(
+            IndexRecord record, long fromOffset, int maxEntries, long maxBytes) {
+        return read(record, fromOffset, maxEntries, maxBytes, true);
+    }
+
+    private CompletableFuture<List<LogEntry>> read(
+            IndexRecord record, long fromOffset, int maxEntries, long maxBytes, boolean onward) {
         String key = record.value().location();
         long at = Math.max(fromOffset, record.startOffset());
         if (maxEntries < 1 || maxBytes < 1) {
@@ -144,20 +143,13 @@ final class ParquetSegmentReader implements SegmentReader {
                     ? readWhole(record, key, size, at, collector)
                     : footer(key, size).thenCompose(f -> {
                         agree(record, f);
-                        return readGroups(key, f, f.groupHolding(at), collector, readsOn(record.streamId(), at));
+                        return readGroups(key, f, f.groupHolding(at), collector, onward);
                     });
         } catch (RuntimeException e) {
             read = CompletableFuture.failedFuture(e);
         }
         return read.handle((entries, e) -> {
             if (e == null) {
-                if (!entries.isEmpty()) {
-                    lastEnds.remove(record.streamId() + "@" + at);
-                    lastEnds.put(
-                            record.streamId() + "@"
-                                    + entries.get(entries.size() - 1).endOffset(),
-                            true);
-                }
                 return entries;
             }
             collector.releaseAll();
@@ -241,11 +233,6 @@ final class ParquetSegmentReader implements SegmentReader {
                             return f;
                         },
                         decoder);
-    }
-
-    /** Whether a read at {@code at} starts where a recent read of the stream ended: a reader reading on. */
-    private boolean readsOn(long streamId, long at) {
-        return lastEnds.containsKey(streamId + "@" + at);
     }
 
     /**

@@ -114,7 +114,7 @@ class RangedReadsTest {
     }
 
     @Test
-    void aReaderReadingOnHasTheRowGroupsAheadFetchedInSpansAndAJumpDoesNot() throws Exception {
+    void aReaderReadingOnHasTheRowGroupsAheadFetchedInSpansAndAPlainReadDoesNot() throws Exception {
         // 1,000 entries of 10 KB in row groups of 1 MiB (about 10); read ahead in spans of 2 MiB (two groups).
         Entries entries = Segments.entries(7, 0, 1000, 1, new Random(5), (i, r) -> 10_000);
         ParquetSegmentFormat format = new ParquetSegmentFormat(
@@ -128,13 +128,13 @@ class RangedReadsTest {
             List<LogEntry> first = reader.read(record, 0, 10, 1 << 20).join();
             first.forEach(Segments::row);
             assertThat(objects.gets).hasValue(2);
-            // A read from where it ended reads on: the next two groups come ahead in one GET, no read asking for them.
+            // A read on from where it ended: the next two groups come ahead in one GET, no read asking for them.
             long at = first.get(first.size() - 1).endOffset();
-            reader.read(record, at, 10, 1 << 20).join().forEach(Segments::row);
+            reader.readOn(record, at, 10, 1 << 20).join().forEach(Segments::row);
             org.awaitility.Awaitility.await("row groups 1 and 2 fetched ahead")
                     .atMost(java.time.Duration.ofSeconds(10))
                     .until(() -> objects.gets.get() == 3);
-            // Reading into them costs no GET (a read that continues no other: nothing more is fetched ahead).
+            // Reading into them costs no GET (plain reads: nothing more is fetched ahead).
             List<LogEntry> into = reader.read(record, 150, 10, 1 << 20).join();
             assertThat(into.get(0).offset()).isEqualTo(150);
             into.forEach(Segments::row);
@@ -142,8 +142,8 @@ class RangedReadsTest {
             assertThat(further.get(0).offset()).isEqualTo(250);
             further.forEach(Segments::row);
             assertThat(objects.gets).hasValue(3);
-            // A jump elsewhere (not where a read ended) fetches only what it reads. A fetch ahead is started before the
-            // read completes (its GET counted then), so the count is final when the read returns.
+            // A read elsewhere fetches only what it reads. A fetch ahead is started before a read completes (its GET
+            // counted then), so the count is final when the read returns.
             reader.read(record, 950, 1, 1 << 20).join().forEach(Segments::row);
             assertThat(objects.gets).hasValue(4);
         }
@@ -164,7 +164,9 @@ class RangedReadsTest {
             List<Expected> got = new java.util.ArrayList<>();
             int reads = 0;
             for (long at = 0; at < record.endOffset(); reads++) {
-                List<LogEntry> batch = reader.read(record, at, 25, 1 << 20).join();
+                List<LogEntry> batch = at == 0
+                        ? reader.read(record, at, 25, 1 << 20).join()
+                        : reader.readOn(record, at, 25, 1 << 20).join();
                 assertThat(batch).as("a read at %d", at).isNotEmpty();
                 at = batch.get(batch.size() - 1).endOffset();
                 batch.forEach(e -> got.add(Segments.row(e))); // releases the payload

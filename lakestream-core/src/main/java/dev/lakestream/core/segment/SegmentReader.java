@@ -24,6 +24,15 @@ public interface SegmentReader extends AutoCloseable {
     CompletableFuture<List<LogEntry>> read(IndexRecord record, long fromOffset, int maxEntries, long maxBytes);
 
     /**
+     * As {@link #read}, for a reader reading on: the read starts where its last read of the stream ended (the caller
+     * tells those apart), so what follows may be fetched ahead. By default a plain read.
+     */
+    default CompletableFuture<List<LogEntry>> readOn(
+            IndexRecord record, long fromOffset, int maxEntries, long maxBytes) {
+        return read(record, fromOffset, maxEntries, maxBytes);
+    }
+
+    /**
      * A hint: a reader reading on is near the end of one compacted record and will read {@code next}, the stream's
      * next compacted record, soon; the reader may fetch its first bytes ahead. Never fails; does nothing by default.
      */

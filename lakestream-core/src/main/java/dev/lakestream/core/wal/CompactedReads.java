@@ -38,7 +38,9 @@ final class CompactedReads implements AutoCloseable {
         formats = formats.plus(more);
     }
 
-    CompletableFuture<List<LogEntry>> read(IndexRecord record, long fromOffset, int maxEntries, long maxBytes) {
+    /** A read through a compacted record; {@code readsOn}: it continues the reader's last read of the stream. */
+    CompletableFuture<List<LogEntry>> read(
+            IndexRecord record, long fromOffset, int maxEntries, long maxBytes, boolean readsOn) {
         int type = record.value().fileType();
         SegmentFormats formats = this.formats;
         Optional<SegmentFormat> format = formats.forFileType(type);
@@ -54,7 +56,9 @@ final class CompactedReads implements AutoCloseable {
                     null));
         }
         SegmentReader reader = readers.computeIfAbsent(type, t -> format.get().openReader(objects, allocator));
-        return reader.read(record, fromOffset, maxEntries, maxBytes);
+        return readsOn
+                ? reader.readOn(record, fromOffset, maxEntries, maxBytes)
+                : reader.read(record, fromOffset, maxEntries, maxBytes);
     }
 
     /** Passes the hint on to the reader of the record's file type ({@link SegmentReader#readAhead}), if any. */

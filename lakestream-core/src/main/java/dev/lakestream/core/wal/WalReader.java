@@ -120,7 +120,7 @@ public final class WalReader {
             // a trim): its segment stays readable for GC's safety margin, and if it is gone, the index is asked.
             boolean sequential = reads.continues(fromOffset);
             return guarded(compacted
-                    .read(known, fromOffset, maxEntries, maxBytes)
+                    .read(known, fromOffset, maxEntries, maxBytes, sequential)
                     .thenApply(got -> readCompacted(reads, known, fromOffset, got, sequential))
                     .exceptionallyCompose(e -> {
                         reads.forgetCompacted();
@@ -147,7 +147,7 @@ public final class WalReader {
                     if (!all.isEmpty() && all.get(0).value().isCompacted()) {
                         IndexRecord first = all.get(0);
                         return compacted
-                                .read(first, fromOffset, maxEntries, maxBytes)
+                                .read(first, fromOffset, maxEntries, maxBytes, sequential)
                                 .thenApply(got -> {
                                     reads.rememberCompacted(first, System.nanoTime());
                                     return readCompacted(reads, first, fromOffset, got, sequential);
