@@ -14,12 +14,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The core's package structure (docs/architecture.md): no cycle between its packages, the root package counted as
- * one of them, and the bottom packages ({@code config}, {@code codec}, {@code concurrent}) importing none of the
+ * one of them, and the bottom packages ({@code config}, {@code codec}, {@code concurrent}, {@code collect}) importing none of the
  * others. Main code only.
  */
 class LayeringTest {
 
     private static final String BASE = "dev.lakestream.core";
+    private static final String[] BOTTOM = {"config", "codec", "concurrent", "collect"};
 
     private static final JavaClasses MAIN = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -59,7 +60,7 @@ class LayeringTest {
 
     @Test
     void theBottomPackagesImportNothingAboveThem() {
-        for (String bottom : new String[] {"config", "codec", "concurrent"}) {
+        for (String bottom : BOTTOM) {
             noClasses()
                     .that()
                     .resideInAPackage(BASE + "." + bottom + "..")
@@ -80,7 +81,7 @@ class LayeringTest {
                 .filter(p -> p.startsWith(BASE + "."))
                 .map(p -> p.substring(BASE.length() + 1).split("\\.", -1)[0])
                 .distinct()
-                .filter(p -> !p.equals("config") && !p.equals("codec") && !p.equals("concurrent"))
+                .filter(p -> !java.util.List.of(BOTTOM).contains(p))
                 .map(p -> BASE + "." + p + "..")
                 .toArray(String[]::new);
     }

@@ -1,6 +1,6 @@
 package dev.lakestream.segments;
 
-import java.util.LinkedHashMap;
+import dev.lakestream.core.collect.LruMap;
 import java.util.Map;
 
 /**
@@ -12,14 +12,7 @@ final class FooterCache {
     private final Map<String, SegmentFooter> footers;
 
     FooterCache(int capacity) {
-        this.footers = new LinkedHashMap<>(16, 0.75f, true) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, SegmentFooter> eldest) {
-                return size() > capacity;
-            }
-        };
+        this.footers = new LruMap<>(capacity);
     }
 
     /** The footer of {@code key} if cached for an object of {@code fileSize} bytes, else null. */

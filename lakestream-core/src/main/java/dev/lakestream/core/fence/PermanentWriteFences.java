@@ -1,5 +1,6 @@
 package dev.lakestream.core.fence;
 
+import dev.lakestream.core.collect.LruMap;
 import dev.lakestream.core.index.IndexKey;
 import dev.lakestream.core.log.StreamWriteFencedException;
 import dev.lakestream.core.metadata.GetOptions;
@@ -8,7 +9,6 @@ import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.Notification;
 import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.wal.CommitGuard;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -62,12 +62,7 @@ public final class PermanentWriteFences implements CommitGuard, AutoCloseable {
     private static final CompletableFuture<Void> ALLOWED = CompletableFuture.completedFuture(null);
 
     private final MetadataStore metadata;
-    private final Map<Long, Watch> watched = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Watch> eldest) {
-            return size() > MAX_WATCHED;
-        }
-    };
+    private final Map<Long, Watch> watched = new LruMap<>(MAX_WATCHED);
     private final AutoCloseable subscription;
 
     public PermanentWriteFences(MetadataStore metadata) {

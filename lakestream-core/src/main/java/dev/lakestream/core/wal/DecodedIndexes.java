@@ -1,8 +1,7 @@
 package dev.lakestream.core.wal;
 
+import dev.lakestream.core.collect.LruMap;
 import java.nio.ByteBuffer;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 
 /**
  * The indexes of the WAL objects read lately, decoded once: every read of a stream in an object needs its index, and
@@ -12,11 +11,10 @@ import java.util.LinkedHashMap;
  */
 final class DecodedIndexes {
 
-    private final int maxObjects;
-    private final LinkedHashMap<String, WalObjectFormat.Index> indexes = new LinkedHashMap<>(16, 0.75f, true);
+    private final LruMap<String, WalObjectFormat.Index> indexes;
 
     DecodedIndexes(int maxObjects) {
-        this.maxObjects = maxObjects;
+        this.indexes = new LruMap<>(maxObjects);
     }
 
     /** The index of {@code key}, decoded from {@code header} (see {@link WalObjectFormat#decodeIndex}) if not held. */
@@ -30,11 +28,6 @@ final class DecodedIndexes {
         WalObjectFormat.Index decoded = WalObjectFormat.decodeIndex(header, key, objectSize);
         synchronized (this) {
             indexes.put(key, decoded);
-            Iterator<String> eldest = indexes.keySet().iterator();
-            while (indexes.size() > maxObjects && eldest.hasNext()) {
-                eldest.next();
-                eldest.remove();
-            }
         }
         return decoded;
     }

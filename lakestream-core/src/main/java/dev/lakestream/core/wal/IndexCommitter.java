@@ -1,5 +1,6 @@
 package dev.lakestream.core.wal;
 
+import dev.lakestream.core.collect.LruMap;
 import dev.lakestream.core.index.IndexKey;
 import dev.lakestream.core.index.IndexValue;
 import dev.lakestream.core.log.AppendResult;
@@ -10,7 +11,6 @@ import dev.lakestream.core.metadata.PutOptions;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -52,16 +52,8 @@ final class IndexCommitter {
     private final Map<Long, CompletableFuture<Void>> commitTails = new HashMap<>();
     /** Per stream, the last failure of its appends while appends accepted before it may still be pending. */
     private final Map<Long, StreamFailure> failedBefore = new HashMap<>();
-    /**
-     * Per stream, the end offset of its last commit by this writer: where a lost commit's record is looked for. A
-     * bounded access-ordered map, not Caffeine: it is only touched under this lock and evicts exactly.
-     */
-    private final Map<Long, Long> committedEnds = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
-            return size() > MAX_KNOWN_ENDS;
-        }
-    };
+    /** Per stream, the end offset of its last commit by this writer: where a lost commit's record is looked for. */
+    private final Map<Long, Long> committedEnds = new LruMap<>(MAX_KNOWN_ENDS);
 
     IndexCommitter(
             MetadataStore metadata,

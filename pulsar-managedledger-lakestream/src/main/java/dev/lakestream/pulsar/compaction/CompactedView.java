@@ -1,11 +1,11 @@
 package dev.lakestream.pulsar.compaction;
 
 import dev.lakestream.core.StreamLog;
+import dev.lakestream.core.collect.LruMap;
 import dev.lakestream.core.log.LogEntry;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -30,12 +30,7 @@ final class CompactedView {
 
     private final CompactionState state;
     private final StreamLog stream;
-    private final Map<Long, Position> positions = new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Position> eldest) {
-            return size() > POSITION_CACHE;
-        }
-    };
+    private final Map<Long, Position> positions = new LruMap<>(POSITION_CACHE);
 
     CompactedView(CompactionState state, StreamLog stream) {
         this.state = state;

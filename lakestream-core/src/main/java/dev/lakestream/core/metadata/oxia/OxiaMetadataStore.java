@@ -1,5 +1,6 @@
 package dev.lakestream.core.metadata.oxia;
 
+import dev.lakestream.core.collect.LruMap;
 import dev.lakestream.core.concurrent.DaemonThreads;
 import dev.lakestream.core.metadata.Comparison;
 import dev.lakestream.core.metadata.DeleteOptions;
@@ -93,14 +94,7 @@ public final class OxiaMetadataStore implements MetadataStore {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Per sequence, how many counters its last key has (as far as this client knows); bounded, LRU. */
     private final Map<SequenceKey, Integer> sequenceCounters =
-            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(256, 0.75f, true) {
-                private static final long serialVersionUID = 1L;
-
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<SequenceKey, Integer> eldest) {
-                    return size() > 10_000;
-                }
-            });
+            java.util.Collections.synchronizedMap(new LruMap<>(10_000));
 
     private OxiaMetadataStore(OxiaMetadataStoreConfig config, SharedResources resources, AsyncOxiaClient client) {
         this.config = config;
