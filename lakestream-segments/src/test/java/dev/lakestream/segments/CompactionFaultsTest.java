@@ -2,6 +2,7 @@ package dev.lakestream.segments;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.LakestreamConfig;
@@ -52,10 +53,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -184,9 +184,9 @@ class CompactionFaultsTest {
         proxy.failAllRequests();
         compactor(lakestream, COMPACTION, stream.id());
         CompactionMetrics m = lakestream.metrics().compaction();
-        awaitTrue(() -> m.failures() >= 3, "three failed steps while S3 refuses");
+        awaiting("three failed steps while S3 refuses").until(() -> m.failures() >= 3);
         appendRounds(stream, expected, 10, 6);
-        awaitTrue(() -> m.failures() >= 6, "failed steps go on while S3 refuses");
+        awaiting("failed steps go on while S3 refuses").until(() -> m.failures() >= 6);
         assertThat(proxy.requests()).as("segment PUTs tried").isPositive();
         assertThat(proxy.forwarded()).as("segment PUTs that reached S3").isZero();
         assertThat(m.segments()).isZero();
@@ -196,9 +196,9 @@ class CompactionFaultsTest {
 
         proxy.heal();
         // Once a segment is written no refused step is still in flight (a stream's steps run one at a time).
-        awaitTrue(() -> m.segments() >= 1, "a segment written after S3 healed");
+        awaiting("a segment written after S3 healed").until(() -> m.segments() >= 1);
         long failuresAfterHeal = m.failures();
-        awaitTrue(() -> walRecords(stream) == 0, "the stream compacted after S3 healed");
+        awaiting("the stream compacted after S3 healed").until(() -> walRecords(stream) == 0);
         assertThat(m.segments()).isGreaterThan(1);
         assertThat(m.failures()).as("no failure after S3 healed").isEqualTo(failuresAfterHeal);
         assertThat(tailers.stop()).allSatisfy(seen -> assertThat(seen).containsExactlyElementsOf(expected));
@@ -214,7 +214,7 @@ class CompactionFaultsTest {
         proxy.delayAllRequests(Duration.ofMillis(400));
         compactor(lakestream, COMPACTION, stream.id());
         appendRounds(stream, expected, 20, 6);
-        awaitTrue(() -> walRecords(stream) == 0, "the stream compacted through slow segment PUTs");
+        awaiting("the stream compacted through slow segment PUTs").until(() -> walRecords(stream) == 0);
         CompactionMetrics m = lakestream.metrics().compaction();
         assertThat(m.segments()).isGreaterThan(1);
         assertThat(proxy.forwarded()).as("segment PUTs, each delayed").isGreaterThanOrEqualTo((int) m.segments());
@@ -324,17 +324,18 @@ class CompactionFaultsTest {
         CompactionService service = compactor(lakestream, COMPACTION.withSegmentSize(64 << 10), stream.id());
         CompactionMetrics m = lakestream.metrics().compaction();
         Producer producer = new Producer(stream);
-        awaitTrue(() -> m.segments() >= 2, "segments before the restart");
+        awaiting("segments before the restart").until(() -> m.segments() >= 2);
         OXIA.restart();
         long segmentsAtRestart = m.segments();
         int ackedAtRestart = producer.acked().size();
-        awaitTrue(
-                () -> producer.acked().size() >= ackedAtRestart + 20,
-                () -> "appends acknowledged after the restart (failed: "
-                        + producer.failedCrcs().size() + ", first error: " + producer.firstError + ")");
+        awaiting("appends acknowledged after the restart")
+                .untilAsserted(() -> assertThat(producer.acked().size())
+                        .as(() -> "appends acknowledged after the restart (failed: "
+                                + producer.failedCrcs().size() + ", first error: " + producer.firstError + ")")
+                        .isGreaterThanOrEqualTo(ackedAtRestart + 20));
         producer.stop();
-        awaitTrue(() -> m.segments() > segmentsAtRestart, "segments after the restart");
-        awaitTrue(() -> walRecords(stream) == 0, "the stream compacted after the restart");
+        awaiting("segments after the restart").until(() -> m.segments() > segmentsAtRestart);
+        awaiting("the stream compacted after the restart").until(() -> walRecords(stream) == 0);
         // No failure that sticks: a pass now fails nothing.
         long failures = m.failures();
         service.runOnce().join();
@@ -380,7 +381,7 @@ class CompactionFaultsTest {
         } finally {
             OXIA.server().start();
         }
-        awaitTrue(() -> records(stream) != null, "Oxia answering again");
+        awaiting("Oxia answering again").until(() -> records(stream) != null);
         assertThat(m.failures()).isEqualTo(1);
         assertThat(m.segments()).isZero();
         assertThat(summary(records(stream))).as("the index, unchanged").isEqualTo(before);
@@ -673,30 +674,16 @@ class CompactionFaultsTest {
         return out;
     }
 
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        awaitTrue(condition, () -> what);
-    }
-
-    private static void awaitTrue(BooleanSupplier condition, Supplier<String> what) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!holds(condition)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + WAIT + ": " + what.get());
-            }
-            Thread.sleep(20);
-        }
-    }
-
-    /** Whether the condition holds; not yet while Oxia does not answer (its client reconnects by itself). */
-    private static boolean holds(BooleanSupplier condition) {
-        try {
-            return condition.getAsBoolean();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof MetadataStoreUnavailableException) {
-                return false;
-            }
-            throw e;
-        }
+    /**
+     * Awaits {@code what}: polled every 20 ms for up to {@link #WAIT}; a condition is not yet true while Oxia does not
+     * answer (its client reconnects by itself).
+     */
+    private static ConditionFactory awaiting(String what) {
+        return await(what)
+                .atMost(WAIT)
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptionsMatching(e ->
+                        e instanceof CompletionException && e.getCause() instanceof MetadataStoreUnavailableException);
     }
 
     /** Readers tailing the stream from 0 with three budgets while it is written and compacted. */

@@ -18,7 +18,7 @@ import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.core.wal.WalWriterConfig;
 import dev.lakestream.testkit.BenchCommandLine;
 import dev.lakestream.testkit.BenchmarksDoc;
-import dev.lakestream.testkit.OxiaServer;
+import dev.lakestream.testkit.RemoteStores;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -115,18 +115,19 @@ public final class LogBenchmark {
                 "machine: %d cores, %s, %s, %s; load %s",
                 machine.cores(), machine.cpu(), machine.memory(), machine.jdk(), loadBefore);
 
-        try (S3ProxyServer s3proxy = S3ProxyServer.start();
-                OxiaServer oxia = OxiaServer.create("log-bench").start()) {
-            log("S3Proxy at %s, Oxia at %s", s3proxy.endpoint(), oxia.serviceAddress());
+        try (RemoteStores remote = RemoteStores.start("log-bench")) {
+            S3ProxyServer s3proxy = remote.s3();
+            log("S3Proxy at %s, Oxia at %s", s3proxy.endpoint(), remote.oxia().serviceAddress());
             ObjectStore s3 = new S3ObjectStore(S3ObjectStoreConfig.builder()
-                    .bucket(s3proxy.createBucket())
+                    .bucket(remote.bucket())
                     .prefix("bench")
                     .endpoint(s3proxy.endpoint())
                     .region(s3proxy.region())
                     .pathStyleAccess(true)
                     .credentials(s3proxy.accessKey(), s3proxy.secretKey())
                     .build());
-            MetadataStore oxiaStore = OxiaMetadataStore.open(OxiaMetadataStoreConfig.of(oxia.serviceAddress()));
+            MetadataStore oxiaStore = OxiaMetadataStore.open(
+                    OxiaMetadataStoreConfig.of(remote.oxia().serviceAddress()));
             ctx = new BenchContext(o, config, cpu, progress, s3, oxiaStore);
             try {
                 return measure(machine, loadBefore, date, maxObject, rawConcurrency);

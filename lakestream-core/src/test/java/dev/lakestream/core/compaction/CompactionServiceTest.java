@@ -2,6 +2,7 @@ package dev.lakestream.core.compaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.lakestream.core.Lakestream;
 import dev.lakestream.core.LakestreamConfig;
@@ -26,6 +27,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -107,9 +109,13 @@ public abstract class CompactionServiceTest {
             Thread.sleep(5);
         }
         // Let the compactor catch up with everything (the delay is 0: the last record too).
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (walRecords(stream) > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
+        try {
+            await("the compactor catching up with every record")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> walRecords(stream) == 0);
+        } catch (ConditionTimeoutException e) {
+            // The readers are stopped all the same; the assertions below say what they met and what was left.
         }
         writing.set(false);
         for (Thread r : readers) {
@@ -172,11 +178,10 @@ public abstract class CompactionServiceTest {
             append(stream, expected, 5);
             Thread.sleep(5);
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (walRecords(stream) > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertThat(walRecords(stream)).isZero();
+        await("the compactors catching up with every record")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> walRecords(stream) == 0);
         assertThat(readAll(stream)).containsExactlyElementsOf(expected);
         assertThat(lakestream.metrics().compaction().segments()
                         + other.metrics().compaction().segments())

@@ -572,25 +572,27 @@ public abstract class MetadataStoreConformanceTest {
                 .isEmpty();
     }
 
-    /** Writes a probe until {@code seen} has it: the listener's subscription is then live. */
+    /**
+     * Writes a probe (again every 300 ms: a put made before the subscription was live is not notified) until
+     * {@code seen} has it: the listener's subscription is then live.
+     */
     private void awaitListenerLive(MetadataStore writer, List<Notification> seen) {
         String probe = p + "/probe";
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            join(writer.put(probe, bytes("probe")));
-            long until = System.nanoTime() + Duration.ofMillis(300).toNanos();
-            while (System.nanoTime() < until) {
-                if (seen.stream()
-                        .anyMatch(n -> (n instanceof Notification.KeyCreated c
-                                        && c.key().equals(probe))
-                                || (n instanceof Notification.KeyModified m
-                                        && m.key().equals(probe)))) {
-                    return;
-                }
-                pause();
-            }
-        }
-        throw new AssertionError("the listener never saw the probe key " + probe);
+        AtomicInteger polls = new AtomicInteger();
+        await("the listener sees the probe key " + probe)
+                .atMost(TIMEOUT)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    if (polls.getAndIncrement() % 15 == 0) {
+                        join(writer.put(probe, bytes("probe")));
+                    }
+                    return seen.stream()
+                            .anyMatch(n -> (n instanceof Notification.KeyCreated c
+                                            && c.key().equals(probe))
+                                    || (n instanceof Notification.KeyModified m
+                                            && m.key().equals(probe)));
+                });
     }
 
     private static List<Notification> ours(List<Notification> all, String prefix) {
@@ -776,25 +778,11 @@ public abstract class MetadataStoreConformanceTest {
 
     /** Polls {@code attempt} until it returns without a {@link MetadataStoreUnavailableException}. */
     protected static <T> T retryWhileUnavailable(Duration timeout, Supplier<T> attempt) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            try {
-                return attempt.get();
-            } catch (MetadataStoreUnavailableException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                pause();
-            }
-        }
-    }
-
-    private static void pause() {
-        try {
-            Thread.sleep(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return await("an answer without MetadataStoreUnavailableException")
+                .atMost(timeout)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreException(MetadataStoreUnavailableException.class)
+                .until(attempt::get, answer -> true);
     }
 }

@@ -12,7 +12,7 @@ import dev.lakestream.core.objectstore.s3.S3ObjectStoreConfig;
 import dev.lakestream.pulsar.LakestreamManagedLedgerFactory;
 import dev.lakestream.testkit.BenchCommandLine;
 import dev.lakestream.testkit.BenchmarksDoc;
-import dev.lakestream.testkit.OxiaServer;
+import dev.lakestream.testkit.RemoteStores;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -118,17 +118,18 @@ public final class ManagedLedgerBenchmark {
                 .format(Instant.now());
         r.machine = CoreBenchAccess.machineLine();
         r.loadBefore = CoreBenchAccess.loadAverage();
-        try (S3ProxyServer s3proxy = S3ProxyServer.start();
-                OxiaServer oxia = OxiaServer.create("ml-bench").start()) {
+        try (RemoteStores remote = RemoteStores.start("ml-bench")) {
+            S3ProxyServer s3proxy = remote.s3();
             objects = new S3ObjectStore(S3ObjectStoreConfig.builder()
-                    .bucket(s3proxy.createBucket())
+                    .bucket(remote.bucket())
                     .prefix("bench")
                     .endpoint(s3proxy.endpoint())
                     .region(s3proxy.region())
                     .pathStyleAccess(true)
                     .credentials(s3proxy.accessKey(), s3proxy.secretKey())
                     .build());
-            metadata = OxiaMetadataStore.open(OxiaMetadataStoreConfig.of(oxia.serviceAddress()));
+            metadata = OxiaMetadataStore.open(
+                    OxiaMetadataStoreConfig.of(remote.oxia().serviceAddress()));
             try {
                 measure(r);
             } finally {

@@ -4,8 +4,7 @@ import dev.lakestream.core.log.RemoteTestStores;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStore;
 import dev.lakestream.core.metadata.oxia.OxiaMetadataStoreConfig;
 import dev.lakestream.core.objectstore.s3.S3ObjectStore;
-import dev.lakestream.testkit.OxiaServer;
-import dev.lakestream.testkit.S3ProxyServer;
+import dev.lakestream.testkit.RemoteStores;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -14,35 +13,27 @@ import org.junit.jupiter.api.BeforeAll;
 /** {@link CompactionServiceTest} on real servers: a fresh S3Proxy bucket per test and a real Oxia server. */
 class RemoteCompactionServiceTest extends CompactionServiceTest {
 
-    private static S3ProxyServer s3;
-    private static OxiaServer oxia;
+    private static RemoteStores remote;
 
     @BeforeAll
     static void startServers() {
-        s3 = S3ProxyServer.start();
-        oxia = OxiaServer.create("compaction").start();
+        remote = RemoteStores.start("compaction");
     }
 
     @AfterAll
     static void stopServers() {
-        try {
-            if (oxia != null) {
-                oxia.close();
-            }
-        } finally {
-            if (s3 != null) {
-                s3.close();
-            }
+        if (remote != null) {
+            remote.close();
         }
     }
 
     @Override
     protected Stores openStores(Path scratch) {
-        S3ObjectStore objects = RemoteTestStores.freshBucket(s3);
+        S3ObjectStore objects = RemoteTestStores.freshBucket(remote.s3());
         return new Stores(
                 objects,
                 OxiaMetadataStore.open(new OxiaMetadataStoreConfig(
-                        oxia.serviceAddress(),
+                        remote.oxia().serviceAddress(),
                         OxiaMetadataStoreConfig.DEFAULT_NAMESPACE,
                         Duration.ofSeconds(20),
                         OxiaMetadataStoreConfig.DEFAULT_SESSION_TIMEOUT,

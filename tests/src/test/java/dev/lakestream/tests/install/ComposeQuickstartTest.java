@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import dev.lakestream.testkit.OxiaServer;
+import dev.lakestream.testkit.RemoteStores;
 import dev.lakestream.testkit.S3ProxyServer;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -64,8 +64,7 @@ class ComposeQuickstartTest {
     private static JsonNode compose;
     private static Path root;
     private static Path workDir;
-    private static S3ProxyServer s3;
-    private static OxiaServer oxia;
+    private static RemoteStores remote;
     private static final List<StockBroker> brokers = new ArrayList<>();
     private static final List<Integer> brokerPorts = new ArrayList<>();
 
@@ -82,11 +81,8 @@ class ComposeQuickstartTest {
         for (StockBroker b : brokers) {
             b.close();
         }
-        if (oxia != null) {
-            oxia.close();
-        }
-        if (s3 != null) {
-            s3.close();
+        if (remote != null) {
+            remote.close();
         }
     }
 
@@ -190,19 +186,20 @@ class ComposeQuickstartTest {
     @Test
     @Order(2)
     void twoBrokersStartFromTheComposeLinesAndServeOneTopic() throws Exception {
-        s3 = S3ProxyServer.start();
-        oxia = OxiaServer.create("compose").start();
+        remote = RemoteStores.start("compose");
+        S3ProxyServer s3 = remote.s3();
         List<BrokerService> services = brokerServices();
         Properties lines = properties(services.get(0).confFile());
+        // The brokers use the bucket the compose file names (RemoteStores' own bucket stays empty).
         s3.createBucket(lines.getProperty("lakestream.s3.bucket"));
-        String oxiaUrl = "oxia://" + oxia.serviceAddress() + "/default";
+        String oxiaUrl = remote.oxiaMetadataStoreUrl();
         Map<String, String> pointed = Map.of(
                 "metadataStoreUrl", oxiaUrl,
                 "configurationMetadataStoreUrl", oxiaUrl,
                 "lakestream.s3.endpoint", s3.endpoint().toString(),
                 "lakestream.s3.accessKeyId", s3.accessKey(),
                 "lakestream.s3.secretAccessKey", s3.secretKey(),
-                "lakestream.oxia.serviceAddress", oxia.serviceAddress());
+                "lakestream.oxia.serviceAddress", remote.oxia().serviceAddress());
         Path testConf = workDir.resolve("lakestream-broker.conf");
         List<String> out = new ArrayList<>();
         for (String line : Files.readAllLines(services.get(0).confFile())) {
@@ -310,7 +307,7 @@ class ComposeQuickstartTest {
     void deletingOneTopicAndTrimmingAnotherShrinksTheBucketWithOneCollector() throws Exception {
         assertThat(brokers).as("brokers of the previous test").hasSize(2);
         String bucketName = properties(brokerServices().get(0).confFile()).getProperty("lakestream.s3.bucket");
-        Path bucketDir = s3.dataDir().resolve(bucketName);
+        Path bucketDir = remote.s3().dataDir().resolve(bucketName);
         String a = "persistent://public/default/gc-a";
         String b = "persistent://public/default/gc-b";
         byte[] payload = new byte[1024];

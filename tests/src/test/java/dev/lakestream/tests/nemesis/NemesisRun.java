@@ -233,7 +233,7 @@ final class NemesisRun {
      * What the transaction consumer received, once it has every message of every committed transaction (or after 60 s:
      * the checker then reports what is missing). Not a count: transactions of unknown outcome may add messages too.
      */
-    private static Set<String> awaitTransactionsReceived(TransactionTraffic txn) throws Exception {
+    private static Set<String> awaitTransactionsReceived(TransactionTraffic txn) {
         Set<String> committed = new HashSet<>();
         txn.outcomes().forEach((n, o) -> {
             if (o == TransactionTraffic.Outcome.COMMITTED) {
@@ -242,9 +242,14 @@ final class NemesisRun {
                 }
             }
         });
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline && !txn.received().containsAll(committed)) {
-            Thread.sleep(200);
+        try {
+            await("every message of the " + committed.size() / TransactionTraffic.PER_TXN
+                            + " committed transactions received")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> txn.received().containsAll(committed));
+        } catch (ConditionTimeoutException e) {
+            // The checker reports what is missing.
         }
         return txn.received();
     }
@@ -253,18 +258,17 @@ final class NemesisRun {
      * The table's rows per message number, once it holds {@code want} rows, as many as the topic holds messages (or after 90 s: the
      * checker then reports what is missing).
      */
-    private static Map<Integer, Integer> awaitTable(IcebergTables tables, String topic, long want)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        Map<Integer, Integer> counts = Map.of();
-        while (System.nanoTime() < deadline) {
-            counts = tableCounts(tables.rows(topic));
-            if (total(counts) >= want) {
-                break;
-            }
-            Thread.sleep(500);
+    private static Map<Integer, Integer> awaitTable(IcebergTables tables, String topic, long want) {
+        try {
+            return await(want + " rows in the table of " + topic)
+                    .atMost(Duration.ofSeconds(90))
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> tableCounts(tables.rows(topic)), counts -> total(counts) >= want);
+        } catch (ConditionTimeoutException e) {
+            // What the table holds now; the checker reports what is missing.
+            return tableCounts(tables.rows(topic));
         }
-        return counts;
     }
 
     /** How many messages (or rows) a count per message number adds up to. */
