@@ -4,15 +4,10 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPac
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
-import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
-import com.tngtech.archunit.library.dependencies.SliceAssignment;
-import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import dev.lakestream.testkit.ModulePackages;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,29 +18,8 @@ class LayeringTest {
 
     private static final String BASE = "dev.lakestream.handler";
 
-    private static final JavaClasses MAIN = new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages(BASE);
-
-    /** One slice per package directly below {@value #BASE}, and one for {@value #BASE} itself (the plugin). */
-    private static final SliceAssignment PACKAGES = new SliceAssignment() {
-        @Override
-        public SliceIdentifier getIdentifierOf(JavaClass c) {
-            String pkg = c.getPackageName();
-            if (pkg.equals(BASE)) {
-                return SliceIdentifier.of("(root)");
-            }
-            if (pkg.startsWith(BASE + ".")) {
-                return SliceIdentifier.of(pkg.substring(BASE.length() + 1).split("\\.", -1)[0]);
-            }
-            return SliceIdentifier.ignore();
-        }
-
-        @Override
-        public String getDescription() {
-            return BASE + " and each package below it";
-        }
-    };
+    private static final ModulePackages PACKAGES = ModulePackages.of(BASE);
+    private static final JavaClasses MAIN = PACKAGES.main();
 
     @Test
     void importsTheMainClasses() {
@@ -57,7 +31,7 @@ class LayeringTest {
 
     @Test
     void packagesAreFreeOfCycles() {
-        slices().assignedFrom(PACKAGES).should().beFreeOfCycles().check(MAIN);
+        PACKAGES.checkFreeOfCycles();
     }
 
     @Test
