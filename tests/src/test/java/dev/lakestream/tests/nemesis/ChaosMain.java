@@ -60,6 +60,7 @@ public final class ChaosMain implements Callable<Integer> {
                     "chaos" + s % 10_000,
                     s,
                     Duration.ofMinutes(minutes),
+                    java.util.EnumSet.allOf(FaultKind.class),
                     rate);
         }
         System.out.println(r.describe());

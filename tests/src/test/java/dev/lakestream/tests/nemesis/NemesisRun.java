@@ -91,8 +91,8 @@ final class NemesisRun {
     }
 
     /**
-     * Runs the schedule of {@code seed} over {@code length} with {@code rate} keyed messages/s per topic, on topics
-     * named after {@code label}; {@code client} must have transactions enabled.
+     * Runs the schedule of {@code seed} over {@code length} (faults of {@code kinds} only) with {@code rate} keyed
+     * messages/s per topic, on topics named after {@code label}; {@code client} must have transactions enabled.
      */
     static Result run(
             BrokerCluster cluster,
@@ -101,10 +101,11 @@ final class NemesisRun {
             String label,
             long seed,
             Duration length,
+            Set<FaultKind> kinds,
             int rate)
             throws Exception {
         long started = System.nanoTime();
-        NemesisSchedule schedule = NemesisSchedule.generate(seed, length);
+        NemesisSchedule schedule = NemesisSchedule.generate(seed, length, kinds);
         LOG.info("nemesis run {}: {}", label, schedule.describe());
         List<KeyedWorkload> keyed = List.of(
                 workload(client, DEDUP, label + "-failover", SubscriptionType.Failover, true, true),

@@ -4,17 +4,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 
 /**
- * A seeded random fault schedule: the same seed and length give the same faults at the same offsets, so a failed run
- * can be replayed. Faults arrive every 1 to 5 s; each group's faults follow one another, so faults of different
+ * A seeded random fault schedule: the same seed, length and kinds give the same faults at the same offsets, so a
+ * failed run can be replayed. Faults arrive every 1 to 5 s; each group's faults follow one another, so faults of different
  * groups overlap (an S3 storm while a broker is paused while Oxia restarts). After a broker fault, its group leaves the
  * cluster {@link #BROKER_SETTLE_MILLIS} to move topics back before the next one.
  */
-record NemesisSchedule(long seed, Duration length, List<ScheduledFault> faults) {
+record NemesisSchedule(long seed, Duration length, Set<FaultKind> kinds, List<ScheduledFault> faults) {
 
     static final long BROKER_SETTLE_MILLIS = 10_000;
     /** Gap after any fault before the next one of the same group. */
@@ -32,9 +34,18 @@ record NemesisSchedule(long seed, Duration length, List<ScheduledFault> faults) 
             FaultKind.UNLOAD, 2,
             FaultKind.TRIM, 2));
 
+    /** A schedule of every kind of fault. */
     static NemesisSchedule generate(long seed, Duration length) {
+        return generate(seed, length, EnumSet.allOf(FaultKind.class));
+    }
+
+    /** A schedule of the given kinds of fault only. */
+    static NemesisSchedule generate(long seed, Duration length, Set<FaultKind> kinds) {
+        if (kinds.isEmpty()) {
+            throw new IllegalArgumentException("a schedule needs at least one kind of fault");
+        }
         Random random = new Random(seed);
-        long total = WEIGHTS.values().stream().mapToLong(Integer::longValue).sum();
+        long total = kinds.stream().mapToLong(WEIGHTS::get).sum();
         Map<FaultKind.Group, Long> free = new EnumMap<>(FaultKind.Group.class);
         List<ScheduledFault> faults = new ArrayList<>();
         long end = length.toMillis();
@@ -44,7 +55,7 @@ record NemesisSchedule(long seed, Duration length, List<ScheduledFault> faults) 
             if (t >= end) {
                 break;
             }
-            FaultKind kind = pick(random, total);
+            FaultKind kind = pick(random, total, kinds);
             long hold = kind.minHoldMillis
                     + (kind.maxHoldMillis > kind.minHoldMillis
                             ? random.nextLong(kind.maxHoldMillis - kind.minHoldMillis + 1)
@@ -58,12 +69,15 @@ record NemesisSchedule(long seed, Duration length, List<ScheduledFault> faults) 
             free.put(kind.group, start + hold + GROUP_GAP_MILLIS + (kind.takesABrokerOut() ? BROKER_SETTLE_MILLIS : 0));
         }
         faults.sort(Comparator.comparingLong(ScheduledFault::atMillis));
-        return new NemesisSchedule(seed, length, List.copyOf(faults));
+        return new NemesisSchedule(seed, length, Set.copyOf(kinds), List.copyOf(faults));
     }
 
-    private static FaultKind pick(Random random, long total) {
+    private static FaultKind pick(Random random, long total, Set<FaultKind> kinds) {
         long r = random.nextLong(total);
         for (FaultKind k : FaultKind.values()) {
+            if (!kinds.contains(k)) {
+                continue;
+            }
             r -= WEIGHTS.get(k);
             if (r < 0) {
                 return k;
@@ -87,8 +101,12 @@ record NemesisSchedule(long seed, Duration length, List<ScheduledFault> faults) 
     }
 
     String describe() {
-        StringBuilder s = new StringBuilder(
-                "schedule of seed " + seed + " (" + length.toSeconds() + " s, " + faults.size() + " faults):\n");
+        StringBuilder s = new StringBuilder("schedule of seed " + seed + " (" + length.toSeconds() + " s, "
+                + faults.size() + " faults"
+                + (kinds.size() < FaultKind.values().length
+                        ? "; left out: " + EnumSet.complementOf(EnumSet.copyOf(kinds))
+                        : "")
+                + "):\n");
         faults.forEach(f -> s.append("  ").append(f).append('\n'));
         return s.toString();
     }

@@ -59,8 +59,16 @@ class NemesisScheduleTest {
     }
 
     @Test
+    void aScheduleOfSomeKindsHasOnlyThoseAndIsReplayedToo() {
+        NemesisSchedule s = NemesisSchedule.generate(7, LENGTH, NemesisTest.KINDS);
+        assertThat(s.counts().keySet()).containsExactlyInAnyOrderElementsOf(NemesisTest.KINDS);
+        assertThat(s).isEqualTo(NemesisSchedule.generate(7, LENGTH, NemesisTest.KINDS));
+        assertThat(s.describe()).contains("left out: [BROKER_PAUSE]");
+    }
+
+    @Test
     void aShortRunStillGetsFaultsOfSeveralGroups() {
-        NemesisSchedule s = NemesisSchedule.generate(NemesisTest.FIXED_SEED, Duration.ofSeconds(75));
+        NemesisSchedule s = NemesisSchedule.generate(NemesisTest.FIXED_SEED, Duration.ofSeconds(75), NemesisTest.KINDS);
         assertThat(s.faults()).hasSizeGreaterThan(8);
         assertThat(s.faults().stream().map(f -> f.kind().group).distinct().count())
                 .isGreaterThanOrEqualTo(3);

