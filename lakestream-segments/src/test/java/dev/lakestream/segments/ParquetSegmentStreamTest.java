@@ -135,20 +135,23 @@ abstract class ParquetSegmentStreamTest {
             int before = counting.rangeScans.get();
             List<Expected> got = new ArrayList<>();
             int reads = 0;
+            long started = System.nanoTime();
             for (long at = segment.startOffset(); at < segment.endOffset(); reads++) {
                 List<LogEntry> entries = s.read(at, 1, 1).join();
                 at = entries.get(0).endOffset();
                 entries.forEach(e -> got.add(Segments.row(e)));
             }
+            long seconds = (System.nanoTime() - started) / 1_000_000_000L;
             assertThat(got)
                     .containsExactlyElementsOf(expected.stream()
                             .filter(e -> e.offset() < segment.endOffset())
                             .toList());
             assertThat(reads).isGreaterThanOrEqualTo(12);
-            // The first read finds the compacted record; the others read through it (one more scan a second).
+            // The first read finds the compacted record; the others read through it, kept a second (so one more scan
+            // a second: a slow machine may take more than one), and near its end the next record is looked up once.
             assertThat(counting.rangeScans.get() - before)
-                    .as("index scans for %d reads", reads)
-                    .isLessThanOrEqualTo(3);
+                    .as("index scans for %d reads in %d s", reads, seconds)
+                    .isLessThanOrEqualTo(3 + (int) seconds);
         }
     }
 
