@@ -1,6 +1,7 @@
 package dev.lakestream.tests.install;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,8 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * A broker started by a Pulsar home's own launcher ({@code bin/pulsar broker}, i.e. {@code PulsarBrokerStarter} with
@@ -93,6 +96,56 @@ public final class StockBroker implements AutoCloseable {
 
     public String log() throws IOException {
         return Files.exists(logFile) ? Files.readString(logFile) : "";
+    }
+
+    /**
+     * Why the broker may have stopped serving, for a test failure that shows only the failure's message: whether the
+     * process still runs (else its exit code), the lines where Pulsar logs that it shuts down or a fatal error, and
+     * the first errors before them. Empty when the process runs and logged none of these.
+     */
+    public String diagnosis() {
+        StringBuilder out = new StringBuilder();
+        if (process != null && !process.isAlive()) {
+            out.append("the broker process exited with code ")
+                    .append(process.exitValue())
+                    .append("; ");
+        }
+        List<String> lines;
+        try {
+            lines = Files.exists(logFile) ? Files.readAllLines(logFile) : List.of();
+        } catch (IOException | UncheckedIOException e) {
+            return out + "its log " + logFile + " is unreadable: " + e;
+        }
+        int firstStop = -1;
+        for (int i = 0; i < lines.size() && firstStop < 0; i++) {
+            if (STOPPING.matcher(lines.get(i)).find()) {
+                firstStop = i;
+            }
+        }
+        if (firstStop < 0 && out.isEmpty()) {
+            return "";
+        }
+        // The errors logged before the broker began to stop say why it did; then the stop itself.
+        int end = firstStop < 0 ? lines.size() : firstStop + 1;
+        List<String> errors = lines.subList(0, end).stream()
+                .filter(l -> l.contains(" ERROR ") || l.startsWith("# ") || l.contains("Exception"))
+                .toList();
+        out.append("log ").append(logFile).append(": ");
+        errors.subList(Math.max(0, errors.size() - 6), errors.size())
+                .forEach(l -> out.append(l).append(" | "));
+        if (firstStop >= 0) {
+            out.append(lines.get(firstStop));
+        }
+        return out.toString();
+    }
+
+    private static final Pattern STOPPING = Pattern.compile(
+            "Closing PulsarService|Shutting down|OutOfMemoryError|fatal error has been detected"
+                    + "|session with metadata service was lost",
+            Pattern.CASE_INSENSITIVE);
+
+    public boolean isAlive() {
+        return process != null && process.isAlive();
     }
 
     private String tail(int chars) throws IOException {

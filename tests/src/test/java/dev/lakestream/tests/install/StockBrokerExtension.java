@@ -20,6 +20,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
 /**
  * A stock Pulsar 5.0.1 broker with this project's plugin, as a user gets one, shared by a test class (a static
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code initialize-cluster-metadata}, the release bundle installed by {@code bin/lakestream-install --diskless} and
  * the broker started by {@code bin/pulsar broker}. After the class: the broker, Oxia and S3Proxy stopped.
  */
-public final class StockBrokerExtension implements BeforeAllCallback, AfterAllCallback {
+public final class StockBrokerExtension implements BeforeAllCallback, AfterAllCallback, TestExecutionExceptionHandler {
 
     private static final Duration START = Duration.ofMinutes(3);
 
@@ -142,6 +143,21 @@ public final class StockBrokerExtension implements BeforeAllCallback, AfterAllCa
         broker =
                 new StockBroker(home, webPort, workDir.resolve(logName)).start().awaitServing(START);
         return broker;
+    }
+
+    /**
+     * A test that fails because the broker stopped says so in its message (a CI log shows the failures' messages, not
+     * the broker's log): the exit code, the lines where the broker began to stop and the errors before them.
+     */
+    @Override
+    public void handleTestExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
+        String diagnosis = broker == null ? "" : broker.diagnosis();
+        if (diagnosis.isEmpty()) {
+            throw failure;
+        }
+        AssertionError stopped = new AssertionError("the broker stopped serving: " + diagnosis, failure);
+        System.err.println(context.getDisplayName() + ": " + stopped.getMessage());
+        throw stopped;
     }
 
     @Override
