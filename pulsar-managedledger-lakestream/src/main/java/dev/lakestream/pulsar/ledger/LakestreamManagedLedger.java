@@ -470,10 +470,9 @@ public class LakestreamManagedLedger implements ManagedLedger {
         return switch (state.phase()) {
             case OPEN -> null;
             case WRITE_FAILED ->
-                new WriteFailedException(
+                new WriteRefusedException(
                         "managed ledger " + name + " had a failed write; adds are refused until"
-                                + " readyToCreateNewLedger() is called or it is opened again",
-                        null);
+                                + " readyToCreateNewLedger() is called or it is opened again (waiting to recover from failure)");
             case FENCED ->
                 new ManagedLedgerException.ManagedLedgerFencedByAnotherWriterException(
                         "managed ledger " + name + " was fenced by another owner");

@@ -3,8 +3,8 @@ package dev.lakestream.pulsar.ledger;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 
 /**
- * An add the ledger could not store (the object store or the metadata store failed it), or one queued behind it, or
- * one refused because an earlier write failed.
+ * An add the ledger could not store (the object store or the metadata store failed it), or one queued behind it. Adds
+ * made after it are refused with a {@link WriteRefusedException} until the ledger is ready to write again.
  *
  * <p>It is a {@link ManagedLedgerException.ManagedLedgerFencedException} on purpose: for that exception Pulsar's
  * topic closes and is loaded again, its deduplication state rebuilt from what is stored. For any other add failure

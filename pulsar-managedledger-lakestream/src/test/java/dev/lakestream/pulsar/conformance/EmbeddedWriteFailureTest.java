@@ -7,17 +7,28 @@ import dev.lakestream.core.objectstore.ForwardingObjectStore;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.ObjectStoreUnavailableException;
 import dev.lakestream.pulsar.ledger.WriteFailedException;
+import dev.lakestream.pulsar.ledger.WriteRefusedException;
+import dev.lakestream.pulsar.transaction.LakestreamTransactionMetadataStoreProvider;
+import io.netty.util.HashedWheelTimer;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
+import org.apache.pulsar.client.api.transaction.TxnID;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.transaction.coordinator.TransactionCoordinatorID;
+import org.apache.pulsar.transaction.coordinator.TransactionMetadataStore;
+import org.apache.pulsar.transaction.coordinator.TransactionRecoverTracker;
+import org.apache.pulsar.transaction.coordinator.TransactionTimeoutTracker;
+import org.apache.pulsar.transaction.coordinator.impl.TxnLogBufferedWriterConfig;
+import org.apache.pulsar.transaction.coordinator.proto.TxnStatus;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -70,6 +81,114 @@ class EmbeddedWriteFailureTest extends ManagedLedgerConformanceTest {
         ManagedCursor again = reopened.openCursor("again", InitialPosition.Earliest);
         assertThat(texts(readAll(again))).as("after a reopen").isEqualTo(expected);
         addEntries(reopened, "reopened", 2);
+    }
+
+    @Test
+    void anAddAfterAFailedWriteIsRefusedAsBookKeepersLedgerRefusesItUntilReadyToCreateANewLedger() throws Exception {
+        ManagedLedger ml = open();
+        addEntries(ml, "before", 2);
+        failing.refuse = true;
+        CompletableFuture<Position> failed = addAsync(ml, bytes("failed"));
+        assertThatThrownBy(() -> failed.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+                .hasCauseInstanceOf(WriteFailedException.class);
+        failing.refuse = false;
+
+        // Pulsar's transaction log and pending-ack store call readyToCreateNewLedger() on exactly this exception.
+        CompletableFuture<Position> refused = addAsync(ml, bytes("refused"));
+        assertThatThrownBy(() -> refused.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+                .hasCauseInstanceOf(WriteRefusedException.class)
+                .hasCauseInstanceOf(ManagedLedgerException.ManagedLedgerAlreadyClosedException.class)
+                .hasMessageContaining(ml.getName());
+        ml.readyToCreateNewLedger();
+        addEntries(ml, "after", 2);
+        assertThat(texts(readAll(ml.openCursor("c", InitialPosition.Earliest))))
+                .isEqualTo(List.of("before-0", "before-1", "after-0", "after-1"));
+    }
+
+    /**
+     * Pulsar's transaction coordinator on this managed ledger (the store the broker opens through
+     * {@link LakestreamTransactionMetadataStoreProvider}): a write of its log fails while S3 is down; once S3 is back it
+     * writes again. It did not before: its log refused every later write with a "fenced" failure, on which Pulsar's
+     * log does not call {@code readyToCreateNewLedger()}, so the coordinator could neither end nor time out a
+     * transaction, and a transaction left open holds back every later message of its topics (the nemesis found it).
+     */
+    @Test
+    void theTransactionCoordinatorWritesItsLogAgainAfterAFailedWrite() throws Exception {
+        HashedWheelTimer timer = new HashedWheelTimer();
+        TransactionMetadataStore coordinator = new LakestreamTransactionMetadataStoreProvider()
+                .openStore(
+                        new TransactionCoordinatorID(0),
+                        factory,
+                        config(),
+                        new NoTimeouts(),
+                        new NoRecovery(),
+                        0,
+                        new TxnLogBufferedWriterConfig(),
+                        timer)
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        try {
+            TxnID open = coordinator.newTransaction(60_000, "test").get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+            failing.refuse = true;
+            assertThatThrownBy(() -> coordinator
+                            .updateTxnStatus(open, TxnStatus.COMMITTING, TxnStatus.OPEN, false)
+                            .get(WAIT.toSeconds(), TimeUnit.SECONDS))
+                    .as("a log write while S3 refuses PUTs")
+                    .isInstanceOf(ExecutionException.class);
+            failing.refuse = false;
+
+            // The coordinator retries ending a transaction (every 100 ms); three tries are plenty once S3 is back.
+            boolean committing = false;
+            for (int attempt = 0; attempt < 3 && !committing; attempt++) {
+                try {
+                    coordinator
+                            .updateTxnStatus(open, TxnStatus.COMMITTING, TxnStatus.OPEN, false)
+                            .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    committing = true;
+                } catch (ExecutionException e) {
+                    // the first write after the failure is refused, and makes the log ready to write again
+                }
+            }
+            assertThat(committing)
+                    .as("the coordinator's log wrote again after S3 came back")
+                    .isTrue();
+            coordinator
+                    .updateTxnStatus(open, TxnStatus.COMMITTED, TxnStatus.COMMITTING, false)
+                    .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(coordinator.newTransaction(60_000, "test").get(WAIT.toSeconds(), TimeUnit.SECONDS))
+                    .isNotNull();
+        } finally {
+            coordinator.closeAsync().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            timer.stop();
+        }
+    }
+
+    private static final class NoTimeouts implements TransactionTimeoutTracker {
+        @Override
+        public void addTransaction(long sequenceId, long timeout) {}
+
+        @Override
+        public void replayAddTransaction(long sequenceId, long timeout) {}
+
+        @Override
+        public void start() {}
+
+        @Override
+        public void close() {}
+    }
+
+    private static final class NoRecovery implements TransactionRecoverTracker {
+        @Override
+        public void updateTransactionStatus(long sequenceId, TxnStatus status) {}
+
+        @Override
+        public void handleOpenStatusTransaction(long sequenceId, long timeout) {}
+
+        @Override
+        public void appendOpenTransactionToTimeoutTracker() {}
+
+        @Override
+        public void handleCommittingAndAbortingTransaction() {}
     }
 
     @Test

@@ -21,6 +21,18 @@ public final class ChaosMain implements Callable<Integer> {
     @Option(names = "--minutes", description = "How long faults are injected (default: ${DEFAULT-VALUE}).")
     long minutes = 30;
 
+    @Option(
+            names = "--seconds",
+            description = "How long faults are injected, in seconds, instead of --minutes (to replay a short run: "
+                    + "NemesisTest's is 75 s with --brokers 2 --without BROKER_PAUSE).")
+    Long seconds;
+
+    @Option(
+            names = "--without",
+            split = ",",
+            description = "Fault kinds the schedule leaves out (of: ${COMPLETION-CANDIDATES}).")
+    java.util.List<FaultKind> without = java.util.List.of();
+
     @Option(names = "--seed", description = "The schedule's seed (default: random, printed).")
     Long seed;
 
@@ -36,6 +48,12 @@ public final class ChaosMain implements Callable<Integer> {
     @Option(names = "--doc", description = "The doc the result is written into (default: ${DEFAULT-VALUE}).")
     java.nio.file.Path doc = java.nio.file.Path.of("docs/reliability.md");
 
+    @Option(
+            names = "--label",
+            description = "The run's topic-name prefix (default: chaos); with a NemesisTest seed, its label (e.g. "
+                    + "random) makes the topics, and so their owners, those of that run.")
+    String label = "chaos";
+
     @Option(names = "--command", hidden = true, description = "The command line, as the report quotes it.")
     String command = "bin/chaos";
 
@@ -45,23 +63,21 @@ public final class ChaosMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (minutes < 1 || brokers < 2 || rate < 1) {
+        Duration faults = seconds != null ? Duration.ofSeconds(seconds) : Duration.ofMinutes(minutes);
+        java.util.EnumSet<FaultKind> kinds = java.util.EnumSet.allOf(FaultKind.class);
+        without.forEach(kinds::remove);
+        if (faults.toSeconds() < 10 || brokers < 2 || rate < 1 || kinds.isEmpty()) {
             throw new CommandLine.ParameterException(
-                    new CommandLine(this), "--minutes must be >= 1, --brokers >= 2, --rate >= 1");
+                    new CommandLine(this),
+                    "--minutes must be >= 1 (--seconds >= 10), --brokers >= 2, --rate >= 1, --without not every kind");
         }
         long s = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
-        System.out.println("bin/chaos: seed " + s + ", " + minutes + " min of faults, " + brokers + " brokers");
+        System.out.println("bin/chaos: seed " + s + ", " + faults.toSeconds() + " s of faults, " + brokers
+                + " brokers, kinds " + kinds);
         NemesisRun.Result r;
         try (NemesisCluster cluster = NemesisCluster.start("chaos", brokers)) {
             r = NemesisRun.run(
-                    cluster.cluster(),
-                    cluster.client(),
-                    cluster.catalog(),
-                    "chaos" + s % 10_000,
-                    s,
-                    Duration.ofMinutes(minutes),
-                    java.util.EnumSet.allOf(FaultKind.class),
-                    rate);
+                    cluster.cluster(), cluster.client(), cluster.catalog(), label + s % 10_000, s, faults, kinds, rate);
         }
         System.out.println(r.describe());
         if (!noDoc) {
