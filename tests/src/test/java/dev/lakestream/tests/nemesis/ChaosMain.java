@@ -75,7 +75,7 @@ public final class ChaosMain implements Callable<Integer> {
         System.out.println("bin/chaos: seed " + s + ", " + faults.toSeconds() + " s of faults, " + brokers
                 + " brokers, kinds " + kinds);
         NemesisRun.Result r;
-        try (NemesisCluster cluster = NemesisCluster.start("chaos", brokers)) {
+        try (NemesisCluster cluster = NemesisCluster.start("chaos", brokers, NemesisCluster.metadataSession(kinds))) {
             r = NemesisRun.run(
                     cluster.cluster(), cluster.client(), cluster.catalog(), label + s % 10_000, s, faults, kinds, rate);
         }

@@ -5,8 +5,10 @@ import dev.lakestream.iceberg.Catalogs;
 import dev.lakestream.tests.BrokerCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.pulsar.client.admin.PulsarAdmin;
@@ -30,9 +32,21 @@ final class NemesisCluster implements AutoCloseable {
         this.catalog = catalog;
     }
 
-    static NemesisCluster start(String name, int brokers) throws Exception {
+    /**
+     * The session a broker keeps with Oxia for the given fault kinds. 5 s when brokers are paused, so that a pause (8 s
+     * at least) outlasts its owner's session; 10 s otherwise, so that Oxia's own outages (4 s at most) never expire
+     * one: a broker whose session Oxia expired in an outage stopped serving lookups for the rest of a run, Pulsar's
+     * load-manager leader election on Oxia never completing again on it (docs/reliability.md, finding 4), which is
+     * Pulsar's coordination on Oxia, not this project's storage.
+     */
+    static Duration metadataSession(Set<FaultKind> kinds) {
+        return kinds.contains(FaultKind.BROKER_PAUSE) ? Duration.ofSeconds(5) : Duration.ofSeconds(10);
+    }
+
+    static NemesisCluster start(String name, int brokers, Duration metadataSession) throws Exception {
         Path iceberg = Files.createTempDirectory(name + "-iceberg-");
         Map<String, String> conf = new LinkedHashMap<>();
+        conf.put("metadataStoreSessionTimeoutMillis", Long.toString(metadataSession.toMillis()));
         // A black-holed S3 request gives up after this long and is retried: faults show within seconds.
         conf.put("lakestream.s3.requestTimeout", "3s");
         conf.put("brokerShutdownTimeoutMs", "0");

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
@@ -25,10 +24,6 @@ import org.slf4j.LoggerFactory;
  * offending messages; {@code bin/chaos --seed S --minutes M} replays a seed for longer.
  */
 @Timeout(value = 12, unit = TimeUnit.MINUTES)
-// Outside the default suite (tests/pom.xml excludes the tag) while a defect it found is open: a materialized topic
-// that stayed unavailable after the faults (docs/reliability.md, "What the nemesis found", 4). Run it with
-// -Dlakestream.tests.excludedGroups= (tests/README.md).
-@Tag("nemesis")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NemesisTest {
 
@@ -51,14 +46,14 @@ class NemesisTest {
                     + "that the nemesis trims, a materialized one) and transactions on a seventh; compaction and GC "
                     + "as fast as they go; " + FAULTS.toSeconds() + " s of overlapping faults from a seeded "
                     + "schedule, a fixed seed and a random one, every kind but broker pauses (the zombie-owner "
-                    + "window, open). `bin/chaos` runs longer ones with every kind "
+                    + "window, open); in `bin/test` and `.ci/run`. `bin/chaos` runs longer ones with every kind "
                     + "(section below).");
 
     private static NemesisCluster cluster;
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = NemesisCluster.start("nemesis", 2);
+        cluster = NemesisCluster.start("nemesis", 2, NemesisCluster.metadataSession(KINDS));
     }
 
     @AfterAll
