@@ -144,10 +144,6 @@ public final class StockBroker implements AutoCloseable {
                     + "|session with metadata service was lost",
             Pattern.CASE_INSENSITIVE);
 
-    public boolean isAlive() {
-        return process != null && process.isAlive();
-    }
-
     private String tail(int chars) throws IOException {
         String all = log();
         return all.length() <= chars ? all : all.substring(all.length() - chars);

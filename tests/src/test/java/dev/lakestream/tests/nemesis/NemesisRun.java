@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.data.Record;
 import org.apache.pulsar.client.admin.PulsarAdmin;
@@ -237,15 +238,23 @@ final class NemesisRun {
      * position), and one whose client lost the answer ends when its coordinator aborts it at its timeout (one minute):
      * read at once, a topic reloaded after the faults can hold committed messages back that its consumer already had.
      */
-    private static Set<String> awaitTransactionsStored(TransactionTraffic txn) throws Exception {
+    private static Set<String> awaitTransactionsStored(TransactionTraffic txn) {
         Set<String> committed = committedMessages(txn);
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        Set<String> stored = txn.stored();
-        while (!stored.containsAll(committed) && System.nanoTime() < deadline) {
-            Thread.sleep(5_000);
-            stored = txn.stored();
+        AtomicReference<Set<String>> stored = new AtomicReference<>(Set.of());
+        try {
+            await("every message of the " + committed.size() / TransactionTraffic.PER_TXN
+                            + " committed transactions readable")
+                    .atMost(Duration.ofMinutes(2))
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofSeconds(5))
+                    .until(() -> {
+                        stored.set(txn.stored());
+                        return stored.get().containsAll(committed);
+                    });
+        } catch (ConditionTimeoutException e) {
+            // The checker reports what is missing.
         }
-        return stored;
+        return stored.get();
     }
 
     private static Set<String> committedMessages(TransactionTraffic txn) {
