@@ -307,6 +307,12 @@ public final class TopicMaterializer implements AutoCloseable {
         MessagePosition pos = positions.position(e.offset());
         String entryName = "entry " + pos.ledgerId() + ":" + pos.entryId() + " (stream " + stream.id() + " offset "
                 + e.offset() + ")";
+        if (e.voided()) {
+            // A stale owner's commit that landed after the new owner sealed the stream: never a message.
+            LOG.debug("{}: {} is void (a stale owner's commit); left out", where, entryName);
+            skippedTo(e);
+            return true;
+        }
         List<PulsarMessage> messages;
         try {
             TransactionMark txn = EntryDecoder.transactionOf(e.payload(), entryName);

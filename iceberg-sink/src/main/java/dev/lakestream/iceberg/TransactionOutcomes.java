@@ -90,6 +90,9 @@ final class TransactionOutcomes {
     }
 
     private TransactionMark markOf(LogEntry e) {
+        if (e.voided()) {
+            return null;
+        }
         try {
             return EntryDecoder.transactionOf(e.payload(), "stream " + stream.id() + " offset " + e.offset());
         } catch (EntryDecodeException ex) {

@@ -10,6 +10,7 @@ import dev.lakestream.core.fence.PermanentWriteFences;
 import dev.lakestream.core.fence.StreamFences;
 import dev.lakestream.core.index.OffsetIndex;
 import dev.lakestream.core.index.TimeIndex;
+import dev.lakestream.core.index.VoidedRecords;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStore;
 import dev.lakestream.core.metadata.embedded.EmbeddedMetadataStoreConfig;
@@ -90,7 +91,8 @@ public final class Lakestream implements AutoCloseable {
                 scheduler,
                 clock);
         this.segmentFormats = SegmentFormats.installed();
-        this.reader = new WalReader(this.objects, index, cache, config.reader(), segmentFormats);
+        this.reader =
+                new WalReader(this.objects, index, fences.voidedRecords(), cache, config.reader(), segmentFormats);
         this.trimmer = new StreamTrimmer(metadata, index, config.metadataRoot());
         this.retentionHolds = new RetentionHolds(metadata, config.metadataRoot());
         this.cursors = new CursorStore(metadata, config.metadataRoot());
@@ -200,6 +202,11 @@ public final class Lakestream implements AutoCloseable {
 
     StreamFences fences() {
         return fences;
+    }
+
+    /** Which index records are void (a stale owner's, docs/layout.md §5): what every reader of the log must ask. */
+    public VoidedRecords voidedRecords() {
+        return fences.voidedRecords();
     }
 
     PermanentWriteFences writeFences() {

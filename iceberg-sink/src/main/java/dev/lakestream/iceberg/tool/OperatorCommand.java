@@ -370,6 +370,10 @@ public final class OperatorCommand {
                 p.entryId(),
                 e.payload().readableBytes(),
                 Instant.ofEpochMilli(e.timestamp()));
+        if (e.voided()) {
+            out.printf("  (void: a stale owner's commit after the stream was sealed, never delivered)%n");
+            return;
+        }
         List<PulsarMessage> messages;
         try {
             messages = decoder.decode(e.payload(), "stream offset " + e.offset());

@@ -85,6 +85,7 @@ public final class CompactionService implements AutoCloseable {
         this.reader = new WalReader(
                 lakestream.objectStore(),
                 index,
+                lakestream.voidedRecords(),
                 new ObjectCache(READER_CACHE_BYTES),
                 new ReaderConfig(READER_CACHE_BYTES, 1L << 20, 4, 4L << 20),
                 formats);

@@ -4,6 +4,7 @@ import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.index.IndexKey;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.IndexValue;
+import dev.lakestream.core.index.VoidedRanges;
 import dev.lakestream.core.metadata.DeleteOptions;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.PutOptions;
@@ -51,6 +52,12 @@ public final class SegmentSwitch {
      * since it was read.
      */
     public CompletableFuture<IndexRecord> commit(List<IndexRecord> covered, SegmentFile file, SegmentFormat format) {
+        return commit(covered, file, format, new VoidedRanges());
+    }
+
+    /** As {@link #commit(List, SegmentFile, SegmentFormat)}, for a segment holding the void entries {@code voided}. */
+    public CompletableFuture<IndexRecord> commit(
+            List<IndexRecord> covered, SegmentFile file, SegmentFormat format, VoidedRanges voided) {
         check(covered, file);
         IndexRecord last = covered.get(covered.size() - 1);
         long streamId = last.streamId();
@@ -61,7 +68,7 @@ public final class SegmentSwitch {
                 file.payloadBytes(),
                 file.size(),
                 file.entries(),
-                Map.of());
+                extra(voided));
         String pk = IndexKey.partitionKey(streamId);
         return noteReleased(streamId, covered)
                 .thenCompose(v -> metadata.put(
@@ -76,13 +83,19 @@ public final class SegmentSwitch {
                                 put.version().versionId())));
     }
 
+    /** The compacted record's extra data: the ranges of void entries its segment holds, if any. */
+    private static Map<String, String> extra(VoidedRanges voided) {
+        return voided.isEmpty() ? Map.of() : Map.of(IndexValue.EXTRA_VOIDED, voided.encode());
+    }
+
     /**
      * Replaces the compacted record {@code compacted}, which a trim has cut into, with one of its tail: the segment
      * {@code file} (stored already) holds the record's entries from {@code file.firstOffset()} (above the record's
      * start) to its end.
      * The old segment is noted for GC; the overwrite is conditional on the record's version as read.
      */
-    public CompletableFuture<IndexRecord> rewriteTail(IndexRecord compacted, SegmentFile file, SegmentFormat format) {
+    public CompletableFuture<IndexRecord> rewriteTail(
+            IndexRecord compacted, SegmentFile file, SegmentFormat format, VoidedRanges voided) {
         if (!compacted.value().isCompacted()
                 || file.streamId() != compacted.streamId()
                 || file.endOffset() != compacted.endOffset()
@@ -99,7 +112,7 @@ public final class SegmentSwitch {
                 file.payloadBytes(),
                 file.size(),
                 file.entries(),
-                Map.of());
+                extra(voided));
         return noteReleased(streamId, List.of(compacted))
                 .thenCompose(v -> metadata.put(
                         compacted.key().format(),

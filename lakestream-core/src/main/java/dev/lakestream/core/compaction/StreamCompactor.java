@@ -3,6 +3,7 @@ package dev.lakestream.core.compaction;
 import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.OffsetIndex;
+import dev.lakestream.core.index.VoidedRanges;
 import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.ObjectUpload;
@@ -177,15 +178,15 @@ final class StreamCompactor {
                                 return CompletableFuture.completedFuture(nothing);
                             }
                             return writeSegment(streamId, from, r.endOffset())
-                                    .thenCompose(file -> segmentSwitch
-                                            .rewriteTail(r, file, format)
+                                    .thenCompose(copied -> segmentSwitch
+                                            .rewriteTail(r, copied.file(), format, copied.voided())
                                             .thenApply(rec -> new Step(
                                                     streamId,
                                                     Step.Kind.TAIL_REWRITTEN,
                                                     1,
-                                                    file.entries(),
-                                                    file.payloadBytes(),
-                                                    file.size(),
+                                                    copied.file().entries(),
+                                                    copied.file().payloadBytes(),
+                                                    copied.file().size(),
                                                     0,
                                                     0)));
                         },
@@ -235,15 +236,16 @@ final class StreamCompactor {
                 .exceptionallyCompose(e -> Futures.unwrap(e) instanceof RangeGoneException
                         ? CompletableFuture.completedFuture(null)
                         : CompletableFuture.failedFuture(Futures.unwrap(e)))
-                .thenCompose(file -> file == null
+                .thenCompose(copied -> copied == null
                         ? CompletableFuture.completedFuture(nothing)
-                        : commitRange(streamId, range, file, nothing));
+                        : commitRange(streamId, range, copied, nothing));
     }
 
     private CompletableFuture<Step> commitRange(
-            long streamId, CompactionPlan.Range range, SegmentFile file, Step nothing) {
+            long streamId, CompactionPlan.Range range, Copied copied, Step nothing) {
+        SegmentFile file = copied.file();
         return segmentSwitch
-                .commit(range.records(), file, format)
+                .commit(range.records(), file, format, copied.voided())
                 .thenApply(r -> new Step(
                         streamId,
                         range.merges() ? Step.Kind.SEGMENTS_MERGED : Step.Kind.SEGMENT_WRITTEN,
@@ -255,8 +257,11 @@ final class StreamCompactor {
                         range.merges() ? nothing.lagBytes() : Math.max(0, nothing.lagBytes() - file.payloadBytes())));
     }
 
+    /** A segment stored, and the ranges of void entries it holds (with empty payloads). */
+    private record Copied(SegmentFile file, VoidedRanges voided) {}
+
     /** The range's entries in one segment. */
-    private CompletableFuture<SegmentFile> copy(long streamId, CompactionPlan.Range range) {
+    private CompletableFuture<Copied> copy(long streamId, CompactionPlan.Range range) {
         return writeSegment(streamId, range.firstOffset(), range.endOffset());
     }
 
@@ -264,7 +269,7 @@ final class StreamCompactor {
      * The entries from {@code from} to {@code end} in one segment, stored under a new key when this completes; on a
      * failure its upload is aborted, so nothing stays at the key (a crash leaves at most an orphan, as before).
      */
-    private CompletableFuture<SegmentFile> writeSegment(long streamId, long from, long end) {
+    private CompletableFuture<Copied> writeSegment(long streamId, long from, long end) {
         ObjectUpload out = objects.newUpload(SegmentKeys.newKey(streamId, from, end, format.name()));
         SegmentWriter writer;
         try {
@@ -272,15 +277,16 @@ final class StreamCompactor {
         } catch (RuntimeException e) {
             return out.abort().thenCompose(v -> CompletableFuture.failedFuture(e));
         }
-        CompletableFuture<SegmentFile> stored = new CompletableFuture<>();
-        var unused = copyFrom(writer, streamId, from, end)
+        CompletableFuture<Copied> stored = new CompletableFuture<>();
+        VoidedRanges voided = new VoidedRanges();
+        var unused = copyFrom(writer, voided, streamId, from, end)
                 .thenApplyAsync(v -> writer.finish(), worker)
                 .thenCompose(file -> out.complete().thenApply(v -> file))
                 .whenCompleteAsync(
                         (file, e) -> {
                             writer.close();
                             if (e == null) {
-                                stored.complete(file);
+                                stored.complete(new Copied(file, voided));
                             } else {
                                 // stored fails either way, once nothing of the segment is left in the store.
                                 var unusedAbort = out.abort()
@@ -291,10 +297,11 @@ final class StreamCompactor {
         return stored;
     }
 
-    private CompletableFuture<Void> copyFrom(SegmentWriter writer, long streamId, long at, long end) {
+    private CompletableFuture<Void> copyFrom(
+            SegmentWriter writer, VoidedRanges voided, long streamId, long at, long end) {
         int entries = (int) Math.min(1000, end - at);
         return reader.read(streamId, at, entries, READ_BYTES)
-                .thenComposeAsync(read -> appendAll(writer, read, 0, end, at), worker)
+                .thenComposeAsync(read -> appendAll(writer, voided, read, 0, end, at), worker)
                 .thenComposeAsync(
                         next -> {
                             if (next == at) {
@@ -303,7 +310,7 @@ final class StreamCompactor {
                             }
                             return next >= end
                                     ? CompletableFuture.completedFuture(null)
-                                    : copyFrom(writer, streamId, next, end);
+                                    : copyFrom(writer, voided, streamId, next, end);
                         },
                         worker);
     }
@@ -316,13 +323,18 @@ final class StreamCompactor {
      * group, whatever the segment's size. On a failure the entries not yet appended are released.
      */
     private CompletableFuture<Long> appendAll(
-            SegmentWriter writer, List<LogEntry> read, int from, long end, long next) {
+            SegmentWriter writer, VoidedRanges voided, List<LogEntry> read, int from, long end, long next) {
         long last = next;
         for (int i = from; i < read.size(); i++) {
             LogEntry e = read.get(i);
             try {
                 if (e.offset() < end) {
+                    // A void entry keeps its offsets in the segment, with an empty payload, and its range in the
+                    // compacted record: it stays void.
                     writer.append(e);
+                    if (e.voided()) {
+                        voided.add(e.offset(), e.endOffset());
+                    }
                     last = e.endOffset();
                 }
             } catch (RuntimeException x) {
@@ -339,7 +351,7 @@ final class StreamCompactor {
                         release(read, resume);
                         return CompletableFuture.failedFuture(Futures.unwrap(x));
                     }
-                    return appendAll(writer, read, resume, end, appended);
+                    return appendAll(writer, voided, read, resume, end, appended);
                 });
             }
         }

@@ -124,7 +124,11 @@ public final class PermanentWriteFences implements CommitGuard, AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<Void> beforeCommit(long streamId) {
+    public CompletableFuture<Ticket> beforeCommit(long streamId) {
+        return check(streamId).thenApply(v -> Ticket.UNFENCED);
+    }
+
+    private CompletableFuture<Void> check(long streamId) {
         long now = System.nanoTime();
         Watch w = watch(streamId);
         if (w.fenced) {

@@ -9,8 +9,18 @@ import dev.lakestream.core.metadata.Record;
  * @param timestamp the metadata store's creation time of the record: the commit time of its entries (an overwrite, as
  *     compaction's switch makes, keeps it)
  * @param versionId the record's version as read: what a conditional overwrite of it compares
+ * @param voided a stale owner's record, void for readers ({@link VoidedRecords}); as scanned, always false
  */
-public record IndexRecord(IndexKey key, IndexValue value, long timestamp, long versionId) {
+public record IndexRecord(IndexKey key, IndexValue value, long timestamp, long versionId, boolean voided) {
+
+    public IndexRecord(IndexKey key, IndexValue value, long timestamp, long versionId) {
+        this(key, value, timestamp, versionId, false);
+    }
+
+    /** This record, void. */
+    public IndexRecord asVoided() {
+        return new IndexRecord(key, value, timestamp, versionId, true);
+    }
 
     public static IndexRecord of(Record r) {
         return new IndexRecord(

@@ -53,6 +53,16 @@ public record IndexValue(
     public static final int FILE_TYPE_PARQUET = 1;
     /** Length of the object's index section (after its 4-byte length prefix): lets a reader fetch it in one ranged GET. */
     public static final String EXTRA_INDEX_LENGTH = "lakestream.indexLength";
+    /**
+     * The write epoch ({@code /lakestream/fences/<streamId>}) its writer held when it committed a RAW record: a record
+     * of an older epoch that starts at or past a newer owner's seal is void (docs/layout.md, §5). Absent: never void.
+     */
+    public static final String EXTRA_EPOCH = "lakestream.epoch";
+    /**
+     * In a compacted record: the offset ranges of void entries it holds ({@link VoidedRanges}): compaction keeps them
+     * void, with empty payloads in the segment.
+     */
+    public static final String EXTRA_VOIDED = "lakestream.voided";
 
     public IndexValue {
         Objects.requireNonNull(location, "location");
@@ -105,6 +115,19 @@ public record IndexValue(
         }
         return new IndexValue(
                 location, fileType, true, messageCount, entrySizeBytes, fileSize, entryCount, new int[0], extraData);
+    }
+
+    /** The write epoch its writer held ({@link #EXTRA_EPOCH}), 0 when it names none. */
+    public long epoch() {
+        String e = extraData.get(EXTRA_EPOCH);
+        if (e == null) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(e);
+        } catch (NumberFormatException x) {
+            throw new IndexFormatException(location, EXTRA_EPOCH + " is not a number: " + e);
+        }
     }
 
     /** Whether the record points at a compacted segment rather than a WAL object. */

@@ -154,25 +154,40 @@ final class IndexCommitter {
             records += counts[i];
             bytes += appends.get(i).size();
         }
-        IndexValue value = new IndexValue(
-                objectKey,
-                compact,
-                records,
-                bytes,
-                // Ursa's meaning of file_size: the data section, without the length prefix and the index.
-                FileSize.of(objectSize, WalObjectFormat.LENGTH_PREFIX_BYTES + indexLength),
-                counts,
-                Map.of(IndexValue.EXTRA_INDEX_LENGTH, Integer.toString(indexLength)));
+        long recordCount = records;
+        long byteCount = bytes;
         PartCommit part = new PartCommit(streamId, appends, objectKey, records, bytes, knownEnd(streamId));
         CompletableFuture<Void> done = new CompletableFuture<>();
         // the callback completes done either way.
-        var unused = guard.beforeCommit(streamId).whenComplete((ok, refused) -> {
-            if (refused != null) {
+        var unused = guard.beforeCommit(streamId).whenComplete((ticket, refused) -> {
+            if (refused != null || ticket == null) {
                 // Refused before anything was sent: the record cannot land.
-                failAppends(streamId, appends, unwrap(refused));
+                failAppends(
+                        streamId,
+                        appends,
+                        refused != null
+                                ? unwrap(refused)
+                                : new IllegalStateException(
+                                        "the commit guard of stream " + streamId + " answered without a ticket"));
                 done.complete(null);
                 return;
             }
+            Map<String, String> extra = ticket.epoch() == 0
+                    ? Map.of(IndexValue.EXTRA_INDEX_LENGTH, Integer.toString(indexLength))
+                    : Map.of(
+                            IndexValue.EXTRA_INDEX_LENGTH,
+                            Integer.toString(indexLength),
+                            IndexValue.EXTRA_EPOCH,
+                            Long.toString(ticket.epoch()));
+            IndexValue value = new IndexValue(
+                    objectKey,
+                    compact,
+                    recordCount,
+                    byteCount,
+                    // Ursa's meaning of file_size: the data section, without the length prefix and the index.
+                    FileSize.of(objectSize, WalObjectFormat.LENGTH_PREFIX_BYTES + indexLength),
+                    counts,
+                    extra);
             // the callback completes done either way.
             var unusedPut = metadata.put(
                             IndexKey.prefix(streamId),
@@ -182,8 +197,8 @@ final class IndexCommitter {
                                     .sequenceKeyDeltas(part.records(), part.bytes()))
                     .whenComplete((result, e) -> {
                         if (e == null) {
-                            complete(part, result.key(), result.version().createdTimestamp());
-                            done.complete(null);
+                            completeIfValid(
+                                    part, ticket, result.key(), result.version().createdTimestamp(), done);
                             return;
                         }
                         Throwable cause = unwrap(e);
@@ -195,7 +210,7 @@ final class IndexCommitter {
                                     objectKey,
                                     cause.toString(),
                                     appends.size());
-                            settleLost(part, cause, done);
+                            settleLost(part, ticket, cause, done);
                         } else {
                             log.warn(
                                     "Index commit of stream {} for WAL object {} failed: {}",
@@ -211,13 +226,37 @@ final class IndexCommitter {
     }
 
     /** Completes or fails a lost commit's appends as the resolver finds, then {@code done}. */
-    private void settleLost(PartCommit part, Throwable cause, CompletableFuture<Void> done) {
+    private void settleLost(PartCommit part, CommitGuard.Ticket ticket, Throwable cause, CompletableFuture<Void> done) {
         // the callback completes done either way.
         var unused = resolver.resolve(part, cause).whenComplete((found, failure) -> {
             if (failure == null) {
-                complete(part, found.key(), found.version().createdTimestamp());
+                completeIfValid(part, ticket, found.key(), found.version().createdTimestamp(), done);
             } else {
                 failAppends(part.streamId(), part.appends(), failure);
+                done.complete(null);
+            }
+        });
+    }
+
+    /**
+     * Completes a landed record's appends once the guard lets them be acknowledged (a record of a stale owner that
+     * landed after a newer owner's seal is void: its appends fail), then {@code done}.
+     */
+    private void completeIfValid(
+            PartCommit part, CommitGuard.Ticket ticket, String indexKey, long timestamp, CompletableFuture<Void> done) {
+        long start = IndexKey.parse(indexKey).endOffset() - part.records();
+        // the callback completes done either way.
+        var unused = guard.afterCommit(part.streamId(), ticket, start).whenComplete((ok, refused) -> {
+            if (refused == null) {
+                complete(part, indexKey, timestamp);
+            } else {
+                log.warn(
+                        "Index commit of stream {} for WAL object {} landed at offset {} but is not acknowledged: {}",
+                        part.streamId(),
+                        part.objectKey(),
+                        start,
+                        unwrap(refused).toString());
+                failAppends(part.streamId(), part.appends(), unwrap(refused));
             }
             done.complete(null);
         });

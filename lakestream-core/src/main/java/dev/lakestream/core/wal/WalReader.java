@@ -4,6 +4,8 @@ import dev.lakestream.core.concurrent.Futures;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.index.IndexValue;
 import dev.lakestream.core.index.OffsetIndex;
+import dev.lakestream.core.index.VoidedRanges;
+import dev.lakestream.core.index.VoidedRecords;
 import dev.lakestream.core.log.EntryUnreadableException;
 import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.core.objectstore.ObjectCorruptedException;
@@ -46,6 +48,9 @@ public final class WalReader {
 
     private final ObjectStore objects;
     private final OffsetIndex index;
+    /** Judges each scan's records: a stale owner's void ones are read as void entries, never as data. */
+    private final VoidedRecords voids;
+
     private final ObjectCache cache;
     private final ReaderConfig config;
     private final Map<Long, StreamReads> streams = new ConcurrentHashMap<>();
@@ -70,8 +75,13 @@ public final class WalReader {
     static final int MAX_RECORDS_PER_READ = 32;
 
     public WalReader(
-            ObjectStore objects, OffsetIndex index, ObjectCache cache, ReaderConfig config, SegmentFormats formats) {
-        this(objects, index, cache, config, PooledByteBufAllocator.DEFAULT, formats);
+            ObjectStore objects,
+            OffsetIndex index,
+            VoidedRecords voids,
+            ObjectCache cache,
+            ReaderConfig config,
+            SegmentFormats formats) {
+        this(objects, index, voids, cache, config, PooledByteBufAllocator.DEFAULT, formats);
     }
 
     /** As above with no segment formats, fetching into buffers of {@code allocator} (tests count what it hands out). */
@@ -81,12 +91,13 @@ public final class WalReader {
             ObjectCache cache,
             ReaderConfig config,
             ByteBufAllocator allocator) {
-        this(objects, index, cache, config, allocator, SegmentFormats.none());
+        this(objects, index, VoidedRecords.NONE, cache, config, allocator, SegmentFormats.none());
     }
 
     private WalReader(
             ObjectStore objects,
             OffsetIndex index,
+            VoidedRecords voids,
             ObjectCache cache,
             ReaderConfig config,
             ByteBufAllocator allocator,
@@ -95,6 +106,7 @@ public final class WalReader {
         this.compacted = new CompactedReads(formats, objects, allocator);
         this.objects = objects;
         this.index = index;
+        this.voids = voids;
         this.cache = cache;
         this.config = config;
         this.headers = new ObjectCache(Math.min(config.cacheBytes() / 8, 32L << 20));
@@ -121,7 +133,7 @@ public final class WalReader {
             boolean sequential = reads.continues(fromOffset);
             return guarded(compacted
                     .read(known, fromOffset, maxEntries, maxBytes, sequential)
-                    .thenApply(got -> readCompacted(reads, known, fromOffset, got, sequential))
+                    .thenApply(got -> readCompacted(reads, known, fromOffset, voidedIn(known, got), sequential))
                     .exceptionallyCompose(e -> {
                         reads.forgetCompacted();
                         return readFromIndex(reads, streamId, fromOffset, maxEntries, maxBytes);
@@ -141,16 +153,19 @@ public final class WalReader {
         int perRecord = reads.entriesPerRecord();
         int needed = (int) Math.min(MAX_RECORDS_PER_READ, (maxEntries + (long) perRecord - 1) / perRecord + 1);
         int scan = Math.min(needed, maxEntries) + prefetch;
-        CompletableFuture<List<LogEntry>> entries = index.recordsFrom(streamId, fromOffset, scan)
+        CompletableFuture<List<LogEntry>> entries = records(streamId, fromOffset, scan)
                 .thenCompose(found -> fromHolder(streamId, fromOffset, scan, found))
                 .thenCompose(all -> {
+                    if (!all.isEmpty() && all.get(0).voided()) {
+                        return CompletableFuture.completedFuture(voidEntries(reads, all, fromOffset, maxEntries));
+                    }
                     if (!all.isEmpty() && all.get(0).value().isCompacted()) {
                         IndexRecord first = all.get(0);
                         return compacted
                                 .read(first, fromOffset, maxEntries, maxBytes, sequential)
                                 .thenApply(got -> {
                                     reads.rememberCompacted(first, System.nanoTime());
-                                    return readCompacted(reads, first, fromOffset, got, sequential);
+                                    return readCompacted(reads, first, fromOffset, voidedIn(first, got), sequential);
                                 })
                                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(unreadable(
                                         streamId,
@@ -306,7 +321,7 @@ public final class WalReader {
         if (found.size() < scanned) {
             return CompletableFuture.completedFuture(found);
         }
-        return index.recordsFrom(streamId, from, HOLDER_SCAN).thenApply(more -> {
+        return records(streamId, from, HOLDER_SCAN).thenApply(more -> {
             for (int i = 0; i < more.size(); i++) {
                 if (more.get(i).startOffset() <= from) {
                     return more.subList(i, Math.min(more.size(), i + scanned));
@@ -316,10 +331,60 @@ public final class WalReader {
         });
     }
 
-    /** The leading WAL records of a scan: a read does not go on into a compacted record (the next read starts it). */
+    /**
+     * Up to {@code limit} records from the one covering {@code from}, judged: void ones marked, cut before one not
+     * settled yet ({@link VoidedRecords}).
+     */
+    private CompletableFuture<List<IndexRecord>> records(long streamId, long from, int limit) {
+        return index.recordsFrom(streamId, from, limit)
+                .thenCompose(found ->
+                        found.isEmpty() ? CompletableFuture.completedFuture(found) : voids.resolve(streamId, found));
+    }
+
+    /**
+     * The void entries of the scan's leading void records from the one holding {@code from} on, at most {@code max}:
+     * their offsets, no payload (nothing is fetched: no reader may deliver them).
+     */
+    private static List<LogEntry> voidEntries(StreamReads reads, List<IndexRecord> records, long from, int max) {
+        List<LogEntry> out = new ArrayList<>();
+        for (IndexRecord r : records) {
+            if (!r.voided() || out.size() >= max) {
+                break;
+            }
+            long[] offsets = r.entryOffsets();
+            int[] counts = r.value().entryRecordCounts();
+            for (int i = 0; i < offsets.length && out.size() < max; i++) {
+                if (offsets[i] + counts[i] > from) {
+                    out.add(LogEntry.voided(r.streamId(), offsets[i], counts[i], r.timestamp()));
+                }
+            }
+        }
+        if (!out.isEmpty()) {
+            reads.ended(from, out.get(out.size() - 1).endOffset());
+        }
+        return out;
+    }
+
+    /** The entries read through a compacted record, those in its void ranges ({@link VoidedRanges}) made void. */
+    private static List<LogEntry> voidedIn(IndexRecord record, List<LogEntry> got) {
+        VoidedRanges voided = VoidedRanges.of(record.value());
+        if (voided.isEmpty()) {
+            return got;
+        }
+        List<LogEntry> out = new ArrayList<>(got.size());
+        for (LogEntry e : got) {
+            out.add(voided.contains(e.offset()) ? e.asVoided() : e);
+        }
+        return out;
+    }
+
+    /**
+     * The leading WAL records of a scan: a read does not go on into a compacted record (the next read starts it), nor
+     * into a void one (read as void entries).
+     */
     private static List<IndexRecord> walRecordsBeforeCompacted(List<IndexRecord> records) {
         for (int i = 0; i < records.size(); i++) {
-            if (records.get(i).value().isCompacted()) {
+            if (records.get(i).value().isCompacted() || records.get(i).voided()) {
                 return records.subList(0, i);
             }
         }

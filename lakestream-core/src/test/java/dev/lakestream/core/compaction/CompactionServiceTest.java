@@ -9,15 +9,20 @@ import dev.lakestream.core.LakestreamConfig;
 import dev.lakestream.core.StreamLog;
 import dev.lakestream.core.catalog.StreamInfo;
 import dev.lakestream.core.index.IndexRecord;
+import dev.lakestream.core.index.IndexValue;
 import dev.lakestream.core.index.OffsetIndex;
+import dev.lakestream.core.log.AppendResult;
+import dev.lakestream.core.log.HeldCommitsMetadataStore;
 import dev.lakestream.core.log.LakestreamLogTest;
 import dev.lakestream.core.log.LogEntry;
+import dev.lakestream.core.log.NonClosingMetadataStore;
 import dev.lakestream.core.log.StreamRows;
 import dev.lakestream.core.log.StreamRows.Row;
 import dev.lakestream.core.metrics.CompactionMetrics;
 import dev.lakestream.core.segment.EntryListSegmentFormat;
 import dev.lakestream.core.segment.SegmentFormats;
 import dev.lakestream.core.wal.WalWriterConfig;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +30,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -293,6 +300,60 @@ public abstract class CompactionServiceTest {
         assertThatThrownBy(() -> service.runOnce().join())
                 .hasMessageContaining("segment format 'parquet'")
                 .hasMessageContaining("not installed");
+    }
+
+    @Test
+    void aVoidEntryStaysVoidInTheSegmentThatHoldsIt() throws Exception {
+        StreamLog stream = newStream();
+        // A stale owner whose commit is held past the takeover (docs/layout.md §5, seals): it lands void.
+        HeldCommitsMetadataStore held = new HeldCommitsMetadataStore(new NonClosingMetadataStore(stores.metadata()));
+        Lakestream staleOwner = Lakestream.open(stores.objects(), held, CONFIG);
+        toClose.add(staleOwner);
+        StreamLog stale = staleOwner.stream(stream.id());
+        stale.fence().join();
+        stale.append(1, LakestreamLogTest.bytes("a")).join();
+        held.hold();
+        CompletableFuture<AppendResult> late = stale.append(1, LakestreamLogTest.bytes("late"));
+        held.firstHeld().get(10, TimeUnit.SECONDS);
+        stream.fence().join();
+        stream.append(1, LakestreamLogTest.bytes("b")).join();
+        held.letGo();
+        assertThatThrownBy(() -> late.get(30, TimeUnit.SECONDS)).hasMessageContaining("void");
+        stream.append(1, LakestreamLogTest.bytes("c")).join();
+        assertThat(texts(stream)).containsExactly("a@0", "b@1", "VOID@2", "c@3");
+
+        start(lakestream, COMPACTION, Set.of(stream.id()));
+        await("the compactor taking every record")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> walRecords(stream) == 0);
+
+        List<IndexRecord> compacted = new OffsetIndex(stores.metadata())
+                .recordsFrom(stream.id(), 0, 100)
+                .join();
+        assertThat(compacted)
+                .extracting(r -> r.value().extraData().get(IndexValue.EXTRA_VOIDED))
+                .contains("2-3");
+        assertThat(texts(stream)).containsExactly("a@0", "b@1", "VOID@2", "c@3");
+        Lakestream other = Lakestream.open(stores.objects(), new NonClosingMetadataStore(stores.metadata()), CONFIG);
+        toClose.add(other);
+        assertThat(texts(other.stream(stream.id()))).containsExactly("a@0", "b@1", "VOID@2", "c@3");
+    }
+
+    private static List<String> texts(StreamLog stream) {
+        List<String> out = new ArrayList<>();
+        long at = 0;
+        while (true) {
+            List<LogEntry> batch = stream.read(at, 100, 1 << 20).join();
+            if (batch.isEmpty()) {
+                return out;
+            }
+            for (LogEntry e : batch) {
+                out.add((e.voided() ? "VOID" : e.payload().toString(StandardCharsets.UTF_8)) + "@" + e.offset());
+                e.payload().release();
+                at = e.endOffset();
+            }
+        }
     }
 
     // ------------------------------------------------------------------ helpers

@@ -97,7 +97,7 @@ public abstract class LakestreamLogTest {
         return log.stream(info);
     }
 
-    static ByteBuf bytes(String s) {
+    public static ByteBuf bytes(String s) {
         return Unpooled.wrappedBuffer(s.getBytes(StandardCharsets.UTF_8));
     }
 

@@ -373,4 +373,106 @@ public abstract class WriteFenceTest {
         assertThat(reads).isBetween(1L, 2 + (long) Math.ceil(seconds));
         assertThat(reads).isLessThan(appends / 10);
     }
+
+    // ---- the stale owner (docs/layout.md §5, seals): a commit that lands after a newer owner sealed the stream is
+    // void
+    // ----
+
+    /** The entries of {@code s} from its start: text, or {@code VOID} for a void entry. */
+    private static List<String> texts(StreamLog s) {
+        List<String> out = new ArrayList<>();
+        for (LogEntry e : readAll(s)) {
+            out.add(e.voided() ? "VOID@" + e.offset() : text(e) + "@" + e.offset());
+        }
+        return out;
+    }
+
+    @Test
+    void aStaleOwnersCommitThatLandsAfterTheNewOwnersSealIsVoidForEveryReaderAndNotAcknowledged() throws Exception {
+        MetadataStore oldClient = secondMetadataClient(stores);
+        HeldCommitsMetadataStore held = new HeldCommitsMetadataStore(oldClient);
+        Lakestream oldOwner = log(held);
+        Lakestream newOwner = log(stores.metadata());
+        Lakestream bystander = log(secondMetadataClient(stores));
+        StreamLog old = create(oldOwner, "stale-after-seal");
+        assertThat(old.fence().join()).isEqualTo(1);
+        old.append(1, LakestreamLogTest.bytes("a")).join();
+
+        // The old owner checked its epoch and froze before its commit went out.
+        held.hold();
+        CompletableFuture<AppendResult> late = old.append(1, LakestreamLogTest.bytes("late"));
+        held.firstHeld().get(10, TimeUnit.SECONDS);
+
+        StreamLog taken = newOwner.stream(old.id());
+        long before = System.nanoTime();
+        assertThat(taken.fence().join()).isEqualTo(2);
+        // Not released by its last owner: the new owner waited the seal delay before sealing.
+        assertThat(System.nanoTime() - before).isGreaterThanOrEqualTo(TimeUnit.SECONDS.toNanos(2));
+        assertThat(taken.append(1, LakestreamLogTest.bytes("b")).join().offset())
+                .isEqualTo(1);
+
+        held.letGo();
+        assertThatThrownBy(() -> late.get(30, TimeUnit.SECONDS))
+                .cause()
+                .isInstanceOf(StreamFencedException.class)
+                .hasMessageContaining("void");
+        assertThat(taken.append(1, LakestreamLogTest.bytes("c")).join().offset())
+                .isEqualTo(3);
+
+        // The stale commit has its offsets (2) but no reader delivers it: not the new owner, not another process.
+        assertThat(texts(taken)).containsExactly("a@0", "b@1", "VOID@2", "c@3");
+        assertThat(texts(bystander.stream(old.id()))).containsExactly("a@0", "b@1", "VOID@2", "c@3");
+        assertThat(texts(log(secondMetadataClient(stores)).stream(old.id())))
+                .containsExactly("a@0", "b@1", "VOID@2", "c@3");
+    }
+
+    @Test
+    void aStaleOwnersCommitThatLandsBeforeTheSealIsKeptAndAcknowledged() throws Exception {
+        MetadataStore oldClient = secondMetadataClient(stores);
+        HeldCommitsMetadataStore held = new HeldCommitsMetadataStore(oldClient);
+        Lakestream oldOwner = log(held);
+        Lakestream newOwner = log(stores.metadata());
+        StreamLog old = create(oldOwner, "stale-before-seal");
+        assertThat(old.fence().join()).isEqualTo(1);
+        old.append(1, LakestreamLogTest.bytes("a")).join();
+
+        held.hold();
+        CompletableFuture<AppendResult> late = old.append(1, LakestreamLogTest.bytes("late"));
+        held.firstHeld().get(10, TimeUnit.SECONDS);
+        // The takeover starts; the held commit lands while the new owner waits the seal delay.
+        CompletableFuture<Long> fence = newOwner.stream(old.id()).fence();
+        Thread.sleep(500);
+        held.letGo();
+        assertThat(late.get(30, TimeUnit.SECONDS).offset()).isEqualTo(1);
+        assertThat(fence.get(30, TimeUnit.SECONDS)).isEqualTo(2);
+
+        StreamLog taken = newOwner.stream(old.id());
+        assertThat(taken.append(1, LakestreamLogTest.bytes("b")).join().offset())
+                .isEqualTo(2);
+        assertThat(texts(taken)).containsExactly("a@0", "late@1", "b@2");
+        assertThat(texts(log(secondMetadataClient(stores)).stream(old.id()))).containsExactly("a@0", "late@1", "b@2");
+    }
+
+    @Test
+    void aStreamItsOwnerReleasedIsTakenOverWithoutTheSealDelay() throws Exception {
+        Lakestream oldOwner = log(secondMetadataClient(stores));
+        Lakestream newOwner = log(stores.metadata());
+        StreamLog old = create(oldOwner, "released");
+        assertThat(old.fence().join()).isEqualTo(1);
+        old.append(1, LakestreamLogTest.bytes("a")).join();
+        old.releaseFence();
+
+        String released = root + "/fences/" + old.id() + "/released";
+        org.awaitility.Awaitility.await("the release of epoch 1 recorded at " + released)
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> stores.metadata()
+                        .get(released, GetOptions.DEFAULT.partitionKey(Long.toString(old.id())))
+                        .join()
+                        .isPresent());
+        StreamLog taken = newOwner.stream(old.id());
+        long before = System.nanoTime();
+        assertThat(taken.fence().join()).isEqualTo(2);
+        assertThat(System.nanoTime() - before).isLessThan(TimeUnit.SECONDS.toNanos(1));
+        assertThat(texts(taken)).containsExactly("a@0");
+    }
 }

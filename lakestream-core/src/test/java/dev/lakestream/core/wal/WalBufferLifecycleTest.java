@@ -203,8 +203,9 @@ class WalBufferLifecycleTest {
     void aFencedStreamFailsOnlyItsAppendsAndTheObjectIsReleasedWithTheCache() {
         ObjectCache cache = new ObjectCache(64L << 20);
         CommitGuard fenceTwo = stream -> stream == 2
-                ? CompletableFuture.failedFuture(new StreamFencedException("stream 2 is fenced (test)"))
-                : CompletableFuture.completedFuture(null);
+                ? CompletableFuture.<CommitGuard.Ticket>failedFuture(
+                        new StreamFencedException("stream 2 is fenced (test)"))
+                : CompletableFuture.completedFuture(CommitGuard.Ticket.UNFENCED);
         WalWriter writer = writer(store, cache, fenceTwo);
         List<CompletableFuture<AppendResult>> results = new ArrayList<>();
         appendOneBatch(writer, results, new int[] {100, 200, 300, 400}, 1, 2);

@@ -3,6 +3,7 @@ package dev.lakestream.pulsar.ledger;
 import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.pulsar.common.Callbacks;
 import dev.lakestream.pulsar.cursor.Search;
+import io.netty.buffer.ByteBuf;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -38,6 +39,12 @@ final class EntryReader {
 
     Entry toEntry(LogEntry e) {
         Position p = state.positionOf(e.offset());
+        if (e.voided()) {
+            ByteBuf marker = VoidEntries.marker(e);
+            EntryImpl entry = EntryImpl.create(p.getLedgerId(), p.getEntryId(), marker);
+            marker.release();
+            return entry;
+        }
         EntryImpl entry = EntryImpl.create(p.getLedgerId(), p.getEntryId(), e.payload());
         e.payload().release();
         return entry;
