@@ -226,7 +226,8 @@ final class AppendPipeline {
         } else if (r.offset() != op.offset) {
             op.error = new StreamFencedException("stream " + ledger.stream().id() + " of managed ledger "
                     + ledger.name() + " got entry at offset " + r.offset() + ", expected " + op.offset
-                    + ": another writer appended to it");
+                    + ": another writer's records lie before it (a live writer's, or the void commits of an owner that"
+                    + " lost the stream); the ledger is fenced, and opened again starts after them");
         }
         drainLocked();
     }
