@@ -46,6 +46,11 @@ final class FaultLog {
         return entries.stream().filter(e -> e.error() != null).count();
     }
 
+    /** {@code nanos} as seconds after the start, the time axis of {@link #describe()}. */
+    double secondsAfterStart(long nanos) {
+        return (nanos - startNanos) / 1e9;
+    }
+
     synchronized String describe() {
         StringBuilder s = new StringBuilder("faults as injected (s after the start):\n");
         for (Entry e : entries) {

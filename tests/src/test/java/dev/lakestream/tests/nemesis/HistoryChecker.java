@@ -136,8 +136,15 @@ final class HistoryChecker {
             if (!faults.anyFaultBetween(r[1], r[2], FAULT_GRACE_NANOS)) {
                 violation(
                         "forgotten acks",
-                        topic + " #" + r[0] + " redelivered " + (r[2] - r[1]) / 1_000_000 + " ms after its ack was "
-                                + "confirmed");
+                        String.format(
+                                java.util.Locale.ROOT,
+                                "%s #%d redelivered %d ms after its ack was confirmed (at %.1f s and %.1f s after the"
+                                        + " start)",
+                                topic,
+                                r[0],
+                                (r[2] - r[1]) / 1_000_000,
+                                faults.secondsAfterStart(r[1]),
+                                faults.secondsAfterStart(r[2])));
             }
         }
     }
