@@ -165,6 +165,29 @@ public final class KeyedTraffic implements AutoCloseable {
         return this;
     }
 
+    /** Per batched entry ({@code partition:ledger:entry}), the messages of it acknowledged so far. */
+    private final Map<String, Set<Integer>> batchAcks = new ConcurrentHashMap<>();
+
+    /**
+     * Notes when the broker holds the acknowledgement of message {@code n}. Pulsar's client completes the
+     * acknowledgement of a message in a batch at once, without telling the broker, until every message of the batch is
+     * acknowledged (batch-index acknowledgement is off): only the last one's receipt comes from the broker, and it
+     * holds them all from then on. A redelivery of a batch not yet wholly acknowledged is no forgotten acknowledgement.
+     */
+    private void brokerHolds(int n, MessageId id) {
+        long now = System.nanoTime();
+        if (!(id instanceof MessageIdAdv adv) || adv.getBatchSize() <= 1) {
+            confirmedAt.putIfAbsent(n, now);
+            return;
+        }
+        String entry = adv.getPartitionIndex() + ":" + adv.getLedgerId() + ":" + adv.getEntryId();
+        Set<Integer> acked = batchAcks.computeIfAbsent(entry, k -> ConcurrentHashMap.newKeySet());
+        acked.add(n);
+        if (acked.size() >= adv.getBatchSize() && batchAcks.remove(entry) != null) {
+            acked.forEach(m -> confirmedAt.putIfAbsent(m, now));
+        }
+    }
+
     private void consume() {
         while (!stopConsuming) {
             try {
@@ -193,8 +216,9 @@ public final class KeyedTraffic implements AutoCloseable {
                 }
                 highestPerKey[key] = Math.max(highestPerKey[key], n);
                 // a failed ack is simply not confirmed: ackConfirmed is what the checks count
+                MessageId id = m.getMessageId();
                 var unused = consumer.acknowledgeAsync(m).thenRun(() -> {
-                    confirmedAt.putIfAbsent(n, System.nanoTime());
+                    brokerHolds(n, id);
                     ackConfirmed.add(n);
                 });
             } catch (PulsarClientException e) {
