@@ -1,10 +1,9 @@
 package dev.lakestream.segments;
 
 import dev.lakestream.core.metadata.DeleteOptions;
-import dev.lakestream.core.metadata.GetOptions;
+import dev.lakestream.core.metadata.ForwardingMetadataStore;
 import dev.lakestream.core.metadata.MetadataStore;
 import dev.lakestream.core.metadata.MetadataStoreUnavailableException;
-import dev.lakestream.core.metadata.Notification;
 import dev.lakestream.core.metadata.PutOptions;
 import dev.lakestream.core.metadata.PutResult;
 import dev.lakestream.core.metadata.Record;
@@ -13,7 +12,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 
 /**
  * A real metadata store seen through a decorator that fails, on demand, the writes a switch makes under one key
@@ -21,9 +19,8 @@ import java.util.function.Consumer;
  * process killed just before them would leave things; or holds those deletes back, as a process paused there would.
  * Does not close the store it wraps.
  */
-final class FaultyMetadataStore implements MetadataStore {
+final class FaultyMetadataStore extends ForwardingMetadataStore {
 
-    private final MetadataStore store;
     private final AtomicReference<String> prefix = new AtomicReference<>("\u0000none");
     private final AtomicInteger failOverwrites = new AtomicInteger();
     private final AtomicInteger failDeletes = new AtomicInteger();
@@ -37,7 +34,7 @@ final class FaultyMetadataStore implements MetadataStore {
     final CompletableFuture<String> deleteHeld = new CompletableFuture<>();
 
     FaultyMetadataStore(MetadataStore store) {
-        this.store = store;
+        super(store);
     }
 
     /** Fails the next {@code n} version-conditional puts of keys under {@code keyPrefix}. */
@@ -108,30 +105,10 @@ final class FaultyMetadataStore implements MetadataStore {
     }
 
     @Override
-    public CompletableFuture<Optional<Record>> get(String key, GetOptions options) {
-        return store.get(key, options);
-    }
-
-    @Override
-    public CompletableFuture<Void> deleteRange(String startInclusive, String endExclusive, Optional<String> p) {
-        return store.deleteRange(startInclusive, endExclusive, p);
-    }
-
-    @Override
-    public CompletableFuture<List<String>> list(String startInclusive, String endExclusive, Optional<String> p) {
-        return store.list(startInclusive, endExclusive, p);
-    }
-
-    @Override
     public CompletableFuture<List<Record>> rangeScan(
             String startInclusive, String endExclusive, Optional<String> p, int limit) {
         rangeScans.incrementAndGet();
         return store.rangeScan(startInclusive, endExclusive, p, limit);
-    }
-
-    @Override
-    public AutoCloseable addListener(Consumer<Notification> listener) {
-        return store.addListener(listener);
     }
 
     @Override

@@ -67,10 +67,14 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
     /** When ({@link System#nanoTime()}) the last reading that confirmed the held epoch was sent, per stream held. */
     private final Map<Long, Long> verified = new ConcurrentHashMap<>();
 
+    /** {@code <root>/fences/}: the keys whose changes concern the epochs held. */
+    private final String fencesPrefix;
+
     private final AutoCloseable subscription;
 
     public StreamFences(MetadataStore metadata, String root) {
         this.metadata = metadata;
+        this.fencesPrefix = root + "/fences/";
         this.index = new OffsetIndex(metadata);
         this.seals = new EpochSeals(metadata, root, held::get);
         this.subscription = metadata.addListener(this::onChange);
@@ -98,6 +102,9 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
         return raise(streamId, CAS_ATTEMPTS).thenCompose(raised -> seal(streamId, raised));
     }
 
+    /** The fence record and the release record, read together before a raise. */
+    private record FenceRead(Optional<Record> fence, Optional<Record> released) {}
+
     /** The epoch raised by compare-and-set, its record's version, whether to wait, and when it was confirmed. */
     private record Raised(long epoch, long versionId, boolean unclean, long sentAtNanos) {}
 
@@ -106,11 +113,9 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
         CompletableFuture<Optional<Record>> fence = metadata.get(key(streamId), GetOptions.DEFAULT.partitionKey(pk));
         CompletableFuture<Optional<Record>> released =
                 metadata.get(releasedKey(streamId), GetOptions.DEFAULT.partitionKey(pk));
-        return fence.thenCombine(released, (f, rel) -> new Object[] {f, rel}).thenCompose(both -> {
-            @SuppressWarnings("unchecked")
-            Optional<Record> r = (Optional<Record>) both[0];
-            @SuppressWarnings("unchecked")
-            Optional<Record> rel = (Optional<Record>) both[1];
+        return fence.thenCombine(released, FenceRead::new).thenCompose(read -> {
+            Optional<Record> r = read.fence();
+            Optional<Record> rel = read.released();
             FenceValue previous =
                     r.map(rec -> FenceValue.parse(rec.value(), key(streamId))).orElse(FenceValue.NONE);
             boolean cleanlyReleased = rel.isPresent()
@@ -204,12 +209,6 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
         }
     }
 
-    /** The epoch this process holds for the stream, or 0 when it holds none. */
-    public long heldEpoch(long streamId) {
-        FenceValue v = held.get(streamId);
-        return v == null ? 0 : v.epoch();
-    }
-
     @Override
     public CompletableFuture<Ticket> beforeCommit(long streamId) {
         FenceValue mine = held.get(streamId);
@@ -281,18 +280,17 @@ public final class StreamFences implements CommitGuard, AutoCloseable {
     }
 
     private void onChange(Notification n) {
-        String prefix = key(0).substring(0, key(0).length() - 1);
         String key = switch (n) {
             case Notification.KeyCreated c -> c.key();
             case Notification.KeyModified m -> m.key();
             default -> null;
         };
-        if (key == null || !key.startsWith(prefix)) {
+        if (key == null || !key.startsWith(fencesPrefix)) {
             return;
         }
         long streamId;
         try {
-            streamId = Long.parseLong(key.substring(prefix.length()));
+            streamId = Long.parseLong(key.substring(fencesPrefix.length()));
         } catch (NumberFormatException e) {
             return; // a seal or release key below a fence
         }

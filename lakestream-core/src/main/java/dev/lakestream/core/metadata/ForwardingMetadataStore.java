@@ -6,8 +6,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * A test decorator's base: forwards every call to a real metadata store, so a decorator overrides only the calls it
- * records or holds back. Closing it closes the store it wraps, unless the decorator overrides {@link #close()}.
+ * A decorator's base: forwards every call to the metadata store it wraps, so a decorator (a metered view, a test's
+ * fault injection) overrides only the calls it changes. Closing it closes the wrapped store, unless the decorator
+ * overrides {@link #close()}.
  */
 public abstract class ForwardingMetadataStore implements MetadataStore {
 
