@@ -12,8 +12,12 @@ final class FaultLog {
     /** One fault as it happened; {@code healedAt} is the injection time for instant faults. */
     record Entry(ScheduledFault fault, String what, long injectedAt, long healedAt, String error) {}
 
+    /** A step of healing that disturbs the cluster as a fault does (a bundle unloaded again, a broker restarted). */
+    record HealStep(String what, long from, long to) {}
+
     private final long startNanos;
     private final List<Entry> entries = new ArrayList<>();
+    private final List<HealStep> healSteps = new ArrayList<>();
 
     FaultLog(long startNanos) {
         this.startNanos = startNanos;
@@ -27,12 +31,21 @@ final class FaultLog {
         return List.copyOf(entries);
     }
 
+    synchronized void addHealStep(HealStep s) {
+        healSteps.add(s);
+    }
+
+    synchronized List<HealStep> healSteps() {
+        return List.copyOf(healSteps);
+    }
+
     /**
      * Whether any fault was in place at some time in {@code [from, to]} (nanos), counting {@code graceNanos} after each
-     * heal (a broker's state settles after it comes back).
+     * heal (a broker's state settles after it comes back); heal steps count as faults.
      */
     synchronized boolean anyFaultBetween(long from, long to, long graceNanos) {
-        return entries.stream().anyMatch(e -> e.injectedAt() <= to && e.healedAt() + graceNanos >= from);
+        return entries.stream().anyMatch(e -> e.injectedAt() <= to && e.healedAt() + graceNanos >= from)
+                || healSteps.stream().anyMatch(h -> h.from() <= to && h.to() + graceNanos >= from);
     }
 
     /** Faults injected, per kind. */
@@ -62,6 +75,15 @@ final class FaultLog {
                     e.fault().kind(),
                     e.what(),
                     e.error() == null ? "" : " (step failed: " + e.error() + ")"));
+        }
+        for (HealStep h : healSteps) {
+            s.append(String.format(
+                    Locale.ROOT,
+                    "  %6.1f-%6.1f %-13s %s%n",
+                    (h.from() - startNanos) / 1e9,
+                    (h.to() - startNanos) / 1e9,
+                    "HEAL",
+                    h.what()));
         }
         return s.toString();
     }

@@ -51,6 +51,7 @@ final class NemesisRun {
     record Result(
             NemesisSchedule schedule,
             FaultLog faults,
+            int stuckBundles,
             HistoryChecker.Verdict verdict,
             long acknowledged,
             long committedTxns,
@@ -61,7 +62,8 @@ final class NemesisRun {
             double seconds) {
 
         String describe() {
-            return schedule.describe() + faults.describe() + "checks (acknowledged " + acknowledged
+            return schedule.describe() + faults.describe() + "bundles Pulsar left disabled after healing: "
+                    + stuckBundles + "\nchecks (acknowledged " + acknowledged
                     + ", transactions committed/aborted/unknown " + committedTxns + "/" + abortedTxns + "/"
                     + unknownTxns + ", table rows " + tableRows + ", segments written by the running brokers "
                     + (long) segmentsWritten + "):\n" + verdict.describe()
@@ -143,6 +145,9 @@ final class NemesisRun {
             } finally {
                 nemesis.healAll();
             }
+            List<String> ownedNamespaces = new ArrayList<>(NAMESPACES);
+            ownedNamespaces.add("pulsar/system");
+            int stuckBundles = new StuckBundles(cluster, ownedNamespaces, log).free();
             long healed = System.nanoTime();
             LOG.info("nemesis run {}: faults over; waiting for every topic to take writes again", label);
             HistoryChecker checker = new HistoryChecker();
@@ -192,6 +197,7 @@ final class NemesisRun {
             return new Result(
                     schedule,
                     log,
+                    stuckBundles,
                     checker.verdict(),
                     acked,
                     txn.count(TransactionTraffic.Outcome.COMMITTED),
