@@ -23,7 +23,8 @@ public final class IcebergConfigKeys implements ConfigKeySet {
             "lakestream.iceberg.readEntries",
             "lakestream.iceberg.readBytes",
             "lakestream.iceberg.partitionByDay",
-            "lakestream.iceberg.maxBufferedBytes");
+            "lakestream.iceberg.maxBufferedBytes",
+            "lakestream.iceberg.readTimeout");
 
     /** Passed through to the catalog and to new tables. */
     static final List<String> PREFIXES =

@@ -18,6 +18,9 @@ import java.util.Map;
  * @param tableProperties properties of new tables (keys {@code lakestream.iceberg.table.property.<name>})
  * @param maxBufferedBytes the bound on the bytes of stream entries read and not yet committed by all materializers
  *     of one process ({@link MemoryBudget}), default 256 MiB; at least {@code readBytes}
+ * @param readTimeout how long a step waits for a read of the stream (or for its end) before it fails and the
+ *     materializer starts again from the table's offsets, default 5 min; a read has its own store timeouts and
+ *     retries well below that, so this only ends a wait that would otherwise never end
  */
 public record MaterializerConfig(
         Duration commitInterval,
@@ -27,7 +30,8 @@ public record MaterializerConfig(
         long readBytes,
         boolean partitionByDay,
         Map<String, String> tableProperties,
-        long maxBufferedBytes) {
+        long maxBufferedBytes,
+        Duration readTimeout) {
 
     public static final MaterializerConfig DEFAULT = new MaterializerConfig(
             Duration.ofSeconds(10),
@@ -37,7 +41,8 @@ public record MaterializerConfig(
             8L * 1024 * 1024,
             true,
             Map.of(),
-            256L * 1024 * 1024);
+            256L * 1024 * 1024,
+            Duration.ofMinutes(5));
 
     private static final String TABLE_PROPERTY_PREFIX = "lakestream.iceberg.table.property.";
 
@@ -66,6 +71,10 @@ public record MaterializerConfig(
                     String.valueOf(maxBufferedBytes),
                     "must be at least lakestream.iceberg.readBytes (" + readBytes + "): a read must fit");
         }
+        if (readTimeout.isNegative() || readTimeout.isZero()) {
+            throw new ConfigException(
+                    "lakestream.iceberg.readTimeout", String.valueOf(readTimeout), "must be positive");
+        }
         tableProperties = Map.copyOf(tableProperties);
     }
 
@@ -86,7 +95,8 @@ public record MaterializerConfig(
                 p.bytes("lakestream.iceberg.readBytes", d.readBytes()),
                 p.bool("lakestream.iceberg.partitionByDay", d.partitionByDay()),
                 table,
-                p.bytes("lakestream.iceberg.maxBufferedBytes", d.maxBufferedBytes()));
+                p.bytes("lakestream.iceberg.maxBufferedBytes", d.maxBufferedBytes()),
+                p.duration("lakestream.iceberg.readTimeout", d.readTimeout()));
     }
 
     public MaterializerConfig withCommitInterval(Duration d) {
@@ -98,7 +108,8 @@ public record MaterializerConfig(
                 readBytes,
                 partitionByDay,
                 tableProperties,
-                maxBufferedBytes);
+                maxBufferedBytes,
+                readTimeout);
     }
 
     public MaterializerConfig withTargetFileSize(long bytes) {
@@ -110,7 +121,8 @@ public record MaterializerConfig(
                 readBytes,
                 partitionByDay,
                 tableProperties,
-                maxBufferedBytes);
+                maxBufferedBytes,
+                readTimeout);
     }
 
     public MaterializerConfig withRead(int entries, long bytes) {
@@ -122,7 +134,8 @@ public record MaterializerConfig(
                 bytes,
                 partitionByDay,
                 tableProperties,
-                Math.max(maxBufferedBytes, bytes));
+                Math.max(maxBufferedBytes, bytes),
+                readTimeout);
     }
 
     public MaterializerConfig withMaxBufferedBytes(long bytes) {
@@ -134,6 +147,20 @@ public record MaterializerConfig(
                 readBytes,
                 partitionByDay,
                 tableProperties,
-                bytes);
+                bytes,
+                readTimeout);
+    }
+
+    public MaterializerConfig withReadTimeout(Duration d) {
+        return new MaterializerConfig(
+                commitInterval,
+                targetFileSizeBytes,
+                pollInterval,
+                readEntries,
+                readBytes,
+                partitionByDay,
+                tableProperties,
+                maxBufferedBytes,
+                d);
     }
 }

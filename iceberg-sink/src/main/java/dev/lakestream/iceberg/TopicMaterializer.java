@@ -214,12 +214,16 @@ public final class TopicMaterializer implements AutoCloseable {
         }
         holding = false;
         try {
-            List<LogEntry> batch =
-                    stream.read(next, config.readEntries(), config.readBytes()).join();
+            long at = next;
+            List<LogEntry> batch = StreamWaits.entries(
+                    stream.read(at, config.readEntries(), config.readBytes()),
+                    config.readTimeout(),
+                    () -> "the read of " + where + " at offset " + at);
             long kept = 0;
             try {
                 // The entries are ours from here: released below whatever happens.
-                streamEnd = stream.endOffset().join();
+                streamEnd =
+                        StreamWaits.value(stream.endOffset(), config.readTimeout(), () -> "the end offset of " + where);
                 noteShortRead(batch.isEmpty());
                 if (!batch.isEmpty()) {
                     positions.refresh();
@@ -495,8 +499,9 @@ public final class TopicMaterializer implements AutoCloseable {
     private void resync() {
         table.refresh();
         committedBase = CommitSummary.committedOffsets(table).get(stream.id());
-        long start =
-                committedBase != null ? committedBase : stream.startOffset().join();
+        long start = committedBase != null
+                ? committedBase
+                : StreamWaits.value(stream.startOffset(), config.readTimeout(), () -> "the start offset of " + where);
         pendingStart = start;
         next = start;
         pendingRows = 0;

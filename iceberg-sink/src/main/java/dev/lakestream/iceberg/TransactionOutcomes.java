@@ -69,8 +69,11 @@ final class TransactionOutcomes {
     private void readAhead(long from) {
         long at = from;
         while (true) {
-            List<LogEntry> batch =
-                    stream.read(at, config.readEntries(), config.readBytes()).join();
+            long readAt = at;
+            List<LogEntry> batch = StreamWaits.entries(
+                    stream.read(readAt, config.readEntries(), config.readBytes()),
+                    config.readTimeout(),
+                    () -> "the read ahead for transaction outcomes of stream " + stream.id() + " at offset " + readAt);
             if (batch.isEmpty()) {
                 break;
             }

@@ -116,6 +116,73 @@ class MaterializerRunnerTest {
         }
     }
 
+    /**
+     * A read of the stream that never completes (the stall a nemesis run saw: a table that stopped moving with nothing
+     * in the log) fails its step after {@code readTimeout}, naming the read; the materializer starts again from the
+     * table's offsets and goes on, and the entries of the read, when it completes after all, are released.
+     */
+    @Test
+    void aReadThatNeverCompletesFailsItsStepAfterTheReadTimeoutAndTheTopicGoesOn() throws Exception {
+        try (Fixture f = new Fixture(dir)) {
+            TopicRef topic = TopicRef.parse("persistent://public/default/unanswered");
+            StreamLog real = f.stream(topic);
+            StreamLog stream = org.mockito.Mockito.spy(real);
+            java.util.concurrent.CompletableFuture<java.util.List<dev.lakestream.core.log.LogEntry>> never =
+                    new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.atomic.AtomicBoolean hang = new java.util.concurrent.atomic.AtomicBoolean();
+            org.mockito.Mockito.doAnswer(inv -> hang.getAndSet(false) ? never : inv.callRealMethod())
+                    .when(stream)
+                    .read(
+                            org.mockito.ArgumentMatchers.anyLong(),
+                            org.mockito.ArgumentMatchers.anyInt(),
+                            org.mockito.ArgumentMatchers.anyLong());
+            var catalog = f.catalog();
+            MaterializerConfig config = MaterializerConfig.DEFAULT
+                    .withCommitInterval(Duration.ofHours(1))
+                    .withReadTimeout(Duration.ofMillis(500));
+            TopicMaterializer m = f.materializer(topic, stream, catalog, config, DeadLetters.log());
+            Fixture.append(real, ExactlyOnceTest.entries(0, 3));
+            assertThat(m.poll()).isEqualTo(3);
+            m.commit();
+            assertThat(m.status().committedOffset()).isEqualTo(3);
+            hang.set(true);
+            // Without the bound this poll never returns.
+            int read = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(20), m::poll);
+            assertThat(read).isZero();
+            assertThat(m.status().state()).isEqualTo(MaterializerStatus.State.RETRYING);
+            assertThat(m.status().lastError())
+                    .contains("the read of persistent://public/default/unanswered")
+                    .contains("at offset 3 did not complete within 500ms")
+                    .contains("lakestream.iceberg.readTimeout");
+            Fixture.append(real, ExactlyOnceTest.entries(3, 2));
+            assertThat(m.poll())
+                    .as("the next poll starts again from the table's offsets")
+                    .isEqualTo(2);
+            m.commit();
+            assertThat(m.status().committedOffset()).isEqualTo(5);
+            m.close();
+            ExactlyOnceTest.assertExactly(catalog.loadTable(TableNames.of(topic)), 5);
+            // The read completes after all: its entries are released, not leaked.
+            java.util.List<dev.lakestream.core.log.LogEntry> late = java.util.List.of(
+                    new dev.lakestream.core.log.LogEntry(
+                            real.id(),
+                            3,
+                            1,
+                            0,
+                            io.netty.buffer.Unpooled.buffer(8).writeLong(3),
+                            false),
+                    new dev.lakestream.core.log.LogEntry(
+                            real.id(),
+                            4,
+                            1,
+                            0,
+                            io.netty.buffer.Unpooled.buffer(8).writeLong(4),
+                            false));
+            never.complete(late);
+            assertThat(late).allSatisfy(e -> assertThat(e.payload().refCnt()).isZero());
+        }
+    }
+
     @Test
     void runnersShareOnePoolAndCloseAsyncCommitsWithoutStoppingIt() throws Exception {
         java.util.concurrent.ScheduledExecutorService pool =
