@@ -150,17 +150,4 @@ public record MaterializerConfig(
                 bytes,
                 readTimeout);
     }
-
-    public MaterializerConfig withReadTimeout(Duration d) {
-        return new MaterializerConfig(
-                commitInterval,
-                targetFileSizeBytes,
-                pollInterval,
-                readEntries,
-                readBytes,
-                partitionByDay,
-                tableProperties,
-                maxBufferedBytes,
-                d);
-    }
 }

@@ -137,9 +137,8 @@ class MaterializerRunnerTest {
                             org.mockito.ArgumentMatchers.anyInt(),
                             org.mockito.ArgumentMatchers.anyLong());
             var catalog = f.catalog();
-            MaterializerConfig config = MaterializerConfig.DEFAULT
-                    .withCommitInterval(Duration.ofHours(1))
-                    .withReadTimeout(Duration.ofMillis(500));
+            MaterializerConfig config = MaterializerConfig.fromProperties(java.util.Map.of(
+                    "lakestream.iceberg.commitInterval", "1h", "lakestream.iceberg.readTimeout", "500ms"));
             TopicMaterializer m = f.materializer(topic, stream, catalog, config, DeadLetters.log());
             Fixture.append(real, ExactlyOnceTest.entries(0, 3));
             assertThat(m.poll()).isEqualTo(3);
