@@ -35,10 +35,6 @@ final class FaultLog {
         healSteps.add(s);
     }
 
-    synchronized List<HealStep> healSteps() {
-        return List.copyOf(healSteps);
-    }
-
     /**
      * Whether any fault was in place at some time in {@code [from, to]} (nanos), counting {@code graceNanos} after each
      * heal (a broker's state settles after it comes back); heal steps count as faults.
@@ -67,24 +63,21 @@ final class FaultLog {
     synchronized String describe() {
         StringBuilder s = new StringBuilder("faults as injected (s after the start):\n");
         for (Entry e : entries) {
-            s.append(String.format(
-                    Locale.ROOT,
-                    "  %6.1f-%6.1f %-13s %s%s%n",
-                    (e.injectedAt() - startNanos) / 1e9,
-                    (e.healedAt() - startNanos) / 1e9,
-                    e.fault().kind(),
-                    e.what(),
-                    e.error() == null ? "" : " (step failed: " + e.error() + ")"));
+            line(
+                    s,
+                    e.injectedAt(),
+                    e.healedAt(),
+                    e.fault().kind().name(),
+                    e.what() + (e.error() == null ? "" : " (step failed: " + e.error() + ")"));
         }
         for (HealStep h : healSteps) {
-            s.append(String.format(
-                    Locale.ROOT,
-                    "  %6.1f-%6.1f %-13s %s%n",
-                    (h.from() - startNanos) / 1e9,
-                    (h.to() - startNanos) / 1e9,
-                    "HEAL",
-                    h.what()));
+            line(s, h.from(), h.to(), "HEAL", h.what());
         }
         return s.toString();
+    }
+
+    private void line(StringBuilder s, long from, long to, String kind, String what) {
+        s.append(String.format(
+                Locale.ROOT, "  %6.1f-%6.1f %-13s %s%n", secondsAfterStart(from), secondsAfterStart(to), kind, what));
     }
 }

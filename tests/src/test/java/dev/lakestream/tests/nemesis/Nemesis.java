@@ -182,10 +182,14 @@ final class Nemesis {
     }
 
     private PulsarAdmin admin() throws Exception {
+        return admin(BrokerCluster.webServiceUrl(
+                cluster.brokers().stream().filter(BrokerProcess::isAlive).toList()));
+    }
+
+    /** An admin client at {@code httpUrl} with timeouts short enough for a faulty cluster. */
+    static PulsarAdmin admin(String httpUrl) throws Exception {
         return PulsarAdmin.builder()
-                .serviceHttpUrl(BrokerCluster.webServiceUrl(cluster.brokers().stream()
-                        .filter(BrokerProcess::isAlive)
-                        .toList()))
+                .serviceHttpUrl(httpUrl)
                 .connectionTimeout(5, TimeUnit.SECONDS)
                 .readTimeout(20, TimeUnit.SECONDS)
                 .requestTimeout(30, TimeUnit.SECONDS)

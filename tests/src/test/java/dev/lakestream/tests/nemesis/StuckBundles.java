@@ -4,10 +4,10 @@ import dev.lakestream.tests.BrokerCluster;
 import dev.lakestream.tests.BrokerProcess;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.Set;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.common.policies.data.NamespaceOwnershipStatus;
 import org.slf4j.Logger;
@@ -70,7 +70,7 @@ final class StuckBundles {
                     s.bundle(),
                     s.owner().name(),
                     STUCK_AFTER.toSeconds());
-            try (PulsarAdmin admin = adminOf(s.owner())) {
+            try (PulsarAdmin admin = Nemesis.admin("http://" + s.owner().webAddress())) {
                 admin.namespaces().unloadNamespaceBundle(s.namespace(), s.range());
             } catch (Exception e) {
                 LOG.warn(
@@ -82,22 +82,23 @@ final class StuckBundles {
         }
         Thread.sleep(AFTER_UNLOAD.toMillis());
         List<String> still = disabled().stream().map(Stuck::bundle).toList();
+        // A broker holding several stuck bundles is restarted once.
+        Set<BrokerProcess> restart = new LinkedHashSet<>();
         for (Stuck s : stuck) {
-            String what;
             if (still.contains(s.bundle()) && s.owner().isAlive()) {
-                LOG.warn(
-                        "nemesis: bundle {} still disabled on {}; restarting the broker",
-                        s.bundle(),
-                        s.owner().name());
-                s.owner().kill();
-                cluster.restartStoppedBrokers();
-                what = "bundle " + s.bundle() + " stuck disabled on "
-                        + s.owner().name() + ": broker restarted";
-            } else {
-                what = "bundle " + s.bundle() + " stuck disabled on "
-                        + s.owner().name() + ": unloaded again";
+                restart.add(s.owner());
             }
-            log.addHealStep(new FaultLog.HealStep(what, from, System.nanoTime()));
+        }
+        for (BrokerProcess b : restart) {
+            LOG.warn("nemesis: bundles still disabled on {}; restarting the broker", b.name());
+            b.kill();
+        }
+        cluster.restartStoppedBrokers();
+        long to = System.nanoTime();
+        for (Stuck s : stuck) {
+            String how = restart.contains(s.owner()) ? ": broker restarted" : ": unloaded again";
+            log.addHealStep(new FaultLog.HealStep(
+                    "bundle " + s.bundle() + " stuck disabled on " + s.owner().name() + how, from, to));
         }
         return stuck.size();
     }
@@ -123,9 +124,9 @@ final class StuckBundles {
                 continue;
             }
             Map<String, NamespaceOwnershipStatus> owned;
-            try (PulsarAdmin admin = adminOf(b)) {
+            try (PulsarAdmin admin = Nemesis.admin("http://" + b.webAddress())) {
                 String clusterName = admin.clusters().getClusters().get(0);
-                owned = new HashMap<>(admin.brokers().getOwnedNamespaces(clusterName, b.webAddress()));
+                owned = admin.brokers().getOwnedNamespaces(clusterName, b.webAddress());
             } catch (Exception e) {
                 LOG.info("nemesis: owned bundles of {} not known ({})", b.name(), e.toString());
                 continue;
@@ -137,14 +138,5 @@ final class StuckBundles {
             });
         }
         return out;
-    }
-
-    private static PulsarAdmin adminOf(BrokerProcess b) throws Exception {
-        return PulsarAdmin.builder()
-                .serviceHttpUrl("http://" + b.webAddress())
-                .connectionTimeout(5, TimeUnit.SECONDS)
-                .readTimeout(20, TimeUnit.SECONDS)
-                .requestTimeout(30, TimeUnit.SECONDS)
-                .build();
     }
 }
