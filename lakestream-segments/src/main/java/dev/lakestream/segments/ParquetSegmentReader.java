@@ -30,8 +30,8 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * {@link Limits#decodedGroupBytes()}): a consumer catching up reads far less than a group at a time, and its next
  * reads are served from memory, not by fetching and decoding the group again. For a reader reading on ({@link #readOn},
  * which the core tells apart, also into the stream's next segment) the groups after its read come ahead in spans of up to
- * {@link Limits#readAheadBytes()}, one ranged GET each ({@link FetchedSpans}), and the next group is decoded before it
- * is asked for. Bytes are fetched first and decoded from memory after, on the reader's own decoding threads, and
+ * {@link Limits#readAheadBytes()} ({@link FetchedSpans}), read one after the other from one stream of the segment's row
+ * groups ({@link SpanStreams}: one GET a segment), and the next group is decoded before it is asked for. Bytes are fetched first and decoded from memory after, on the reader's own decoding threads, and
  * entries are copied into reads on a thread of its own: neither the store's response threads nor the caller's carry
  * the work, and nothing here waits on a future.
  */
@@ -46,7 +46,7 @@ final class ParquetSegmentReader implements SegmentReader {
      * @param decodeThreads threads decoding fetched bytes (daemon threads, ended on {@link #close()})
      * @param decodedGroupBytes payload bytes of decoded row groups kept for the next reads (eight default row groups)
      * @param readAheadBytes a reader reading on has the row groups after its own fetched ahead in spans of up to this
-     *     many bytes, one ranged GET each, a new span once less than this is ahead of it; twice this is the bound on
+     *     many bytes, read from one stream of the segment, a new span once less than this is ahead of it; twice this is the bound on
      *     bytes fetched ahead and not decoded yet, over all readers (0: one row group ahead, in its own GET)
      */
     record Limits(
@@ -76,6 +76,8 @@ final class ParquetSegmentReader implements SegmentReader {
     private final DecodedGroups groups;
     /** Row groups' bytes fetched ahead of readers reading on, not decoded yet. */
     private final FetchedSpans spans;
+    /** Where those spans come from: one stream per segment a reader reads on through. */
+    private final SpanStreams streams;
     /** Row groups being decoded (or fetched) ahead of a reader reading on, by {@link #name}: a read of one waits. */
     private final Map<String, CompletableFuture<Void>> ahead = new ConcurrentHashMap<>();
 
@@ -97,6 +99,7 @@ final class ParquetSegmentReader implements SegmentReader {
         this.footers = new FooterCache(limits.footers());
         this.groups = new DecodedGroups(limits.decodedGroupBytes());
         this.spans = new FetchedSpans(2 * limits.readAheadBytes());
+        this.streams = new SpanStreams(objects);
         // Parquet's default allocator (heap, never reusing a buffer) is what lets a decoded group keep views of the
         // pages instead of copies (DecodedGroup): do not give it a pooling or direct one.
         this.options = ParquetReadOptions.builder(new PlainParquetConfiguration())
@@ -314,7 +317,10 @@ final class ParquetSegmentReader implements SegmentReader {
         decodeAhead(key, f, g + 1);
     }
 
-    /** One ranged GET of the groups from {@code first} on, up to {@link Limits#readAheadBytes()} (at least one). */
+    /**
+     * The groups from {@code first} on, up to {@link Limits#readAheadBytes()} (at least one), read from the segment's
+     * stream ({@link SpanStreams}).
+     */
     private void fetchSpan(String key, SegmentFooter f, int first) {
         int last = first;
         while (last + 1 < f.groups() && f.groupEnd[last + 1] - f.groupStart[first] <= limits.readAheadBytes()) {
@@ -330,7 +336,7 @@ final class ParquetSegmentReader implements SegmentReader {
         if (!spans.offer(key, first, lengths, span, System.nanoTime())) {
             return;
         }
-        objects.get(key, start, length).whenComplete((bytes, e) -> {
+        streams.span(key, start, length, f.groupEnd[f.groups() - 1]).whenComplete((bytes, e) -> {
             if (e == null && bytes.remaining() == length) {
                 span.complete(new FetchedSpans.Span(start, bytes));
             } else {
@@ -480,6 +486,7 @@ final class ParquetSegmentReader implements SegmentReader {
     @Override
     public void close() {
         footers.clear();
+        streams.close();
         groups.close();
         decoder.shutdown();
         copier.shutdown();

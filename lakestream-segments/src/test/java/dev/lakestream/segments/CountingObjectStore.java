@@ -2,15 +2,19 @@ package dev.lakestream.segments;
 
 import dev.lakestream.core.objectstore.ForwardingObjectStore;
 import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.ObjectStream;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A real store seen through a decorator counting GETs (whole and ranged) and the bytes they returned. */
+/** A real store seen through a decorator counting GETs (whole, ranged and streams) and the bytes they returned. */
 final class CountingObjectStore extends ForwardingObjectStore {
 
     final AtomicLong gets = new AtomicLong();
     final AtomicLong wholeGets = new AtomicLong();
+    /** Of the GETs, those that opened a stream. */
+    final AtomicLong streams = new AtomicLong();
+
     final AtomicLong bytes = new AtomicLong();
     /** Keys of the GETs, in the order they were asked. */
     final java.util.Queue<String> keys = new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -22,6 +26,7 @@ final class CountingObjectStore extends ForwardingObjectStore {
     void reset() {
         gets.set(0);
         wholeGets.set(0);
+        streams.set(0);
         bytes.set(0);
         keys.clear();
     }
@@ -39,6 +44,40 @@ final class CountingObjectStore extends ForwardingObjectStore {
         gets.incrementAndGet();
         keys.add(key);
         return store.get(key, offset, length).thenApply(this::count);
+    }
+
+    /** A stream is one GET, as it is one request on S3; its bytes count as they are read. */
+    @Override
+    public CompletableFuture<ObjectStream> openStream(String key, long offset, long length) {
+        gets.incrementAndGet();
+        streams.incrementAndGet();
+        keys.add(key);
+        return store.openStream(key, offset, length).thenApply(s -> new ObjectStream() {
+            @Override
+            public CompletableFuture<ByteBuffer> read(int n) {
+                return s.read(n).thenApply(CountingObjectStore.this::count);
+            }
+
+            @Override
+            public long position() {
+                return s.position();
+            }
+
+            @Override
+            public long end() {
+                return s.end();
+            }
+
+            @Override
+            public boolean isOpen() {
+                return s.isOpen();
+            }
+
+            @Override
+            public void close() {
+                s.close();
+            }
+        });
     }
 
     private ByteBuffer count(ByteBuffer b) {

@@ -5,6 +5,7 @@ import dev.lakestream.core.objectstore.ObjectBody;
 import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectListing;
 import dev.lakestream.core.objectstore.ObjectStore;
+import dev.lakestream.core.objectstore.ObjectStream;
 import dev.lakestream.core.objectstore.ObjectUpload;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -12,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
@@ -122,6 +124,69 @@ final class MeteredObjectStore implements ObjectStore {
     @Override
     public CompletableFuture<ByteBuffer> get(String key, long offset, long length) {
         return metered(ObjectStoreOp.GET, () -> store.get(key, offset, length), ByteBuffer::remaining);
+    }
+
+    /**
+     * A stream counts as one GET when it opens, its bytes as they are read; a stream of ranged GETs (a store that does
+     * not stream) counts each read as a GET.
+     */
+    @Override
+    public CompletableFuture<ObjectStream> openStream(String key, long offset, long length) {
+        OperationMetrics m = metrics.objectStore(ObjectStoreOp.GET);
+        long start = System.nanoTime();
+        return store.openStream(key, offset, length).handle((s, e) -> {
+            if (e != null) {
+                m.failed(start);
+                throw e instanceof CompletionException c ? c : new CompletionException(e);
+            }
+            if (!s.requestPerRead()) {
+                m.completed(start, 0);
+            }
+            return new MeteredStream(s, m);
+        });
+    }
+
+    private record MeteredStream(ObjectStream stream, OperationMetrics m) implements ObjectStream {
+        @Override
+        public CompletableFuture<ByteBuffer> read(int length) {
+            long start = System.nanoTime();
+            return stream.read(length).whenComplete((b, e) -> {
+                if (!stream.requestPerRead()) {
+                    if (e == null) {
+                        m.moved(b.remaining());
+                    }
+                } else if (e == null) {
+                    m.completed(start, b.remaining());
+                } else {
+                    m.failed(start);
+                }
+            });
+        }
+
+        @Override
+        public long position() {
+            return stream.position();
+        }
+
+        @Override
+        public long end() {
+            return stream.end();
+        }
+
+        @Override
+        public boolean isOpen() {
+            return stream.isOpen();
+        }
+
+        @Override
+        public boolean requestPerRead() {
+            return stream.requestPerRead();
+        }
+
+        @Override
+        public void close() {
+            stream.close();
+        }
     }
 
     @Override

@@ -17,6 +17,11 @@ public final class OperationMetrics {
         latency.record(System.nanoTime() - startNanos);
     }
 
+    /** Bytes a call moved after it completed (the body of a streamed GET, read later). */
+    public void moved(long bytes) {
+        this.bytes.add(bytes);
+    }
+
     /** A call that started at {@code startNanos} failed now. */
     public void failed(long startNanos) {
         requests.increment();

@@ -105,6 +105,20 @@ public interface ObjectStore extends AutoCloseable {
         return get(key).thenApply(Unpooled::wrappedBuffer);
     }
 
+    /**
+     * Opens {@code length} bytes from {@code offset} for reading front to back ({@link ObjectStream}): one request for
+     * all of it where the store streams, so a reader stepping through a large range pays one GET. The default reads
+     * each step with a ranged GET of its own. Fails as {@link #get(String, long, long)} does when the object or range
+     * is missing.
+     */
+    default CompletableFuture<ObjectStream> openStream(String key, long offset, long length) {
+        if (offset < 0 || length < 1) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "need offset >= 0 and length >= 1: offset " + offset + ", length " + length));
+        }
+        return CompletableFuture.completedFuture(new RangedObjectStream(this, key, offset, length));
+    }
+
     /** The object's size and modification time, or empty when it does not exist. */
     CompletableFuture<Optional<ObjectInfo>> head(String key);
 

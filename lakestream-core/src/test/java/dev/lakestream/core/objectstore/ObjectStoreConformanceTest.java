@@ -104,6 +104,59 @@ public abstract class ObjectStoreConformanceTest {
         }
     }
 
+    // ---------------------------------------------------------------------------------------------
+    // Streams
+
+    @Test
+    void aStreamReadsItsRangeInTheStepsAskedForAsRangedGetsDo() {
+        byte[] bytes = randomBytes(3 << 20, 7);
+        await(store.put("streamed", ByteBuffer.wrap(bytes)));
+        long from = 1000;
+        long length = (2 << 20) + 7;
+        ObjectStream s = await(store.openStream("streamed", from, length));
+        assertThat(s.position()).isEqualTo(from);
+        assertThat(s.end()).isEqualTo(from + length);
+        java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+        int[] steps = {100_000, 1, 777_777, 65_536, 3, 1 << 20};
+        for (int i = 0; got.size() < length; i++) {
+            ByteBuffer b = await(s.read(steps[i % steps.length]));
+            assertThat(b.remaining()).isEqualTo((int) Math.min(steps[i % steps.length], length - got.size()));
+            got.writeBytes(array(b));
+            assertThat(s.position()).isEqualTo(from + got.size());
+        }
+        assertThat(got.toByteArray()).isEqualTo(java.util.Arrays.copyOfRange(bytes, (int) from, (int) (from + length)));
+        assertThat(await(s.read(10)).remaining()).isZero();
+        assertThat(s.isOpen()).isFalse();
+        s.close();
+    }
+
+    @Test
+    void aStreamPastTheObjectsEndIsCutThere() {
+        await(store.put("short", utf8("0123456789")));
+        ObjectStream s = await(store.openStream("short", 4, 1000));
+        assertThat(string(await(s.read(1000)))).isEqualTo("456789");
+        assertThat(await(s.read(1)).remaining()).isZero();
+        s.close();
+    }
+
+    @Test
+    void aStreamOfAMissingObjectOrPastTheEndFailsAsAGetDoes() {
+        await(store.put("short", utf8("0123456789")));
+        failure(store.openStream("missing", 0, 10).thenCompose(s -> s.read(10)), ObjectNotFoundException.class);
+        failure(store.openStream("short", 10, 10).thenCompose(s -> s.read(10)), InvalidRangeException.class);
+    }
+
+    @Test
+    void aClosedStreamsReadsFailNamingTheObject() {
+        await(store.put("short", utf8("0123456789")));
+        ObjectStream s = await(store.openStream("short", 0, 10));
+        assertThat(string(await(s.read(3)))).isEqualTo("012");
+        s.close();
+        assertThat(s.isOpen()).isFalse();
+        ObjectStoreException e = failure(s.read(3), ObjectStoreException.class);
+        assertThat(e).hasMessageContaining("short").hasMessageContaining("position 3");
+    }
+
     @Test
     void putReplacesAnExistingObject() {
         await(store.put("k", utf8("first version, longer")));

@@ -17,6 +17,7 @@ import dev.lakestream.core.objectstore.ObjectStoreAccessDeniedException;
 import dev.lakestream.core.objectstore.ObjectStoreException;
 import dev.lakestream.core.objectstore.ObjectStoreLifecycle;
 import dev.lakestream.core.objectstore.ObjectStoreUnavailableException;
+import dev.lakestream.core.objectstore.ObjectStream;
 import dev.lakestream.core.objectstore.ObjectUpload;
 import dev.lakestream.core.objectstore.PartUpload;
 import dev.lakestream.core.objectstore.RetryPolicy;
@@ -36,7 +37,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +50,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
@@ -62,6 +66,7 @@ import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -177,6 +182,11 @@ public final class S3ObjectStore implements ObjectStore {
     private final S3AsyncClient s3;
     private final RetryPolicy retryPolicy;
     private final AsyncSemaphore limiter;
+    /** Places for open streams ({@link #openStream}), each holding a connection. */
+    private final Semaphore streams;
+    /** A stream not read from for this long is closed. */
+    private final Duration streamIdle;
+
     private final ScheduledThreadPoolExecutor timer;
     private final ObjectStoreLifecycle lifecycle;
 
@@ -191,8 +201,11 @@ public final class S3ObjectStore implements ObjectStore {
         this.lifecycle = new ObjectStoreLifecycle("S3 object store " + location);
         this.retryPolicy = new RetryPolicy(config.maxRetries(), config.retryBaseDelay(), config.retryMaxDelay());
         this.limiter = new AsyncSemaphore(config.maxConcurrentRequests());
+        this.streams = new Semaphore(Math.max(1, config.maxConcurrentRequests() / 4));
 
         Duration timeout = config.requestTimeout();
+        // Below the read timeout: a stream is closed by us, not by its connection timing out.
+        this.streamIdle = min(Duration.ofSeconds(10), timeout.dividedBy(2));
         // Our own event loop group, of one thread:
         // - with more than one, the SDK's Netty client (2.57.8; with Netty 4.1.138 as with 4.2.18) now and
         //   then loses the failure of a refused connection, and the attempt hangs until its timeout;
@@ -560,6 +573,86 @@ public final class S3ObjectStore implements ObjectStore {
                             int to = (int) Math.min(data.readableBytes(), offset + length);
                             return data.slice(from, to - from);
                         }));
+    }
+
+    /**
+     * One ranged GET whose body is pulled as the stream is read ({@link S3ObjectStream}). At most a quarter of
+     * {@code maxConcurrentRequests} streams are open at once, since each holds a connection while its reader is
+     * between reads; beyond that, and for what a stream's reader does after it was closed, reads are ranged GETs.
+     */
+    @Override
+    public CompletableFuture<ObjectStream> openStream(String key, long offset, long length) {
+        String physical;
+        try {
+            physical = physicalKey(key);
+        } catch (InvalidObjectKeyException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (offset < 0 || length < 1) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "need offset >= 0 and length >= 1: offset " + offset + ", length " + length));
+        }
+        if (!streams.tryAcquire()) {
+            return ObjectStore.super.openStream(key, offset, length);
+        }
+        AtomicBoolean released = new AtomicBoolean();
+        Runnable release = () -> {
+            if (released.compareAndSet(false, true)) {
+                streams.release();
+            }
+        };
+        long last = offset + length - 1 < offset ? Long.MAX_VALUE : offset + length - 1;
+        String range = "bytes=" + offset + "-" + last;
+        CompletableFuture<ObjectStream> opened = execute(
+                "stream " + range + " of",
+                key,
+                () -> s3.getObject(
+                                r -> r.bucket(bucket).key(physical).range(range),
+                                AsyncResponseTransformer.<GetObjectResponse>toPublisher())
+                        .thenApply(body -> {
+                            GetObjectResponse response = body.response();
+                            long size = response.contentLength();
+                            boolean whole = response.contentRange() == null; // the store ignored the range
+                            if (whole && offset >= size) {
+                                body.subscribe(new CancellingSubscriber());
+                                throw new InvalidRangeException(rangeMessage(key, offset));
+                            }
+                            long end = whole ? Math.min(size, last + 1) : offset + size;
+                            S3ObjectStream stream = new S3ObjectStream(
+                                    key,
+                                    location,
+                                    offset,
+                                    end,
+                                    whole ? offset : 0,
+                                    streamIdle,
+                                    config.requestTimeout(),
+                                    timer,
+                                    release);
+                            body.subscribe(stream);
+                            return stream;
+                        }));
+        return opened.whenComplete((s, e) -> {
+            if (e != null) {
+                release.run();
+            }
+        });
+    }
+
+    /** Takes a body nobody reads and cancels it, so that its connection is closed. */
+    private static final class CancellingSubscriber implements org.reactivestreams.Subscriber<ByteBuffer> {
+        @Override
+        public void onSubscribe(org.reactivestreams.Subscription s) {
+            s.cancel();
+        }
+
+        @Override
+        public void onNext(ByteBuffer b) {}
+
+        @Override
+        public void onError(Throwable t) {}
+
+        @Override
+        public void onComplete() {}
     }
 
     @Override

@@ -13,6 +13,7 @@ import dev.lakestream.core.objectstore.ObjectCorruptedException;
 import dev.lakestream.core.objectstore.ObjectKeys;
 import dev.lakestream.core.objectstore.ObjectNotFoundException;
 import dev.lakestream.core.objectstore.ObjectStoreAccessDeniedException;
+import dev.lakestream.core.objectstore.ObjectStoreException;
 import dev.lakestream.core.objectstore.ObjectStoreUnavailableException;
 import dev.lakestream.testkit.FaultyHttpProxy;
 import dev.lakestream.testkit.S3ProxyExtension;
@@ -364,6 +365,24 @@ class S3ObjectStoreFaultTest {
         ObjectStoreUnavailableException e = failure(store.get("cut"), ObjectStoreUnavailableException.class);
         assertThat(e.getMessage()).contains("cut").contains("after 4 attempts");
         proxy.heal();
+    }
+
+    @Test
+    void aStreamCutOffMidBodyFailsTheReadPastTheCutNamingTheObjectAndNeverReturnsShortBytes() {
+        FaultyHttpProxy proxy = proxy();
+        S3ObjectStore store = open(config(proxy.endpoint()).build());
+        byte[] data = new byte[256 << 10];
+        new java.util.SplittableRandom(4).nextBytes(data);
+        await(store.put("cut", ByteBuffer.wrap(data)));
+
+        proxy.truncateNextResponses(1);
+        dev.lakestream.core.objectstore.ObjectStream s = await(store.openStream("cut", 0, data.length));
+        ByteBuffer first = await(s.read(1000));
+        assertThat(first.remaining()).isEqualTo(1000);
+        assertThat(first.get(999)).isEqualTo(data[999]);
+        ObjectStoreException e = failure(s.read(data.length), ObjectStoreException.class);
+        assertThat(e.getMessage()).contains("cut").contains("position");
+        assertThat(s.isOpen()).isFalse();
     }
 
     // ---------------------------------------------------------------------------------------------
