@@ -1,6 +1,7 @@
 package dev.lakestream.segments;
 
 import dev.lakestream.core.objectstore.ForwardingObjectStore;
+import dev.lakestream.core.objectstore.ForwardingObjectStream;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.ObjectStream;
 import java.nio.ByteBuffer;
@@ -52,30 +53,10 @@ final class CountingObjectStore extends ForwardingObjectStore {
         gets.incrementAndGet();
         streams.incrementAndGet();
         keys.add(key);
-        return store.openStream(key, offset, length).thenApply(s -> new ObjectStream() {
+        return store.openStream(key, offset, length).thenApply(s -> new ForwardingObjectStream(s) {
             @Override
             public CompletableFuture<ByteBuffer> read(int n) {
-                return s.read(n).thenApply(CountingObjectStore.this::count);
-            }
-
-            @Override
-            public long position() {
-                return s.position();
-            }
-
-            @Override
-            public long end() {
-                return s.end();
-            }
-
-            @Override
-            public boolean isOpen() {
-                return s.isOpen();
-            }
-
-            @Override
-            public void close() {
-                s.close();
+                return stream.read(n).thenApply(CountingObjectStore.this::count);
             }
         });
     }

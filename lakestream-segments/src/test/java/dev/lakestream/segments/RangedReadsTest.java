@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lakestream.core.index.IndexRecord;
 import dev.lakestream.core.log.LogEntry;
 import dev.lakestream.core.objectstore.ForwardingObjectStore;
+import dev.lakestream.core.objectstore.ForwardingObjectStream;
 import dev.lakestream.core.objectstore.ObjectStore;
 import dev.lakestream.core.objectstore.ObjectStoreException;
 import dev.lakestream.core.objectstore.ObjectStream;
@@ -216,41 +217,20 @@ class RangedReadsTest {
     }
 
     /** A stream whose second read fails as a reset connection would. */
-    private static final class FailingSecondRead implements ObjectStream {
-        private final ObjectStream s;
+    private static final class FailingSecondRead extends ForwardingObjectStream {
         private int reads;
 
         FailingSecondRead(ObjectStream s) {
-            this.s = s;
+            super(s);
         }
 
         @Override
         public CompletableFuture<ByteBuffer> read(int length) {
             if (++reads == 2) {
-                s.close();
+                stream.close();
                 return CompletableFuture.failedFuture(new ObjectStoreException("connection reset (injected)"));
             }
-            return s.read(length);
-        }
-
-        @Override
-        public long position() {
-            return s.position();
-        }
-
-        @Override
-        public long end() {
-            return s.end();
-        }
-
-        @Override
-        public boolean isOpen() {
-            return s.isOpen();
-        }
-
-        @Override
-        public void close() {
-            s.close();
+            return stream.read(length);
         }
     }
 }

@@ -543,18 +543,14 @@ public final class S3ObjectStore implements ObjectStore {
     }
 
     private CompletableFuture<ByteBuf> getRange(String key, long offset, long length, SizedResponseBody collector) {
-        String physical;
+        RangeRequest request;
         try {
-            physical = physicalKey(key);
-        } catch (InvalidObjectKeyException e) {
+            request = rangeRequest(key, offset, length);
+        } catch (InvalidObjectKeyException | IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (offset < 0 || length < 1) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException(
-                    "need offset >= 0 and length >= 1: offset " + offset + ", length " + length));
-        }
-        long last = offset + length - 1 < offset ? Long.MAX_VALUE : offset + length - 1;
-        String range = "bytes=" + offset + "-" + last;
+        String physical = request.physical();
+        String range = request.range();
         return execute(
                 "get " + range + " of",
                 key,
@@ -582,15 +578,11 @@ public final class S3ObjectStore implements ObjectStore {
      */
     @Override
     public CompletableFuture<ObjectStream> openStream(String key, long offset, long length) {
-        String physical;
+        RangeRequest request;
         try {
-            physical = physicalKey(key);
-        } catch (InvalidObjectKeyException e) {
+            request = rangeRequest(key, offset, length);
+        } catch (InvalidObjectKeyException | IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
-        }
-        if (offset < 0 || length < 1) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException(
-                    "need offset >= 0 and length >= 1: offset " + offset + ", length " + length));
         }
         if (!streams.tryAcquire()) {
             return ObjectStore.super.openStream(key, offset, length);
@@ -601,13 +593,13 @@ public final class S3ObjectStore implements ObjectStore {
                 streams.release();
             }
         };
-        long last = offset + length - 1 < offset ? Long.MAX_VALUE : offset + length - 1;
-        String range = "bytes=" + offset + "-" + last;
+        long last = request.last();
+        String range = request.range();
         CompletableFuture<ObjectStream> opened = execute(
                 "stream " + range + " of",
                 key,
                 () -> s3.getObject(
-                                r -> r.bucket(bucket).key(physical).range(range),
+                                r -> r.bucket(bucket).key(request.physical()).range(range),
                                 AsyncResponseTransformer.<GetObjectResponse>toPublisher())
                         .thenApply(body -> {
                             GetObjectResponse response = body.response();
@@ -636,6 +628,20 @@ public final class S3ObjectStore implements ObjectStore {
                 release.run();
             }
         });
+    }
+
+    /** A GET of bytes {@code [offset, last]} of an object, as the request names them. */
+    private record RangeRequest(String physical, long last, String range) {}
+
+    /** Fails on a key that breaks the rules or a range out of bounds, before any I/O. */
+    private RangeRequest rangeRequest(String key, long offset, long length) {
+        String physical = physicalKey(key);
+        if (offset < 0 || length < 1) {
+            throw new IllegalArgumentException(
+                    "need offset >= 0 and length >= 1: offset " + offset + ", length " + length);
+        }
+        long last = offset + length - 1 < offset ? Long.MAX_VALUE : offset + length - 1;
+        return new RangeRequest(physical, last, "bytes=" + offset + "-" + last);
     }
 
     /** Takes a body nobody reads and cancels it, so that its connection is closed. */

@@ -5,6 +5,7 @@ import dev.lakestream.core.objectstore.ObjectStoreException;
 import dev.lakestream.core.objectstore.ObjectStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -13,15 +14,23 @@ import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 
 /**
- * The body of one ranged GET, pulled as the reader asks: the SDK delivers it in small chunks, one chunk requested at a
- * time while a read is pending and none otherwise, so a reader that pauses holds the connection and no more than a
- * chunk beyond its read. A stream left without a read for {@code idle} is closed (its connection goes back), a read
+ * The body of one ranged GET, pulled as the reader asks: the SDK delivers it in small chunks, requested while a read is
+ * pending (up to {@link #CHUNKS_AHEAD} at once) and not otherwise, so a reader that pauses holds the connection and no
+ * more than those chunks beyond its read. A stream left without a read for {@code idle} is closed (its connection goes back), a read
  * that gets no bytes for {@code stall} fails and closes it, and a closed stream's reads fail: the reader opens another
  * at {@link #position()}.
  *
  * <p>State is guarded by this object's monitor; futures are completed outside it.
  */
 final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
+
+    /**
+     * Chunks asked for at once while a read wants bytes: one at a time would cost an event-loop round trip per chunk
+     * (the SDK's are 8 KiB); more than a read needs come into {@link #unread}, at most this many chunks.
+     */
+    private static final int CHUNKS_AHEAD = 16;
+
+    private static final int CHUNK_GUESS = 8 << 10;
 
     private final String key;
     private final String location;
@@ -35,8 +44,10 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
     private long skip;
 
     private Subscription subscription;
-    /** A chunk's bytes beyond the last read, for the next. */
-    private ByteBuffer leftover;
+    /** Chunks (or their ends) that came beyond the last read, for the next, oldest first. */
+    private final ArrayDeque<ByteBuffer> unread = new ArrayDeque<>();
+    /** Chunks asked for that have not come yet. */
+    private long demand;
 
     private ByteBuffer target;
     private CompletableFuture<ByteBuffer> pending;
@@ -78,7 +89,7 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
         }
         CompletableFuture<ByteBuffer> f;
         ByteBuffer full = null;
-        boolean request = false;
+        long request = 0;
         boolean bodyEnded = false;
         synchronized (this) {
             if (position >= end) {
@@ -101,10 +112,10 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
             lastUsedNanos = System.nanoTime();
             lastBytesNanos = lastUsedNanos;
             scheduleWatch();
-            if (leftover != null) {
-                take(leftover);
-                if (!leftover.hasRemaining()) {
-                    leftover = null;
+            while (target.hasRemaining() && !unread.isEmpty()) {
+                take(unread.peek());
+                if (!unread.peek().hasRemaining()) {
+                    unread.poll();
                 }
             }
             if (!target.hasRemaining()) {
@@ -113,13 +124,13 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
             } else if (ended) {
                 bodyEnded = true;
             } else {
-                request = subscription != null; // else onSubscribe asks for the first chunk
+                request = askLocked(); // without a subscription yet, onSubscribe asks
             }
         }
         if (full != null) {
             f.complete(full.flip());
-        } else if (request) {
-            subscription.request(1);
+        } else if (request > 0) {
+            subscription.request(request);
         } else if (bodyEnded) {
             onComplete(); // the body ended before this read: fails it
         }
@@ -129,16 +140,16 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
     @Override
     public void onSubscribe(Subscription s) {
         boolean cancel;
-        boolean request;
+        long request;
         synchronized (this) {
             cancel = closedBecause != null;
             subscription = s;
-            request = !cancel && target != null && target.hasRemaining();
+            request = askLocked();
         }
         if (cancel) {
             s.cancel();
-        } else if (request) {
-            s.request(1);
+        } else if (request > 0) {
+            s.request(request);
         }
     }
 
@@ -146,8 +157,9 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
     public void onNext(ByteBuffer chunk) {
         CompletableFuture<ByteBuffer> done = null;
         ByteBuffer out = null;
-        boolean more = false;
+        long more = 0;
         synchronized (this) {
+            demand--;
             if (skip > 0) {
                 int drop = (int) Math.min(skip, chunk.remaining());
                 chunk.position(chunk.position() + drop);
@@ -155,27 +167,27 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
             }
             if (target == null) {
                 if (closedBecause == null && chunk.hasRemaining()) {
-                    leftover = chunk; // the body's bytes before its first read
+                    unread.add(chunk); // asked for with the last read, beyond it
                 }
                 return;
             }
-            take(chunk);
+            take(chunk); // a read takes what is unread before it asks for more: nothing is queued before this chunk
             lastBytesNanos = System.nanoTime();
             if (chunk.hasRemaining()) {
-                leftover = chunk;
+                unread.add(chunk);
             }
             if (!target.hasRemaining()) {
                 out = target;
                 done = pending;
                 finishRead();
             } else {
-                more = subscription != null && closedBecause == null;
+                more = askLocked();
             }
         }
         if (done != null) {
             done.complete(out.flip());
-        } else if (more) {
-            subscription.request(1);
+        } else if (more > 0) {
+            subscription.request(more);
         }
     }
 
@@ -199,6 +211,23 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
         }
         failAndClose(new ObjectStoreException("the body of object " + ObjectKeys.printable(key) + " in " + location
                 + " ended at position " + failedAt + ", before the " + end + " its range asked for (truncated?)"));
+    }
+
+    /**
+     * How many more chunks to ask for now: enough for the pending read's remaining bytes, at most
+     * {@link #CHUNKS_AHEAD} outstanding; counted as asked for (the caller asks, outside the monitor).
+     */
+    private long askLocked() {
+        if (target == null || subscription == null || closedBecause != null || ended) {
+            return 0;
+        }
+        long want = Math.min(CHUNKS_AHEAD, (target.remaining() + CHUNK_GUESS - 1) / CHUNK_GUESS);
+        long more = want - demand;
+        if (more <= 0) {
+            return 0;
+        }
+        demand += more;
+        return more;
     }
 
     private void take(ByteBuffer chunk) {
@@ -281,7 +310,7 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
             return;
         }
         closedBecause = because;
-        leftover = null;
+        unread.clear();
         if (watch != null) {
             watch.cancel(false);
             watch = null;
