@@ -36,10 +36,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -186,6 +188,8 @@ public final class S3ObjectStore implements ObjectStore {
     private final Semaphore streams;
     /** A stream not read from for this long is closed. */
     private final Duration streamIdle;
+    /** The streams open now, closed with the store. */
+    private final Set<S3ObjectStream> openStreams = ConcurrentHashMap.newKeySet();
 
     private final ScheduledThreadPoolExecutor timer;
     private final ObjectStoreLifecycle lifecycle;
@@ -588,9 +592,14 @@ public final class S3ObjectStore implements ObjectStore {
             return ObjectStore.super.openStream(key, offset, length);
         }
         AtomicBoolean released = new AtomicBoolean();
+        AtomicReference<S3ObjectStream> made = new AtomicReference<>();
         Runnable release = () -> {
             if (released.compareAndSet(false, true)) {
                 streams.release();
+            }
+            S3ObjectStream s = made.get();
+            if (s != null) {
+                openStreams.remove(s);
             }
         };
         long last = request.last();
@@ -620,6 +629,8 @@ public final class S3ObjectStore implements ObjectStore {
                                     config.requestTimeout(),
                                     timer,
                                     release);
+                            made.set(stream);
+                            openStreams.add(stream);
                             body.subscribe(stream);
                             return stream;
                         }));
@@ -797,6 +808,8 @@ public final class S3ObjectStore implements ObjectStore {
         // Operations in flight or waiting to retry fail now; their requests are aborted as the client closes.
         timer.shutdownNow();
         lifecycle.failInFlight(closedError);
+        // A body's subscriber is not always told that its connection closed: close the streams here.
+        List.copyOf(openStreams).forEach(S3ObjectStream::close);
         try {
             s3.close();
         } finally {

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -252,7 +253,11 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
 
     private void scheduleWatch() {
         if (watch == null && closedBecause == null) {
-            watch = timer.schedule(this::watch, Math.min(idle.toNanos(), stall.toNanos()), TimeUnit.NANOSECONDS);
+            try {
+                watch = timer.schedule(this::watch, Math.min(idle.toNanos(), stall.toNanos()), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                // The store is closed: its client fails the body, and the read with it.
+            }
         }
     }
 

@@ -65,4 +65,13 @@ class S3ObjectStreamTest {
         assertThat(third.isOpen()).isFalse(); // read to its end: closed, its place given back
         assertThat(await(store.openStream("k", 0, 1)).requestPerRead()).isFalse();
     }
+
+    @Test
+    void closingTheStoreClosesItsStreams() {
+        ObjectStream s = await(store.openStream("k", 0, 10));
+        assertThat(string(await(s.read(3)))).isEqualTo("012");
+        store.close();
+        assertThat(s.isOpen()).isFalse();
+        assertThat(failure(s.read(3), ObjectStoreException.class)).hasMessageContaining("position 3");
+    }
 }
