@@ -1,6 +1,7 @@
 package dev.lakestream.core.metrics;
 
 import dev.lakestream.core.metrics.LakestreamMetrics.ObjectStoreOp;
+import dev.lakestream.core.objectstore.ForwardingObjectStream;
 import dev.lakestream.core.objectstore.ObjectBody;
 import dev.lakestream.core.objectstore.ObjectInfo;
 import dev.lakestream.core.objectstore.ObjectListing;
@@ -146,7 +147,14 @@ final class MeteredObjectStore implements ObjectStore {
         });
     }
 
-    private record MeteredStream(ObjectStream stream, OperationMetrics m) implements ObjectStream {
+    private static final class MeteredStream extends ForwardingObjectStream {
+        private final OperationMetrics m;
+
+        MeteredStream(ObjectStream stream, OperationMetrics m) {
+            super(stream);
+            this.m = m;
+        }
+
         @Override
         public CompletableFuture<ByteBuffer> read(int length) {
             long start = System.nanoTime();
@@ -161,31 +169,6 @@ final class MeteredObjectStore implements ObjectStore {
                     m.failed(start);
                 }
             });
-        }
-
-        @Override
-        public long position() {
-            return stream.position();
-        }
-
-        @Override
-        public long end() {
-            return stream.end();
-        }
-
-        @Override
-        public boolean isOpen() {
-            return stream.isOpen();
-        }
-
-        @Override
-        public boolean requestPerRead() {
-            return stream.requestPerRead();
-        }
-
-        @Override
-        public void close() {
-            stream.close();
         }
     }
 

@@ -3,7 +3,7 @@ package dev.lakestream.core.objectstore;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
-/** A test decorator's base for streams: forwards every call, so a decorator overrides only what it changes. */
+/** A decorator's base for streams: forwards every call, so a decorator overrides only what it changes. */
 public class ForwardingObjectStream implements ObjectStream {
 
     protected final ObjectStream stream;
