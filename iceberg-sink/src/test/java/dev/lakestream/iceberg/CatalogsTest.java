@@ -47,9 +47,9 @@ class CatalogsTest {
                             },
                             pool));
                 }
-                for (CompletableFuture<Catalog> f : opened) {
-                    Catalog c = f.join();
-                    ((SupportsNamespaces) c).createNamespace(Namespace.of("n" + opened.indexOf(f)), Map.of());
+                for (int i = 0; i < openers; i++) {
+                    Catalog c = opened.get(i).join();
+                    ((SupportsNamespaces) c).createNamespace(Namespace.of("n" + i), Map.of());
                     ((AutoCloseable) c).close();
                 }
             }
@@ -59,7 +59,7 @@ class CatalogsTest {
     }
 
     @Test
-    void aCatalogDatabaseThatCannotBeOpenedFailsNamingIt(@TempDir Path dir) {
+    void aCatalogDatabaseThatCannotBeOpenedFailsAfterOneMoreTryWithBothErrors(@TempDir Path dir) {
         // A directory where the database file should be: SQLite cannot open it, on the first try or the second.
         CatalogConfig config = new CatalogConfig(
                 "c", "jdbc", "jdbc:sqlite:" + dir, dir.resolve("w").toUri().toString(), Map.of());

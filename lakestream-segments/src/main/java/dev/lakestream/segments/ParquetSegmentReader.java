@@ -31,7 +31,8 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * reads are served from memory, not by fetching and decoding the group again. For a reader reading on ({@link #readOn},
  * which the core tells apart, also into the stream's next segment) the groups after its read come ahead in spans of up to
  * {@link Limits#readAheadBytes()} ({@link FetchedSpans}), read one after the other from one stream of the segment's row
- * groups ({@link SpanStreams}: one GET a segment), and the next group is decoded before it is asked for. Bytes are fetched first and decoded from memory after, on the reader's own decoding threads, and
+ * groups ({@link SpanStreams}: one GET a segment), and the next group is decoded before it is asked for. Bytes are
+ * fetched first and decoded from memory after, on the reader's own decoding threads, and
  * entries are copied into reads on a thread of its own: neither the store's response threads nor the caller's carry
  * the work, and nothing here waits on a future.
  */
@@ -46,8 +47,9 @@ final class ParquetSegmentReader implements SegmentReader {
      * @param decodeThreads threads decoding fetched bytes (daemon threads, ended on {@link #close()})
      * @param decodedGroupBytes payload bytes of decoded row groups kept for the next reads (eight default row groups)
      * @param readAheadBytes a reader reading on has the row groups after its own fetched ahead in spans of up to this
-     *     many bytes, read from one stream of the segment, a new span once less than this is ahead of it; twice this is the bound on
-     *     bytes fetched ahead and not decoded yet, over all readers (0: one row group ahead, in its own GET)
+     *     many bytes, read from one stream of the segment, a new span once less than this is ahead of it; twice this
+     *     is the bound on bytes fetched ahead and not decoded yet, over all readers (0: one row group ahead, in its
+     *     own GET)
      */
     record Limits(
             long wholeObjectBelow,

@@ -76,7 +76,7 @@ final class SpanStreams implements AutoCloseable {
             }
             if (o == null || o.next != start) {
                 if (o != null || start + length >= groupsEnd) {
-                    return ranged(key, start, length);
+                    return objects.get(key, start, length);
                 }
                 o = new Open(objects.openStream(key, start, groupsEnd - start), start, now);
                 open.put(key, o);
@@ -107,10 +107,6 @@ final class SpanStreams implements AutoCloseable {
                             + " (truncated?)",
                     null);
         });
-    }
-
-    private CompletableFuture<ByteBuffer> ranged(String key, long start, long length) {
-        return objects.get(key, start, length);
     }
 
     private void dropIdle(long now) {

@@ -161,25 +161,13 @@ class RangedReadsTest {
         // 2,000 entries of 10 KB in row groups of 1 MiB (about 20), read as a dispatcher catches up: 25 entries a read;
         // read ahead in spans of 4 MiB.
         Entries entries = Segments.entries(7, 0, 2000, 2, new Random(4), (i, r) -> 10_000);
-        ParquetSegmentFormat format = new ParquetSegmentFormat(
-                ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(1 << 20),
-                ValueColumns.NONE,
-                new ParquetSegmentReader.Limits(256 << 10, 64 << 10, 16, 1, 64L << 20, 4L << 20));
+        ParquetSegmentFormat format = catchUpFormat();
         Segments.Written file = Segments.write(format, entries);
         IndexRecord record = Segments.store(store, "segments/7/catch-up.parquet", file, 5);
         try (SegmentReader reader = format.openReader(objects, UnpooledByteBufAllocator.DEFAULT)) {
             List<Expected> got = new java.util.ArrayList<>();
-            int reads = 0;
-            for (long at = 0; at < record.endOffset(); reads++) {
-                List<LogEntry> batch = at == 0
-                        ? reader.read(record, at, 25, 1 << 20).join()
-                        : reader.readOn(record, at, 25, 1 << 20).join();
-                assertThat(batch).as("a read at %d", at).isNotEmpty();
-                at = batch.get(batch.size() - 1).endOffset();
-                batch.forEach(e -> got.add(Segments.row(e))); // releases the payload
-            }
+            assertThat(catchUp(reader, record, got)).isEqualTo(80);
             assertThat(got).containsExactlyElementsOf(entries.expected());
-            assertThat(reads).isEqualTo(80);
             // The footer, row group 0, then the others in spans of 4 MiB (about 5) read from one stream: three GETs,
             // not one per read, per group or per span, and each byte fetched once.
             assertThat(objects.gets).hasValue(3);
@@ -192,10 +180,7 @@ class RangedReadsTest {
     void aStreamThatFailsMidwayCostsGetsNotEntries() {
         // As aConsumerReadingOnInSmallSteps..., but each stream's second read fails (a connection reset mid-body).
         Entries entries = Segments.entries(7, 0, 2000, 2, new Random(6), (i, r) -> 10_000);
-        ParquetSegmentFormat format = new ParquetSegmentFormat(
-                ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(1 << 20),
-                ValueColumns.NONE,
-                new ParquetSegmentReader.Limits(256 << 10, 64 << 10, 16, 1, 64L << 20, 4L << 20));
+        ParquetSegmentFormat format = catchUpFormat();
         Segments.Written file = Segments.write(format, entries);
         IndexRecord record = Segments.store(store, "segments/7/reset.parquet", file, 5);
         ObjectStore resetting = new ForwardingObjectStore("resetting", objects) {
@@ -206,14 +191,35 @@ class RangedReadsTest {
         };
         try (SegmentReader reader = format.openReader(resetting, UnpooledByteBufAllocator.DEFAULT)) {
             List<Expected> got = new java.util.ArrayList<>();
-            for (long at = 0; at < record.endOffset(); ) {
-                List<LogEntry> batch = reader.readOn(record, at, 25, 1 << 20).join();
-                at = batch.get(batch.size() - 1).endOffset();
-                batch.forEach(e -> got.add(Segments.row(e)));
-            }
+            catchUp(reader, record, got);
             assertThat(got).containsExactlyElementsOf(entries.expected());
             assertThat(objects.streams.get()).isGreaterThan(1);
         }
+    }
+
+    /** Row groups of 1 MiB, read ahead in spans of 4 MiB. */
+    private static ParquetSegmentFormat catchUpFormat() {
+        return new ParquetSegmentFormat(
+                ParquetSegmentOptions.DEFAULT.withRowGroupPayloadBytes(1 << 20),
+                ValueColumns.NONE,
+                new ParquetSegmentReader.Limits(256 << 10, 64 << 10, 16, 1, 64L << 20, 4L << 20));
+    }
+
+    /**
+     * Reads {@code record} to its end as a dispatcher catches up (25 entries a read, each on from the last) into
+     * {@code got}; returns the number of reads.
+     */
+    private static int catchUp(SegmentReader reader, IndexRecord record, List<Expected> got) {
+        int reads = 0;
+        for (long at = 0; at < record.endOffset(); reads++) {
+            List<LogEntry> batch = at == 0
+                    ? reader.read(record, at, 25, 1 << 20).join()
+                    : reader.readOn(record, at, 25, 1 << 20).join();
+            assertThat(batch).as("a read at %d", at).isNotEmpty();
+            at = batch.get(batch.size() - 1).endOffset();
+            batch.forEach(e -> got.add(Segments.row(e))); // releases the payload
+        }
+        return reads;
     }
 
     /** A stream whose second read fails as a reset connection would. */

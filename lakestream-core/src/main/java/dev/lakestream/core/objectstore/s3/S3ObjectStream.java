@@ -17,9 +17,9 @@ import org.reactivestreams.Subscription;
 /**
  * The body of one ranged GET, pulled as the reader asks: the SDK delivers it in small chunks, requested while a read is
  * pending (up to {@link #CHUNKS_AHEAD} at once) and not otherwise, so a reader that pauses holds the connection and no
- * more than those chunks beyond its read. A stream left without a read for {@code idle} is closed (its connection goes back), a read
- * that gets no bytes for {@code stall} fails and closes it, and a closed stream's reads fail: the reader opens another
- * at {@link #position()}.
+ * more than those chunks beyond its read. A stream left without a read for {@code idle} is closed (its connection goes
+ * back), a read that gets no bytes for {@code stall} fails and closes it, and a closed stream's reads fail: the reader
+ * opens another at {@link #position()}.
  *
  * <p>State is guarded by this object's monitor; futures are completed outside it.
  */
@@ -103,10 +103,7 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
                 return CompletableFuture.failedFuture(new IllegalStateException(
                         "a read of the stream of " + ObjectKeys.printable(key) + " is pending"));
             }
-            long n = Math.min(length, end - position);
-            if (n <= 0) {
-                return CompletableFuture.completedFuture(ByteBuffer.allocate(0));
-            }
+            long n = Math.min(length, end - position); // > 0: position < end
             f = new CompletableFuture<>();
             pending = f;
             target = ByteBuffer.allocate((int) n);
@@ -196,7 +193,7 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
     public void onError(Throwable t) {
         failAndClose(new ObjectStoreException(
                 "the body of object " + ObjectKeys.printable(key) + " in " + location + " failed at position "
-                        + position + ": " + t,
+                        + position() + ": " + t,
                 t));
     }
 
@@ -256,7 +253,7 @@ final class S3ObjectStream implements ObjectStream, Subscriber<ByteBuffer> {
             try {
                 watch = timer.schedule(this::watch, Math.min(idle.toNanos(), stall.toNanos()), TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
-                // The store is closed: its client fails the body, and the read with it.
+                // The store is closing: it closes its streams, this one with them.
             }
         }
     }
